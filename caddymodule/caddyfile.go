@@ -1,0 +1,244 @@
+package caddymodule
+
+import (
+	"path"
+
+	"github.com/dustin/go-humanize"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/caddyconfig"
+	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+	"github.com/caddyserver/caddy/v2/caddyconfig/httpcaddyfile"
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+
+	"github.com/thinkgate/thinkgate/providers"
+)
+
+func init() {
+	httpcaddyfile.RegisterHandlerDirective("thinkgate", parseCaddyfile)
+	// Inside encode (so the client gets compressed output if it asked) and
+	// ahead of reverse_proxy, which sends the rewritten request.
+	httpcaddyfile.RegisterDirectiveOrder("thinkgate", httpcaddyfile.After, "encode")
+}
+
+// providerNamespace is the guest-module namespace of the providers.
+const providerNamespace = "http.handlers.thinkgate.providers"
+
+func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error) {
+	t := new(Handler)
+	err := t.UnmarshalCaddyfile(h.Dispenser)
+	return t, err
+}
+
+// UnmarshalCaddyfile sets up the handler from Caddyfile tokens. Syntax:
+//
+//	thinkgate [<matcher>] <provider> {
+//	    api_key          <key>            # upstream credential; use {env.NAME}
+//	    model            <from> <to>      # rename models; <from> may be a glob; repeatable
+//	    split_tags       [on|off]         # split inline <thinking> tags into thinking blocks
+//	    thinking_block   thinking|text    # Anthropic thinking blocks (default) or seed-000 text blocks
+//	    tags             <name>...        # tag names to recognise, default: thinking
+//	    start_in_thinking [on|off]        # output starts inside a span the template opened
+//	    parse_in_code_fences [on|off]     # also split tags inside ``` fences of the answer
+//	    max_tag_length   <size>           # longest opening tag buffered, default 64KiB
+//	    default_thinking on|off           # a request without `thinking` counts as enabled (default on)
+//	    thinking_hint    <text>           # hint for tag-based upstreams; {budget} is replaced
+//	    keepalive        <duration>|off   # ping when the upstream is silent this long (default 10s)
+//	    max_request_body <size>           # default 32MiB
+//	    signing_key      <secret>         # key of the gateway's thinking-block signatures
+//	    <provider options>
+//	}
+//
+// <provider> is anthropic, azure, openai, gemini or amazonq. Options that
+// only the provider knows (path, api_key …) go in the same block and are
+// handed to it; an option neither knows is an error that names it.
+func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
+	d.Next() // directive name
+	if !d.NextArg() {
+		return d.Err("expected a provider name: anthropic, azure, openai, gemini or amazonq")
+	}
+	nameTok := d.Token()
+	name := d.Val()
+	if d.NextArg() {
+		return d.ArgErr()
+	}
+	provTokens := []caddyfile.Token{nameTok, {Text: "{", Line: nameTok.Line, File: nameTok.File}}
+
+	for d.NextBlock(0) {
+		opt := d.Val()
+		switch opt {
+		case "split_tags":
+			v, err := parseOnOff(d, true)
+			if err != nil {
+				return err
+			}
+			h.SplitTags = &v
+		case "thinking_block":
+			if !d.NextArg() {
+				return d.ArgErr()
+			}
+			h.ThinkingBlock = d.Val()
+			if h.ThinkingBlock != "thinking" && h.ThinkingBlock != "text" {
+				return d.Errf("thinking_block: must be thinking or text, got %q", h.ThinkingBlock)
+			}
+			if d.NextArg() {
+				return d.ArgErr()
+			}
+		case "tags":
+			h.Tags = d.RemainingArgs()
+			if len(h.Tags) == 0 {
+				return d.ArgErr()
+			}
+		case "start_in_thinking":
+			v, err := parseOnOff(d, true)
+			if err != nil {
+				return err
+			}
+			h.StartInThinking = v
+		case "parse_in_code_fences":
+			v, err := parseOnOff(d, true)
+			if err != nil {
+				return err
+			}
+			h.ParseInCodeFences = v
+		case "max_tag_length":
+			n, err := parseSize(d)
+			if err != nil {
+				return err
+			}
+			h.MaxTagLength = int(n)
+		case "default_thinking":
+			v, err := parseOnOff(d, false)
+			if err != nil {
+				return err
+			}
+			h.DefaultThinking = &v
+		case "thinking_hint":
+			if !d.NextArg() {
+				return d.ArgErr()
+			}
+			h.ThinkingHint = d.Val()
+			if d.NextArg() {
+				return d.ArgErr()
+			}
+		case "model":
+			args := d.RemainingArgs()
+			if len(args) != 2 {
+				return d.Errf("model: expected <from> <to>, got %d arguments", len(args))
+			}
+			if _, err := pathMatch(args[0]); err != nil {
+				return d.Errf("model: bad pattern %q: %v", args[0], err)
+			}
+			h.Models = append(h.Models, providers.ModelRule{From: args[0], To: args[1]})
+		case "keepalive":
+			if !d.NextArg() {
+				return d.ArgErr()
+			}
+			if d.Val() == "off" {
+				h.Keepalive = caddy.Duration(-1)
+			} else {
+				dur, err := caddy.ParseDuration(d.Val())
+				if err != nil {
+					return d.Errf("keepalive: %v", err)
+				}
+				if dur <= 0 {
+					return d.Errf("keepalive: must be positive or off")
+				}
+				h.Keepalive = caddy.Duration(dur)
+			}
+			if d.NextArg() {
+				return d.ArgErr()
+			}
+		case "max_request_body":
+			n, err := parseSize(d)
+			if err != nil {
+				return err
+			}
+			if n <= 0 {
+				return d.Errf("max_request_body: must be positive")
+			}
+			h.MaxRequestBody = n
+		case "signing_key":
+			if !d.NextArg() {
+				return d.ArgErr()
+			}
+			h.SigningKey = d.Val()
+			if d.NextArg() {
+				return d.ArgErr()
+			}
+		default:
+			// The provider's own option: its module parses (or rejects) it.
+			provTokens = append(provTokens, d.NextSegment()...)
+		}
+	}
+
+	last := provTokens[len(provTokens)-1]
+	provTokens = append(provTokens, caddyfile.Token{Text: "}", Line: last.Line + 1, File: last.File})
+	pd := caddyfile.NewDispenser(provTokens)
+	mod, err := caddyfile.UnmarshalModule(pd, providerNamespace+"."+name)
+	if err != nil {
+		return err
+	}
+	h.ProviderRaw = caddyconfig.JSONModuleObject(mod, "name", name, nil)
+	return nil
+}
+
+func parseOnOff(d *caddyfile.Dispenser, bare bool) (bool, error) {
+	opt := d.Val()
+	if !d.NextArg() {
+		if bare {
+			return true, nil
+		}
+		return false, d.ArgErr()
+	}
+	var v bool
+	switch d.Val() {
+	case "on", "true":
+		v = true
+	case "off", "false":
+		v = false
+	default:
+		return false, d.Errf("%s: expected on or off, got %q", opt, d.Val())
+	}
+	if d.NextArg() {
+		return false, d.ArgErr()
+	}
+	return v, nil
+}
+
+func parseSize(d *caddyfile.Dispenser) (int64, error) {
+	opt := d.Val()
+	if !d.NextArg() {
+		return 0, d.ArgErr()
+	}
+	n, err := humanize.ParseBytes(d.Val())
+	if err != nil {
+		return 0, d.Errf("%s: %v", opt, err)
+	}
+	if d.NextArg() {
+		return 0, d.ArgErr()
+	}
+	return int64(n), nil
+}
+
+func pathMatch(pattern string) (bool, error) { return path.Match(pattern, "") }
+
+// ParseStringOption reads an option's single argument.
+func ParseStringOption(d *caddyfile.Dispenser) (string, error) {
+	if !d.NextArg() {
+		return "", d.ArgErr()
+	}
+	v := d.Val()
+	if d.NextArg() {
+		return "", d.ArgErr()
+	}
+	return v, nil
+}
+
+// UnknownOption is the error for an option the provider does not take.
+func UnknownOption(d *caddyfile.Dispenser, provider string) error {
+	return d.Errf("thinkgate %s: unknown option '%s'", provider, d.Val())
+}
+
+// Interface guards
+var _ caddyfile.Unmarshaler = (*Handler)(nil)

@@ -1,0 +1,353 @@
+package caddymodule
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"sync"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+
+	"github.com/thinkgate/thinkgate/providers"
+)
+
+// What the response writer does with the upstream's response, decided when
+// the upstream's status and headers arrive.
+type writeMode uint8
+
+const (
+	modeUndecided   writeMode = iota
+	modePassthrough           // forward untouched
+	modeStream                // 2xx stream: translate as it flows
+	modeBuffer                // 2xx non-streaming body: translate at the end
+	modeError                 // non-2xx: map to an Anthropic error at the end
+)
+
+// Bounds for bodies the gateway must see whole.
+const (
+	maxBufferedBody = 64 << 20
+	maxErrorBody    = 1 << 20
+)
+
+// responseWriter sits between reverse_proxy and the client. reverse_proxy
+// writes the upstream's bytes into it; it writes the client's Anthropic
+// response. Its state is guarded by mu because reverse_proxy's latency
+// flusher and the keepalive timer run on other goroutines.
+type responseWriter struct {
+	*caddyhttp.ResponseWriterWrapper
+	h *Handler
+	x *providers.Exchange
+
+	mu        sync.Mutex
+	mode      writeMode
+	status    int
+	committed bool // the client's status line has been written
+	done      bool // the handler has returned: nothing may write any more
+	failed    bool // the translation failed; the rest of the upstream body is dropped
+	clientErr error
+	stream    providers.Stream
+	em        *providers.Emitter
+	body      []byte
+	keepalive *time.Timer
+}
+
+func newResponseWriter(w http.ResponseWriter, h *Handler, x *providers.Exchange) *responseWriter {
+	return &responseWriter{ResponseWriterWrapper: &caddyhttp.ResponseWriterWrapper{ResponseWriter: w}, h: h, x: x}
+}
+
+// serve runs next with the wrapper in place and finishes the response. An
+// upstream that breaks mid-stream makes reverse_proxy panic with
+// http.ErrAbortHandler; the gateway catches it to close the open block and
+// send an error event, so the client sees a clean end instead of a cut.
+func (rw *responseWriter) serve(r *http.Request, next caddyhttp.Handler) (err error) {
+	if !rw.h.provider.TranslatesResponse(rw.x) {
+		rw.mode = modePassthrough
+	}
+	aborted := false
+	func() {
+		defer func() {
+			if v := recover(); v != nil {
+				if v != http.ErrAbortHandler {
+					panic(v)
+				}
+				aborted = true
+			}
+		}()
+		err = next.ServeHTTP(rw, r)
+	}()
+	clientGone := r.Context().Err() != nil
+	if ferr := rw.finish(err, aborted, clientGone); ferr != nil {
+		return ferr
+	}
+	if aborted && (clientGone || rw.mode == modePassthrough) {
+		panic(http.ErrAbortHandler)
+	}
+	if rw.mode == modeStream || rw.mode == modeBuffer || rw.mode == modeError {
+		return nil // the upstream's error, if any, is already in the response
+	}
+	return err
+}
+
+// WriteHeader decides the mode from the upstream's status and media type.
+func (rw *responseWriter) WriteHeader(status int) {
+	rw.mu.Lock()
+	defer rw.mu.Unlock()
+	if rw.mode == modePassthrough || rw.committed || rw.status != 0 {
+		if !rw.committed && rw.mode == modePassthrough {
+			rw.committed = true
+			rw.ResponseWriterWrapper.WriteHeader(status)
+		}
+		return
+	}
+	if status < 200 {
+		rw.ResponseWriterWrapper.WriteHeader(status) // 1xx: informational, forward
+		return
+	}
+	rw.status = status
+	hdr := rw.Header()
+	hdr.Del("Content-Length")
+	hdr.Del("Content-Encoding")
+	switch {
+	case status >= 300:
+		rw.mode = modeError
+	case rw.x.Stream && rw.h.provider.IsStream(rw.x, hdr.Get("Content-Type")):
+		rw.mode = modeStream
+		rw.em = providers.NewEmitter(rw.x.Settings.Form, rw.x.Settings.Signer)
+		rw.stream = rw.h.provider.NewStream(rw.x, rw.em)
+		hdr.Set("Content-Type", "text/event-stream; charset=utf-8")
+		hdr.Set("Cache-Control", "no-cache")
+		hdr.Set("X-Accel-Buffering", "no")
+		rw.writeEvents() // a provider that makes its own message_start has sent it
+		rw.armKeepalive()
+	default:
+		rw.mode = modeBuffer
+	}
+}
+
+// Write takes the upstream body.
+func (rw *responseWriter) Write(p []byte) (int, error) {
+	rw.mu.Lock()
+	defer rw.mu.Unlock()
+	if rw.mode == modeUndecided && rw.status == 0 {
+		rw.mu.Unlock()
+		rw.WriteHeader(http.StatusOK)
+		rw.mu.Lock()
+	}
+	switch rw.mode {
+	case modePassthrough:
+		return rw.ResponseWriterWrapper.Write(p)
+	case modeStream:
+		if rw.failed || rw.done {
+			return 0, errTranslationStopped
+		}
+		if rw.clientErr != nil {
+			return 0, rw.clientErr
+		}
+		if err := rw.stream.Write(p); err != nil {
+			rw.failStream(err)
+			return 0, errTranslationStopped
+		}
+		rw.writeEvents()
+		if rw.clientErr != nil {
+			return 0, rw.clientErr
+		}
+		rw.resetKeepalive()
+		if rw.em.Finished() {
+			// message_stop or error sent: the rest of the body has no place.
+			rw.failed = true
+		}
+		return len(p), nil
+	case modeBuffer, modeError:
+		limit := maxBufferedBody
+		if rw.mode == modeError {
+			limit = maxErrorBody
+		}
+		if len(rw.body)+len(p) > limit {
+			if rw.mode == modeBuffer {
+				return 0, fmt.Errorf("upstream response exceeds %d bytes", limit)
+			}
+			p = p[:max(0, limit-len(rw.body))]
+		}
+		rw.body = append(rw.body, p...)
+		return len(p), nil
+	}
+	return len(p), nil
+}
+
+var errTranslationStopped = errors.New("thinkgate: response translation stopped")
+
+// ReadFrom hides the wrapped writer's io.ReaderFrom, so that io.Copy callers
+// go through Write.
+func (rw *responseWriter) ReadFrom(r io.Reader) (int64, error) {
+	return io.Copy(writerOnly{rw}, r)
+}
+
+type writerOnly struct{ io.Writer }
+
+// FlushError flushes the wrapped writer. In the translating modes the
+// writer flushes its own events as it writes them, and nothing may reach the
+// client before the status is decided, so reverse_proxy's flushes are no-ops.
+func (rw *responseWriter) FlushError() error {
+	rw.mu.Lock()
+	defer rw.mu.Unlock()
+	if rw.mode != modePassthrough || rw.done {
+		return nil
+	}
+	return http.NewResponseController(rw.ResponseWriterWrapper).Flush()
+}
+
+// Flush is FlushError for callers that use http.Flusher.
+func (rw *responseWriter) Flush() { _ = rw.FlushError() }
+
+// commit writes the client's status line once.
+func (rw *responseWriter) commit(status int) {
+	if rw.committed {
+		return
+	}
+	rw.committed = true
+	rw.ResponseWriterWrapper.WriteHeader(status)
+}
+
+// writeEvents sends what the emitter holds and flushes it. Called with mu held.
+func (rw *responseWriter) writeEvents() {
+	if len(rw.em.Buf) == 0 || rw.clientErr != nil {
+		return
+	}
+	rw.commit(rw.status)
+	_, err := rw.ResponseWriterWrapper.Write(rw.em.Buf)
+	rw.em.Buf = rw.em.Buf[:0]
+	if err == nil {
+		err = http.NewResponseController(rw.ResponseWriterWrapper).Flush()
+	}
+	if err != nil {
+		rw.clientErr = err
+	}
+}
+
+// failStream ends a broken stream: a real HTTP error if the client has seen
+// nothing yet, else the open block closed and an error event. mu held.
+func (rw *responseWriter) failStream(err error) {
+	rw.failed = true
+	e := providers.AsError(err)
+	rw.x.Logger.Warn("upstream stream failed", zap.String("error", e.Message))
+	if !rw.committed && !rw.em.Started() {
+		rw.em.Buf = rw.em.Buf[:0]
+		rw.writeErrorLocked(e)
+		return
+	}
+	rw.em.Fail(e.Type, e.Message)
+	rw.writeEvents()
+}
+
+func (rw *responseWriter) writeErrorLocked(e *providers.Error) {
+	if rw.committed {
+		return
+	}
+	rw.committed = true
+	hdr := rw.Header()
+	for _, k := range []string{"Cache-Control", "X-Accel-Buffering"} {
+		hdr.Del(k)
+	}
+	_ = writeError(rw.ResponseWriterWrapper, e)
+}
+
+// finish completes the response after next has returned. upstreamErr is
+// next's error; aborted means reverse_proxy gave up mid-body.
+func (rw *responseWriter) finish(upstreamErr error, aborted, clientGone bool) error {
+	rw.mu.Lock()
+	defer rw.mu.Unlock()
+	defer func() { rw.done = true }()
+	if rw.keepalive != nil {
+		rw.keepalive.Stop()
+	}
+	switch rw.mode {
+	case modeUndecided:
+		if upstreamErr != nil && !rw.committed {
+			// reverse_proxy could not reach the upstream (dial, timeout …):
+			// answer in Anthropic form instead of Caddy's error page.
+			status := http.StatusBadGateway
+			var he caddyhttp.HandlerError
+			if errors.As(upstreamErr, &he) && he.StatusCode != 0 {
+				status = he.StatusCode
+			}
+			rw.writeErrorLocked(&providers.Error{Status: status, Type: providers.ErrorTypeForStatus(status),
+				Message: "upstream request failed: " + http.StatusText(status)})
+			return nil
+		}
+		return nil
+	case modeStream:
+		if rw.failed || rw.em.Finished() || clientGone {
+			return nil
+		}
+		if aborted || upstreamErr != nil {
+			rw.failStream(providers.APIError(http.StatusBadGateway, "upstream connection lost mid-stream"))
+			return nil
+		}
+		if err := rw.stream.Close(); err != nil {
+			rw.failStream(err)
+			return nil
+		}
+		rw.writeEvents()
+	case modeBuffer:
+		if aborted || upstreamErr != nil {
+			rw.writeErrorLocked(providers.APIError(http.StatusBadGateway, "upstream connection lost before the response was complete"))
+			return nil
+		}
+		out, err := rw.h.provider.Message(rw.x, rw.body)
+		if err != nil {
+			rw.writeErrorLocked(providers.AsError(err))
+			return nil
+		}
+		hdr := rw.Header()
+		hdr.Set("Content-Type", "application/json")
+		hdr.Set("Content-Length", fmt.Sprint(len(out)))
+		rw.commit(rw.status)
+		_, err = rw.ResponseWriterWrapper.Write(out)
+		return err
+	case modeError:
+		e := rw.h.provider.UpstreamError(rw.x, rw.status, rw.Header(), rw.body)
+		rw.writeErrorLocked(e)
+	}
+	return nil
+}
+
+// armKeepalive starts the ping timer. mu held.
+func (rw *responseWriter) armKeepalive() {
+	d := time.Duration(rw.h.Keepalive)
+	if d <= 0 {
+		return
+	}
+	rw.keepalive = time.AfterFunc(d, rw.ping)
+}
+
+func (rw *responseWriter) resetKeepalive() {
+	if rw.keepalive != nil {
+		rw.keepalive.Reset(time.Duration(rw.h.Keepalive))
+	}
+}
+
+// ping sends a ping event while the upstream is silent. Before
+// message_start a ping would break clients that demand message_start first,
+// so the timer just waits for it.
+func (rw *responseWriter) ping() {
+	rw.mu.Lock()
+	defer rw.mu.Unlock()
+	if rw.done || rw.failed || rw.em.Finished() || rw.clientErr != nil {
+		return
+	}
+	if rw.em.Started() {
+		rw.em.Ping()
+		rw.writeEvents()
+	}
+	rw.resetKeepalive()
+}
+
+// Interface guards
+var (
+	_ http.ResponseWriter = (*responseWriter)(nil)
+	_ io.ReaderFrom       = (*responseWriter)(nil)
+)

@@ -1,0 +1,324 @@
+// Package caddymodule is the Caddy glue of thinkgate: the http.handlers.thinkgate
+// middleware, its Caddyfile directive, the provider guest modules and the
+// response writer that rewrites upstream responses into Anthropic ones.
+package caddymodule
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"strings"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+
+	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/thinkparse"
+)
+
+func init() {
+	caddy.RegisterModule(Handler{})
+}
+
+// Handler is the thinkgate middleware. It accepts Anthropic Messages API
+// requests, rewrites them for the configured provider's upstream, and
+// rewrites the upstream's response — streamed or not — back into a
+// spec-exact Anthropic response, splitting inline <thinking> spans into
+// thinking blocks. The request itself is sent by the next handler, normally
+// reverse_proxy.
+type Handler struct {
+	// The upstream's format: a module in http.handlers.thinkgate.providers
+	// (anthropic, azure, openai, gemini, amazonq) with its own options.
+	ProviderRaw json.RawMessage `json:"provider,omitempty" caddy:"namespace=http.handlers.thinkgate.providers inline_key=name"`
+
+	// SplitTags splits inline thinking tags out of the model's text. The
+	// default depends on the provider: on for tag-based upstreams.
+	SplitTags *bool `json:"split_tags,omitempty"`
+
+	// ThinkingBlock is "thinking" (Anthropic thinking blocks, the default) or
+	// "text" (every span its own text block, the seed-000 form).
+	ThinkingBlock string `json:"thinking_block,omitempty"`
+
+	// Tags are the tag names recognised, default ["thinking"].
+	Tags []string `json:"tags,omitempty"`
+
+	// StartInThinking: the model's output starts inside a thinking span
+	// whose opening tag the prompt template already wrote.
+	StartInThinking bool `json:"start_in_thinking,omitempty"`
+
+	// ParseInCodeFences also splits tags found inside fenced code blocks of
+	// the answer (by default those are left as text).
+	ParseInCodeFences bool `json:"parse_in_code_fences,omitempty"`
+
+	// MaxTagLength bounds an opening tag with attributes; longer would-be
+	// tags are released as text. Default 64 KiB.
+	MaxTagLength int `json:"max_tag_length,omitempty"`
+
+	// DefaultThinking decides requests without a thinking field: on unless
+	// set to false.
+	DefaultThinking *bool `json:"default_thinking,omitempty"`
+
+	// ThinkingHint is appended to the prompt for tag-based upstreams;
+	// "{budget}" becomes the request's budget_tokens (or 16000).
+	ThinkingHint string `json:"thinking_hint,omitempty"`
+
+	// Models renames client model names for the upstream; the client keeps
+	// seeing the name it asked for.
+	Models []providers.ModelRule `json:"models,omitempty"`
+
+	// Keepalive sends a ping event when the upstream has been silent this
+	// long. Default 10s; a negative value disables it.
+	Keepalive caddy.Duration `json:"keepalive,omitempty"`
+
+	// MaxRequestBody caps the client's request body in bytes. Default 32 MiB.
+	MaxRequestBody int64 `json:"max_request_body,omitempty"`
+
+	// SigningKey keys the HMAC signatures of the thinking blocks the gateway
+	// creates. Use {env.NAME}. Without it a random key is made at load, and
+	// signatures stop verifying across restarts and instances.
+	SigningKey string `json:"signing_key,omitempty"`
+
+	provider providers.Provider
+	settings providers.Settings
+	logger   *zap.Logger
+}
+
+// CaddyModule returns the Caddy module information.
+func (Handler) CaddyModule() caddy.ModuleInfo {
+	return caddy.ModuleInfo{
+		ID:  "http.handlers.thinkgate",
+		New: func() caddy.Module { return new(Handler) },
+	}
+}
+
+// ProviderModule is what a provider guest module gives the handler.
+type ProviderModule interface {
+	// Provider returns the provisioned provider.
+	Provider() providers.Provider
+	// SplitTagsByDefault reports whether split_tags is on when not set.
+	SplitTagsByDefault() bool
+}
+
+const (
+	defaultMaxRequestBody = 32 << 20
+	defaultKeepalive      = 10 * time.Second
+)
+
+// Provision loads the provider and prepares the shared settings.
+func (h *Handler) Provision(ctx caddy.Context) error {
+	h.logger = ctx.Logger()
+	if h.ProviderRaw == nil {
+		return errors.New("a provider is required")
+	}
+	mod, err := ctx.LoadModule(h, "ProviderRaw")
+	if err != nil {
+		return fmt.Errorf("loading provider: %v", err)
+	}
+	pm, ok := mod.(ProviderModule)
+	if !ok {
+		return fmt.Errorf("module %T is not a thinkgate provider", mod)
+	}
+	h.provider = pm.Provider()
+
+	if h.MaxRequestBody == 0 {
+		h.MaxRequestBody = defaultMaxRequestBody
+	}
+	if h.Keepalive == 0 {
+		h.Keepalive = caddy.Duration(defaultKeepalive)
+	}
+	key := resolveSecret(h.SigningKey)
+	if key == "" {
+		b := make([]byte, 32)
+		if _, err := rand.Read(b); err != nil {
+			return err
+		}
+		key = string(b)
+	}
+	split := pm.SplitTagsByDefault()
+	if h.SplitTags != nil {
+		split = *h.SplitTags
+	}
+	h.settings = providers.Settings{
+		SplitTags:       split,
+		Form:            providers.FormThinking,
+		DefaultThinking: h.DefaultThinking == nil || *h.DefaultThinking,
+		ThinkingHint:    h.ThinkingHint,
+		Models:          h.Models,
+		Signer:          providers.NewSigner([]byte(key)),
+		Parse: thinkparse.Options{
+			Tags:              h.Tags,
+			MaxTagLen:         h.MaxTagLength,
+			StartInThinking:   h.StartInThinking,
+			ParseInCodeFences: h.ParseInCodeFences,
+		},
+	}
+	if h.ThinkingBlock == "text" {
+		h.settings.Form = providers.FormText
+	}
+	return nil
+}
+
+// Validate checks the configuration.
+func (h *Handler) Validate() error {
+	switch h.ThinkingBlock {
+	case "", "thinking", "text":
+	default:
+		return fmt.Errorf("thinking_block: must be thinking or text, got %q", h.ThinkingBlock)
+	}
+	if h.MaxRequestBody < 0 {
+		return fmt.Errorf("max_request_body: must not be negative")
+	}
+	if h.MaxTagLength < 0 {
+		return fmt.Errorf("max_tag_length: must not be negative")
+	}
+	for _, m := range h.Models {
+		if m.From == "" || m.To == "" {
+			return fmt.Errorf("model: needs a pattern and a name")
+		}
+		if _, err := pathMatch(m.From); err != nil {
+			return fmt.Errorf("model: bad pattern %q: %v", m.From, err)
+		}
+	}
+	if err := h.settings.Parse.Validate(); err != nil {
+		return fmt.Errorf("tags: %v", err)
+	}
+	return nil
+}
+
+// ServeHTTP converts the request, hands it to next, and converts the response.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
+	countTokens := strings.HasSuffix(r.URL.Path, "/messages/count_tokens")
+	if !countTokens && !strings.HasSuffix(r.URL.Path, "/messages") {
+		// Not a Messages API call (e.g. GET /v1/models): not ours to change.
+		return next.ServeHTTP(w, r)
+	}
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", http.MethodPost)
+		return writeError(w, &providers.Error{Status: http.StatusMethodNotAllowed, Type: "invalid_request_error",
+			Message: "method " + r.Method + " not allowed; use POST"})
+	}
+	if ct := r.Header.Get("Content-Type"); ct != "" {
+		if mt, _, err := mime.ParseMediaType(ct); err != nil || (mt != "application/json" && !strings.HasSuffix(mt, "+json")) {
+			return writeError(w, &providers.Error{Status: http.StatusUnsupportedMediaType, Type: "invalid_request_error",
+				Message: "content-type must be application/json, got " + ct})
+		}
+	}
+
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.MaxRequestBody))
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return writeError(w, &providers.Error{Status: http.StatusRequestEntityTooLarge, Type: "request_too_large",
+				Message: fmt.Sprintf("request body exceeds the %d-byte limit", h.MaxRequestBody)})
+		}
+		return writeError(w, providers.InvalidRequest("reading request body: "+err.Error()))
+	}
+	req, err := providers.ParseRequest(body)
+	if err != nil {
+		return writeError(w, providers.AsError(err))
+	}
+	x := providers.NewExchange(&h.settings, req, body, h.logger)
+	x.Path, x.RawQuery, x.CountTokens = r.URL.Path, r.URL.RawQuery, countTokens
+	if countTokens {
+		x.Stream = false
+	}
+
+	out := &providers.Outbound{Path: r.URL.Path, RawQuery: r.URL.RawQuery, Header: r.Header}
+	// The gateway must read the upstream's bytes, not a compressed form of them.
+	r.Header.Del("Accept-Encoding")
+	if err := h.provider.Rewrite(x, out); err != nil {
+		return writeError(w, providers.AsError(err))
+	}
+	setBody(r, out)
+
+	repl, _ := r.Context().Value(caddy.ReplacerCtxKey).(*caddy.Replacer)
+	if repl != nil {
+		repl.Set("http.thinkgate.provider", providerName(h))
+		repl.Set("http.thinkgate.model", x.ClientModel)
+		repl.Set("http.thinkgate.upstream_model", x.UpstreamModel)
+	}
+	if h.logger.Core().Enabled(zap.DebugLevel) {
+		h.logger.Debug("converted request",
+			zap.String("provider", providerName(h)),
+			zap.String("path", out.Path),
+			zap.String("model", x.ClientModel),
+			zap.String("upstream_model", x.UpstreamModel),
+			zap.Bool("stream", x.Stream),
+			zap.Bool("thinking", x.Thinking),
+			zap.ByteString("body", out.Body))
+	}
+
+	rw := newResponseWriter(w, h, x)
+	err = rw.serve(r, next)
+	h.logExchange(r, x, rw)
+	return err
+}
+
+func (h *Handler) logExchange(r *http.Request, x *providers.Exchange, rw *responseWriter) {
+	extra, ok := r.Context().Value(caddyhttp.ExtraLogFieldsCtxKey).(*caddyhttp.ExtraLogFields)
+	if !ok {
+		return
+	}
+	extra.Set(zap.String("thinkgate_provider", providerName(h)))
+	extra.Set(zap.String("thinkgate_upstream_model", x.UpstreamModel))
+	extra.Set(zap.Int64("thinkgate_input_tokens", x.Usage.InputTokens))
+	extra.Set(zap.Int64("thinkgate_output_tokens", x.Usage.OutputTokens))
+	if rw.em != nil {
+		extra.Set(zap.Int("thinkgate_thinking_blocks", rw.em.ThinkingBlocks))
+	}
+}
+
+func providerName(h *Handler) string {
+	var v struct {
+		Name string `json:"name"`
+	}
+	_ = json.Unmarshal(h.ProviderRaw, &v)
+	return v.Name
+}
+
+// setBody replaces the request body and target with the converted ones.
+func setBody(r *http.Request, out *providers.Outbound) {
+	body := out.Body
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	r.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+	r.ContentLength = int64(len(body))
+	r.Header.Set("Content-Length", fmt.Sprint(len(body)))
+	r.Header.Set("Content-Type", "application/json")
+	r.TransferEncoding = nil
+	if out.Path != r.URL.Path {
+		r.URL.Path, r.URL.RawPath = out.Path, ""
+	}
+	r.URL.RawQuery = out.RawQuery
+}
+
+// writeError writes an Anthropic error body with its status.
+func writeError(w http.ResponseWriter, e *providers.Error) error {
+	body := e.Body()
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", fmt.Sprint(len(body)))
+	if e.RetryAfter != "" {
+		h.Set("Retry-After", e.RetryAfter)
+	}
+	if e.Status >= 500 || e.Status == 429 || e.Status == 408 {
+		h.Set("X-Should-Retry", "true")
+	}
+	w.WriteHeader(e.Status)
+	_, err := w.Write(body)
+	return err
+}
+
+// Interface guards
+var (
+	_ caddy.Provisioner           = (*Handler)(nil)
+	_ caddy.Validator             = (*Handler)(nil)
+	_ caddyhttp.MiddlewareHandler = (*Handler)(nil)
+)

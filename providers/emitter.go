@@ -1,0 +1,467 @@
+package providers
+
+import (
+	"encoding/json"
+	"strconv"
+
+	"github.com/thinkgate/thinkgate/thinkparse"
+)
+
+// BlockForm is how thinking spans reach the client.
+type BlockForm uint8
+
+const (
+	// FormThinking: Anthropic thinking blocks with thinking_delta and one
+	// signature_delta (the default).
+	FormThinking BlockForm = iota
+	// FormText: every span its own text block (seed 000's form).
+	FormText
+)
+
+type blockKind uint8
+
+const (
+	blockNone blockKind = iota
+	blockText
+	blockThinking     // a thinking block in FormThinking
+	blockThinkingText // a thinking span shown as a text block (FormText)
+	blockToolUse
+	blockRaw // a block passed through from an Anthropic upstream
+)
+
+// Usage is the token usage the client sees. Values are whole-message totals.
+type Usage struct {
+	InputTokens              int64
+	OutputTokens             int64
+	CacheCreationInputTokens int64
+	CacheReadInputTokens     int64
+}
+
+func appendUsage(dst []byte, u Usage) []byte {
+	dst = append(dst, `{"input_tokens":`...)
+	dst = strconv.AppendInt(dst, u.InputTokens, 10)
+	dst = append(dst, `,"cache_creation_input_tokens":`...)
+	dst = strconv.AppendInt(dst, u.CacheCreationInputTokens, 10)
+	dst = append(dst, `,"cache_read_input_tokens":`...)
+	dst = strconv.AppendInt(dst, u.CacheReadInputTokens, 10)
+	dst = append(dst, `,"output_tokens":`...)
+	dst = strconv.AppendInt(dst, u.OutputTokens, 10)
+	return append(dst, '}')
+}
+
+// Emitter is the one place that owns the Anthropic stream grammar: exactly
+// one message_start first, content blocks opened lazily (no empty blocks)
+// with contiguous indexes from 0, every start paired with its stop, one
+// signature_delta per thinking block, then message_delta and message_stop,
+// or an error event after closing whatever is open. Providers call it with
+// content; they never count indexes.
+//
+// In streaming mode events are appended to Buf, which the caller writes and
+// flushes and then truncates. In collect mode (NewCollector) the same calls
+// build one non-streaming Message.
+type Emitter struct {
+	// Buf holds encoded events not yet written to the client.
+	Buf []byte
+
+	form    BlockForm
+	mac     *BlockMAC
+	collect *collector
+
+	started, finished bool
+	open              blockKind
+	index             int // index of the open block, or of the next one
+	pendingMeta       []byte
+	pendingAttrs      bool
+	pendingConfidence float64
+	signature         []byte // foreign signature for the open thinking block
+	origin            Origin
+
+	// Stats for logs and metrics.
+	ThinkingBlocks int
+	Blocks         int
+	scratch        []byte
+}
+
+// NewEmitter returns a streaming emitter. signer may be nil (no signatures).
+func NewEmitter(form BlockForm, signer *Signer) *Emitter {
+	e := &Emitter{form: form, Buf: make([]byte, 0, 4096)}
+	if signer != nil {
+		e.mac = signer.NewBlockMAC()
+	}
+	return e
+}
+
+// Started reports whether message_start has been emitted.
+func (e *Emitter) Started() bool { return e.started }
+
+// Finished reports whether the stream reached message_stop or an error.
+func (e *Emitter) Finished() bool { return e.finished }
+
+// MessageStart emits message_start for a new message.
+func (e *Emitter) MessageStart(id, model string, usage Usage) {
+	if e.started {
+		return
+	}
+	e.started = true
+	if e.collect != nil {
+		e.collect.id, e.collect.model, e.collect.usage = id, model, usage
+		return
+	}
+	b := append(e.Buf, "event: message_start\ndata: "...)
+	b = append(b, `{"type":"message_start","message":{"id":`...)
+	b = AppendJSONString(b, id)
+	b = append(b, `,"type":"message","role":"assistant","model":`...)
+	b = AppendJSONString(b, model)
+	b = append(b, `,"content":[],"stop_reason":null,"stop_sequence":null,"usage":`...)
+	b = appendUsage(b, usage)
+	e.Buf = append(b, "}}\n\n"...)
+}
+
+// MessageStartRaw emits an upstream's message_start data unchanged.
+func (e *Emitter) MessageStartRaw(data []byte) {
+	if e.started {
+		return
+	}
+	e.started = true
+	e.Buf = AppendSSE(e.Buf, "message_start", data)
+}
+
+// Text appends answer text, opening a text block if none is open.
+func (e *Emitter) Text(p []byte) {
+	if len(p) == 0 || e.finished {
+		return
+	}
+	if e.open != blockText {
+		e.openBlock(blockText)
+	}
+	if e.collect != nil {
+		e.collect.cur().text = append(e.collect.cur().text, p...)
+		return
+	}
+	b := append(e.Buf, "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":"...)
+	b = strconv.AppendInt(b, int64(e.index), 10)
+	b = append(b, `,"delta":{"type":"text_delta","text":`...)
+	b = AppendJSONString(b, p)
+	e.Buf = append(b, "}}\n\n"...)
+}
+
+// ThinkingStart begins a thinking span. The block opens with the span's first
+// text, so an empty span leaves no block behind.
+func (e *Emitter) ThinkingStart(m *thinkparse.Meta) {
+	if e.open == blockThinking || e.open == blockThinkingText {
+		e.CloseBlock()
+	}
+	e.pendingAttrs = m != nil && m.Attrs
+	e.pendingMeta = e.pendingMeta[:0]
+	if e.pendingAttrs {
+		e.pendingMeta = append(e.pendingMeta, m.ThoughtType...)
+		e.pendingConfidence = m.Confidence
+	}
+	e.origin = OriginTags
+	e.signature = e.signature[:0]
+}
+
+// Thinking appends thinking text to the open span.
+func (e *Emitter) Thinking(p []byte) {
+	if len(p) == 0 || e.finished {
+		return
+	}
+	kind := blockThinking
+	if e.form == FormText {
+		kind = blockThinkingText
+	}
+	if e.open != kind {
+		e.openBlock(kind)
+	}
+	if e.mac != nil && kind == blockThinking {
+		e.mac.Write(p)
+	}
+	if e.collect != nil {
+		c := e.collect.cur()
+		c.text = append(c.text, p...)
+		return
+	}
+	b := append(e.Buf, "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":"...)
+	b = strconv.AppendInt(b, int64(e.index), 10)
+	if kind == blockThinking {
+		b = append(b, `,"delta":{"type":"thinking_delta","thinking":`...)
+	} else {
+		b = append(b, `,"delta":{"type":"text_delta","text":`...)
+	}
+	b = AppendJSONString(b, p)
+	e.Buf = append(b, "}}\n\n"...)
+}
+
+// ThinkingEnd closes the open thinking span.
+func (e *Emitter) ThinkingEnd() {
+	if e.open == blockThinking || e.open == blockThinkingText {
+		e.CloseBlock()
+	}
+	e.pendingAttrs = false
+}
+
+// Signature records the upstream's own signature for the open thinking block
+// (Gemini's thoughtSignature, Amazon Q's reasoning signature). The client gets
+// exactly one signature_delta when the block closes, wrapping it.
+func (e *Emitter) Signature(origin Origin, sig []byte) {
+	e.origin = origin
+	e.signature = append(e.signature[:0], sig...)
+}
+
+// ToolUseStart opens a tool_use block; its input follows as ToolInput.
+func (e *Emitter) ToolUseStart(id, name string) {
+	if e.finished {
+		return
+	}
+	e.closeOpen()
+	e.startBlock(blockToolUse)
+	if e.collect != nil {
+		c := e.collect.add(blockToolUse)
+		c.id, c.name = id, name
+		return
+	}
+	b := e.startEvent()
+	b = append(b, `{"type":"tool_use","id":`...)
+	b = AppendJSONString(b, id)
+	b = append(b, `,"name":`...)
+	b = AppendJSONString(b, name)
+	e.Buf = append(b, `,"input":{}}}`+"\n\n"...)
+}
+
+// ToolInput appends a fragment of the open tool_use block's JSON input.
+func (e *Emitter) ToolInput(partial []byte) {
+	if len(partial) == 0 || e.open != blockToolUse || e.finished {
+		return
+	}
+	if e.collect != nil {
+		c := e.collect.cur()
+		c.text = append(c.text, partial...)
+		return
+	}
+	b := append(e.Buf, "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":"...)
+	b = strconv.AppendInt(b, int64(e.index), 10)
+	b = append(b, `,"delta":{"type":"input_json_delta","partial_json":`...)
+	b = AppendJSONString(b, partial)
+	e.Buf = append(b, "}}\n\n"...)
+}
+
+// RawBlockStart opens a block passed through from an Anthropic upstream;
+// block is its content_block JSON. In collect mode it is the whole block.
+func (e *Emitter) RawBlockStart(block []byte) {
+	if e.finished {
+		return
+	}
+	e.closeOpen()
+	e.startBlock(blockRaw)
+	if e.collect != nil {
+		c := e.collect.add(blockRaw)
+		c.text = append(c.text, block...)
+		return
+	}
+	b := e.startEvent()
+	b = append(b, block...)
+	e.Buf = append(b, "}\n\n"...)
+}
+
+// RawDelta emits a delta of the open passed-through block.
+func (e *Emitter) RawDelta(delta []byte) {
+	if e.open != blockRaw || e.finished || e.collect != nil {
+		return
+	}
+	b := append(e.Buf, "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":"...)
+	b = strconv.AppendInt(b, int64(e.index), 10)
+	b = append(b, `,"delta":`...)
+	b = append(b, delta...)
+	e.Buf = append(b, "}\n\n"...)
+}
+
+// CloseBlock closes the open block, if any.
+func (e *Emitter) CloseBlock() { e.closeOpen() }
+
+// Ping emits a ping event (keepalive).
+func (e *Emitter) Ping() {
+	if e.collect != nil || e.finished {
+		return
+	}
+	e.Buf = append(e.Buf, "event: ping\ndata: {\"type\": \"ping\"}\n\n"...)
+}
+
+// Finish closes the open block and ends the message.
+func (e *Emitter) Finish(stopReason, stopSequence string, usage Usage) {
+	if e.finished {
+		return
+	}
+	e.closeOpen()
+	if e.collect != nil {
+		e.collect.stopReason, e.collect.stopSequence, e.collect.usage = stopReason, stopSequence, usage
+		e.finished = true
+		return
+	}
+	b := append(e.Buf, "event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":"...)
+	b = appendNullable(b, stopReason)
+	b = append(b, `,"stop_sequence":`...)
+	b = appendNullable(b, stopSequence)
+	b = append(b, `},"usage":`...)
+	b = appendUsage(b, usage)
+	e.Buf = append(b, "}\n\n"...)
+	e.MessageStop()
+}
+
+// MessageDeltaRaw closes the open block and emits an upstream's message_delta data.
+func (e *Emitter) MessageDeltaRaw(data []byte) {
+	if e.finished {
+		return
+	}
+	e.closeOpen()
+	e.Buf = AppendSSE(e.Buf, "message_delta", data)
+}
+
+// MessageStop ends the stream.
+func (e *Emitter) MessageStop() {
+	if e.finished {
+		return
+	}
+	e.closeOpen()
+	e.finished = true
+	if e.collect == nil {
+		e.Buf = append(e.Buf, "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n"...)
+	}
+}
+
+// Fail closes the open block and ends the stream with an error event.
+func (e *Emitter) Fail(typ, msg string) {
+	if e.finished {
+		return
+	}
+	e.closeOpen()
+	e.finished = true
+	if e.collect != nil {
+		e.collect.err = &Error{Status: 502, Type: typ, Message: msg}
+		return
+	}
+	e.Buf = append(e.Buf, "event: error\ndata: "...)
+	e.Buf = AppendErrorJSON(e.Buf, typ, msg)
+	e.Buf = append(e.Buf, "\n\n"...)
+}
+
+// FailRaw closes the open block and forwards an upstream error event's data.
+func (e *Emitter) FailRaw(data []byte) {
+	if e.finished {
+		return
+	}
+	e.closeOpen()
+	e.finished = true
+	if e.collect != nil {
+		var body struct {
+			Error struct{ Type, Message string }
+		}
+		_ = json.Unmarshal(data, &body)
+		e.collect.err = &Error{Status: 502, Type: body.Error.Type, Message: body.Error.Message}
+		return
+	}
+	e.Buf = AppendSSE(e.Buf, "error", data)
+}
+
+func appendNullable(b []byte, s string) []byte {
+	if s == "" {
+		return append(b, "null"...)
+	}
+	return AppendJSONString(b, s)
+}
+
+// openBlock closes what is open and opens a content block of kind.
+func (e *Emitter) openBlock(kind blockKind) {
+	e.closeOpen()
+	e.startBlock(kind)
+	if kind == blockThinking {
+		e.ThinkingBlocks++
+		if e.mac != nil {
+			e.mac.Reset()
+		}
+	}
+	if e.collect != nil {
+		c := e.collect.add(kind)
+		if kind == blockThinking && e.pendingAttrs {
+			c.meta = true
+			c.thoughtType = string(e.pendingMeta)
+			c.confidence = e.pendingConfidence
+		}
+		return
+	}
+	b := e.startEvent()
+	switch kind {
+	case blockText, blockThinkingText:
+		b = append(b, `{"type":"text","text":""}`...)
+	case blockThinking:
+		b = append(b, `{"type":"thinking","thinking":""`...)
+		if e.pendingAttrs {
+			b = e.appendMeta(b)
+		}
+		b = append(b, '}')
+	}
+	e.Buf = append(b, "}\n\n"...)
+}
+
+func (e *Emitter) appendMeta(b []byte) []byte {
+	b = append(b, `,"metadata":{`...)
+	if len(e.pendingMeta) > 0 {
+		b = append(b, `"thought_type":`...)
+		b = AppendJSONString(b, e.pendingMeta)
+		b = append(b, ',')
+	}
+	b = append(b, `"confidence":`...)
+	return append(strconv.AppendFloat(b, e.pendingConfidence, 'f', -1, 64), '}')
+}
+
+func (e *Emitter) startBlock(kind blockKind) {
+	if !e.started {
+		// A provider bug, not a client's: never emit a block before message_start.
+		panic("providers: content block before message_start")
+	}
+	e.open = kind
+	e.Blocks++
+}
+
+func (e *Emitter) startEvent() []byte {
+	b := append(e.Buf, "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":"...)
+	b = strconv.AppendInt(b, int64(e.index), 10)
+	return append(b, `,"content_block":`...)
+}
+
+// closeOpen emits content_block_stop for the open block, preceded by the
+// signature_delta of a thinking block.
+func (e *Emitter) closeOpen() {
+	if e.open == blockNone {
+		return
+	}
+	kind := e.open
+	e.open = blockNone
+	var sig []byte
+	if kind == blockThinking && (e.mac != nil || len(e.signature) > 0) {
+		if e.mac != nil {
+			e.scratch = e.mac.AppendSignature(e.scratch[:0], e.origin, e.signature)
+			sig = e.scratch
+		} else {
+			sig = e.signature
+		}
+	}
+	if e.collect != nil {
+		if sig != nil {
+			e.collect.cur().signature = string(sig)
+		}
+		e.index++
+		return
+	}
+	b := e.Buf
+	if sig != nil {
+		b = append(b, "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":"...)
+		b = strconv.AppendInt(b, int64(e.index), 10)
+		b = append(b, `,"delta":{"type":"signature_delta","signature":`...)
+		b = AppendJSONString(b, sig)
+		b = append(b, "}}\n\n"...)
+	}
+	b = append(b, "event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":"...)
+	b = strconv.AppendInt(b, int64(e.index), 10)
+	e.Buf = append(b, "}\n\n"...)
+	e.index++
+}

@@ -1,0 +1,302 @@
+package providers
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+)
+
+// Request is a client's Anthropic Messages request. Fields holds every
+// top-level field exactly as the client sent it, so a passthrough keeps what
+// the gateway does not know; the typed fields are decoded views of it.
+type Request struct {
+	Model         string                     `json:"model"`
+	Messages      []Message                  `json:"messages"`
+	System        Content                    `json:"system,omitempty"`
+	MaxTokens     int                        `json:"max_tokens,omitempty"`
+	Stream        bool                       `json:"stream,omitempty"`
+	Temperature   *float64                   `json:"temperature,omitempty"`
+	TopP          *float64                   `json:"top_p,omitempty"`
+	TopK          *int                       `json:"top_k,omitempty"`
+	StopSequences []string                   `json:"stop_sequences,omitempty"`
+	Metadata      *Metadata                  `json:"metadata,omitempty"`
+	Tools         []Tool                     `json:"tools,omitempty"`
+	ToolChoice    *ToolChoice                `json:"tool_choice,omitempty"`
+	Thinking      ThinkingParam              `json:"thinking"`
+	Fields        map[string]json.RawMessage `json:"-"`
+}
+
+// Metadata is the request's metadata object.
+type Metadata struct {
+	UserID string `json:"user_id,omitempty"`
+}
+
+// Message is one conversation turn. Content given as a plain string is
+// decoded as a single text block, with StringContent set.
+type Message struct {
+	Role    string  `json:"role"`
+	Content Content `json:"content"`
+}
+
+// Content is a list of content blocks that also accepts a bare string, the
+// short form Anthropic allows for system prompts, message and tool_result content.
+type Content struct {
+	Blocks []Block
+	// IsString records that the client sent a string.
+	IsString bool
+	// Present is false when the field was absent or null.
+	Present bool
+}
+
+// UnmarshalJSON accepts a string, an array of blocks, or null.
+func (c *Content) UnmarshalJSON(b []byte) error {
+	b = bytes.TrimSpace(b)
+	*c = Content{}
+	switch {
+	case len(b) == 0 || string(b) == "null":
+		return nil
+	case b[0] == '"':
+		var s string
+		if err := json.Unmarshal(b, &s); err != nil {
+			return err
+		}
+		*c = Content{Blocks: []Block{{Type: "text", Text: s}}, IsString: true, Present: true}
+		return nil
+	case b[0] == '[':
+		c.Present = true
+		return json.Unmarshal(b, &c.Blocks)
+	}
+	return fmt.Errorf("content must be a string or an array of content blocks")
+}
+
+// MarshalJSON writes the string form when the client used it.
+func (c Content) MarshalJSON() ([]byte, error) {
+	if !c.Present {
+		return []byte("null"), nil
+	}
+	if c.IsString && len(c.Blocks) == 1 && c.Blocks[0].Type == "text" {
+		return json.Marshal(c.Blocks[0].Text)
+	}
+	if c.Blocks == nil {
+		return []byte("[]"), nil
+	}
+	return json.Marshal(c.Blocks)
+}
+
+// Text joins the text of the text blocks.
+func (c Content) Text() string {
+	if len(c.Blocks) == 1 && c.Blocks[0].Type == "text" {
+		return c.Blocks[0].Text
+	}
+	var b []byte
+	for _, blk := range c.Blocks {
+		if blk.Type == "text" {
+			b = append(b, blk.Text...)
+		}
+	}
+	return string(b)
+}
+
+// Block is one content block. Raw keeps the block as sent, so converters can
+// forward what they do not interpret.
+type Block struct {
+	Type string `json:"type"`
+	// text
+	Text string `json:"text,omitempty"`
+	// thinking, redacted_thinking
+	Thinking  string `json:"thinking,omitempty"`
+	Signature string `json:"signature,omitempty"`
+	Data      string `json:"data,omitempty"`
+	// image, document
+	Source *Source `json:"source,omitempty"`
+	// tool_use, server_tool_use
+	ID    string          `json:"id,omitempty"`
+	Name  string          `json:"name,omitempty"`
+	Input json.RawMessage `json:"input,omitempty"`
+	// tool_result
+	ToolUseID string   `json:"tool_use_id,omitempty"`
+	Content   *Content `json:"content,omitempty"`
+	IsError   bool     `json:"is_error,omitempty"`
+
+	Raw json.RawMessage `json:"-"`
+}
+
+// UnmarshalJSON decodes the block and keeps its raw form.
+func (b *Block) UnmarshalJSON(data []byte) error {
+	type plain Block
+	var p plain
+	if err := json.Unmarshal(data, &p); err != nil {
+		return err
+	}
+	*b = Block(p)
+	b.Raw = append(json.RawMessage(nil), data...)
+	return nil
+}
+
+// MarshalJSON writes the raw form when the block is unchanged.
+func (b Block) MarshalJSON() ([]byte, error) {
+	if b.Raw != nil {
+		return b.Raw, nil
+	}
+	type plain Block
+	return json.Marshal(plain(b))
+}
+
+// Source is an image or document source.
+type Source struct {
+	Type      string `json:"type"` // base64, url, text
+	MediaType string `json:"media_type,omitempty"`
+	Data      string `json:"data,omitempty"`
+	URL       string `json:"url,omitempty"`
+}
+
+// Tool is a tool definition. Raw keeps the definition as sent.
+type Tool struct {
+	Type        string          `json:"type,omitempty"`
+	Name        string          `json:"name"`
+	Description string          `json:"description,omitempty"`
+	InputSchema json.RawMessage `json:"input_schema,omitempty"`
+	Raw         json.RawMessage `json:"-"`
+}
+
+// UnmarshalJSON decodes the tool and keeps its raw form.
+func (t *Tool) UnmarshalJSON(data []byte) error {
+	type plain Tool
+	var p plain
+	if err := json.Unmarshal(data, &p); err != nil {
+		return err
+	}
+	*t = Tool(p)
+	t.Raw = append(json.RawMessage(nil), data...)
+	return nil
+}
+
+// IsCustom reports whether the tool is a client tool with a schema rather
+// than a server tool (web_search_…, bash_…) that only Anthropic runs.
+func (t Tool) IsCustom() bool {
+	return t.Type == "" || t.Type == "custom" || len(t.InputSchema) > 0
+}
+
+// ToolChoice is the request's tool_choice.
+type ToolChoice struct {
+	Type                   string `json:"type"` // auto, any, tool, none
+	Name                   string `json:"name,omitempty"`
+	DisableParallelToolUse bool   `json:"disable_parallel_tool_use,omitempty"`
+}
+
+// ThinkingParam is the request's thinking field in any of the accepted forms:
+// absent, true/false (non-standard, from the seeds), or an object with type
+// enabled (budget_tokens), disabled or adaptive.
+type ThinkingParam struct {
+	Present      bool
+	Type         string // enabled, disabled, adaptive; "" for the boolean form
+	Bool         *bool
+	BudgetTokens int
+	Display      string
+}
+
+// UnmarshalJSON accepts a boolean, an object, or null.
+func (t *ThinkingParam) UnmarshalJSON(b []byte) error {
+	b = bytes.TrimSpace(b)
+	*t = ThinkingParam{}
+	switch {
+	case len(b) == 0 || string(b) == "null":
+		return nil
+	case string(b) == "true" || string(b) == "false":
+		v := string(b) == "true"
+		*t = ThinkingParam{Present: true, Bool: &v}
+		return nil
+	case b[0] == '{':
+		var o struct {
+			Type         string          `json:"type"`
+			BudgetTokens json.RawMessage `json:"budget_tokens"`
+			Display      string          `json:"display"`
+		}
+		if err := json.Unmarshal(b, &o); err != nil {
+			return fmt.Errorf("thinking: %v", err)
+		}
+		t.Present, t.Type, t.Display = true, o.Type, o.Display
+		if t.Type == "" {
+			t.Type = "enabled"
+		}
+		if len(o.BudgetTokens) > 0 && string(o.BudgetTokens) != "null" {
+			n, err := strconv.Atoi(string(o.BudgetTokens))
+			if err != nil {
+				return fmt.Errorf("thinking.budget_tokens must be an integer")
+			}
+			t.BudgetTokens = n
+		}
+		switch t.Type {
+		case "enabled", "disabled", "adaptive":
+			return nil
+		}
+		return fmt.Errorf("thinking.type must be one of enabled, disabled, adaptive; got %q", t.Type)
+	}
+	return fmt.Errorf("thinking must be an object or a boolean")
+}
+
+// Enabled reports whether thinking is on for this request; defaultOn decides
+// a request that does not say (the seeds' default is on).
+func (t ThinkingParam) Enabled(defaultOn bool) bool {
+	switch {
+	case !t.Present:
+		return defaultOn
+	case t.Bool != nil:
+		return *t.Bool
+	}
+	return t.Type != "disabled"
+}
+
+// ParseRequest decodes an Anthropic Messages request body. It checks what every
+// provider relies on (a JSON object with a messages array) and returns a 400
+// Error otherwise. countTokens relaxes the checks for /v1/messages/count_tokens.
+func ParseRequest(body []byte) (*Request, error) {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(body, &fields); err != nil {
+		return nil, InvalidRequest("request body is not valid JSON: " + jsonErrorText(err))
+	}
+	if fields == nil {
+		return nil, InvalidRequest("request body must be a JSON object")
+	}
+	r := &Request{Fields: fields}
+	if err := json.Unmarshal(body, r); err != nil {
+		return nil, InvalidRequest("invalid request: " + jsonErrorText(err))
+	}
+	r.Fields = fields
+	if raw, ok := fields["messages"]; !ok || string(bytes.TrimSpace(raw)) == "null" {
+		return nil, InvalidRequest("messages: Field required")
+	}
+	for i, m := range r.Messages {
+		switch m.Role {
+		case "user", "assistant", "system":
+		default:
+			return nil, InvalidRequest(fmt.Sprintf("messages.%d.role: must be \"user\" or \"assistant\", got %q", i, m.Role))
+		}
+	}
+	return r, nil
+}
+
+func jsonErrorText(err error) string {
+	var te *json.UnmarshalTypeError
+	if e, ok := err.(*json.UnmarshalTypeError); ok {
+		te = e
+		if te.Field != "" {
+			return te.Field + ": expected " + te.Type.String() + ", got JSON " + te.Value
+		}
+	}
+	return err.Error()
+}
+
+// SetField replaces a top-level field, keeping the others as sent.
+func (r *Request) SetField(name string, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	r.Fields[name] = b
+	return nil
+}
+
+// MarshalFields encodes the request from Fields: a passthrough body.
+func (r *Request) MarshalFields() ([]byte, error) { return json.Marshal(r.Fields) }

@@ -1,0 +1,130 @@
+package providers
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/binary"
+	"hash"
+	"strings"
+)
+
+// Origin says where a thinking block the gateway signed came from, so that on
+// the way back in the gateway knows what the upstream will accept.
+type Origin byte
+
+const (
+	// OriginTags: split out of the model's text (<thinking> tags) or from a
+	// plain reasoning field; goes back to a tag-based upstream as tags.
+	OriginTags Origin = 't'
+	// OriginGemini: a Gemini thought; the foreign signature is its thoughtSignature.
+	OriginGemini Origin = 'g'
+	// OriginAmazonQ: an Amazon Q reasoningContentEvent; foreign is its signature.
+	OriginAmazonQ Origin = 'q'
+)
+
+// sigPrefix marks the gateway's envelope; Anthropic's own signatures never
+// start with it, so they pass through untouched.
+const sigPrefix = "tg1"
+
+// Signer signs the thinking blocks the gateway creates. Clients such as
+// Claude Code drop thinking blocks without a signature, and real upstreams
+// reject signatures they did not issue, so the gateway issues its own and
+// recognises them when the history comes back.
+//
+// Envelope: "tg1" origin "." base64url(foreign) "." base64url(mac[:18]), with
+// mac = HMAC-SHA256(key, thinking || uint64(len(thinking)) || origin || foreign).
+type Signer struct {
+	key []byte
+}
+
+// NewSigner returns a Signer for key.
+func NewSigner(key []byte) *Signer { return &Signer{key: append([]byte(nil), key...)} }
+
+// BlockMAC accumulates the MAC of one thinking block as it streams. It is
+// not safe for concurrent use; each stream owns one.
+type BlockMAC struct {
+	s   *Signer
+	h   hash.Hash
+	n   uint64
+	sum []byte
+}
+
+// NewBlockMAC returns an accumulator for this signer.
+func (s *Signer) NewBlockMAC() *BlockMAC {
+	return &BlockMAC{s: s, h: hmac.New(sha256.New, s.key)}
+}
+
+// Reset starts a new block.
+func (m *BlockMAC) Reset() { m.h.Reset(); m.n = 0 }
+
+// Write adds thinking text.
+func (m *BlockMAC) Write(p []byte) { m.h.Write(p); m.n += uint64(len(p)) }
+
+// AppendSignature appends the envelope for the block written so far.
+func (m *BlockMAC) AppendSignature(dst []byte, origin Origin, foreign []byte) []byte {
+	var n [9]byte
+	binary.BigEndian.PutUint64(n[:8], m.n)
+	n[8] = byte(origin)
+	m.h.Write(n[:])
+	m.h.Write(foreign)
+	m.sum = m.h.Sum(m.sum[:0])
+	dst = append(dst, sigPrefix...)
+	dst = append(dst, byte(origin), '.')
+	dst = base64.RawURLEncoding.AppendEncode(dst, foreign)
+	dst = append(dst, '.')
+	return base64.RawURLEncoding.AppendEncode(dst, m.sum[:18])
+}
+
+// Sign returns the envelope for a complete block.
+func (s *Signer) Sign(origin Origin, foreign, thinking string) string {
+	m := s.NewBlockMAC()
+	m.Write([]byte(thinking))
+	return string(m.AppendSignature(nil, origin, []byte(foreign)))
+}
+
+// Open checks a signature against the block's thinking text. ok is false for
+// anything the gateway did not sign with this key (Anthropic's own signatures
+// among them).
+func (s *Signer) Open(sig, thinking string) (origin Origin, foreign string, ok bool) {
+	if s == nil || !IsGatewaySignature(sig) {
+		return 0, "", false
+	}
+	rest := sig[len(sigPrefix)+1:]
+	dot := strings.IndexByte(rest, '.')
+	if len(rest) < 1 || dot != 0 {
+		return 0, "", false
+	}
+	rest = rest[1:]
+	dot = strings.LastIndexByte(rest, '.')
+	if dot < 0 {
+		return 0, "", false
+	}
+	f, err := base64.RawURLEncoding.DecodeString(rest[:dot])
+	if err != nil {
+		return 0, "", false
+	}
+	origin = Origin(sig[len(sigPrefix)])
+	want := s.Sign(origin, string(f), thinking)
+	if !hmac.Equal([]byte(want), []byte(sig)) {
+		return 0, "", false
+	}
+	return origin, string(f), true
+}
+
+// IsGatewaySignature reports whether sig has the gateway's envelope shape,
+// whichever key signed it.
+func IsGatewaySignature(sig string) bool {
+	return len(sig) > len(sigPrefix)+1 && strings.HasPrefix(sig, sigPrefix) && sig[len(sigPrefix)+1] == '.'
+}
+
+// ThinkingOrigin classifies a history thinking block by its signature:
+// ok is false for a block the gateway did not sign (an upstream's own, or
+// none); otherwise origin says where the gateway got it and foreign is the
+// upstream signature it wrapped.
+func (s *Settings) ThinkingOrigin(b Block) (origin Origin, foreign string, ok bool) {
+	if b.Type != "thinking" || s.Signer == nil {
+		return 0, "", false
+	}
+	return s.Signer.Open(b.Signature, b.Thinking)
+}

@@ -1,0 +1,134 @@
+package providers
+
+import "bytes"
+
+// SSEDecoder is a push-based Server-Sent Events decoder. reverse_proxy hands
+// the gateway whatever bytes the upstream wrote, split anywhere, so the
+// decoder keeps the unfinished tail between calls. It follows the WHATWG
+// event-stream rules the gateway needs: LF, CRLF and lone CR line ends,
+// comment lines, multi-line data joined by '\n', and one optional space after
+// the colon. id and retry fields carry nothing the gateway uses and are
+// ignored.
+type SSEDecoder struct {
+	buf     []byte // bytes of the unfinished line
+	event   []byte // event field of the event being built
+	data    []byte // data field(s) of the event being built
+	hasData bool
+	skipLF  bool // the previous chunk ended in CR: a leading LF belongs to it
+	// MaxLine bounds one line; longer lines fail the stream. 0 means 16 MiB.
+	MaxLine int
+}
+
+// ErrSSELineTooLong reports an upstream line over SSEDecoder.MaxLine.
+var ErrSSELineTooLong = &Error{Status: 502, Type: "api_error", Message: "upstream event-stream line too long"}
+
+// SSEHandler receives one dispatched event. Slices are valid only during the call.
+type SSEHandler func(event, data []byte) error
+
+// Write decodes p, calling fn for every complete event. An error from fn
+// stops decoding and is returned.
+func (d *SSEDecoder) Write(p []byte, fn SSEHandler) error {
+	if d.skipLF && len(p) > 0 {
+		d.skipLF = false
+		if p[0] == '\n' {
+			p = p[1:]
+		}
+	}
+	for len(p) > 0 {
+		i := bytes.IndexAny(p, "\r\n")
+		if i < 0 {
+			max := d.MaxLine
+			if max == 0 {
+				max = 16 << 20
+			}
+			if len(d.buf)+len(p) > max {
+				return ErrSSELineTooLong
+			}
+			d.buf = append(d.buf, p...)
+			return nil
+		}
+		line := p[:i]
+		if len(d.buf) > 0 {
+			d.buf = append(d.buf, line...)
+			line = d.buf
+		}
+		if p[i] == '\r' {
+			if i+1 < len(p) {
+				if p[i+1] == '\n' {
+					i++
+				}
+			} else {
+				d.skipLF = true
+			}
+		}
+		p = p[i+1:]
+		err := d.line(line, fn)
+		d.buf = d.buf[:0]
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Close dispatches an event whose blank line never came (a lenient reading of
+// a stream cut right after its last data line) and resets the decoder.
+func (d *SSEDecoder) Close(fn SSEHandler) error {
+	var err error
+	if len(d.buf) > 0 {
+		err = d.line(d.buf, fn)
+	}
+	if err == nil && d.hasData {
+		err = fn(d.event, d.data)
+	}
+	d.Reset()
+	return err
+}
+
+// Reset clears all state, keeping buffers.
+func (d *SSEDecoder) Reset() {
+	d.buf, d.event, d.data = d.buf[:0], d.event[:0], d.data[:0]
+	d.hasData, d.skipLF = false, false
+}
+
+func (d *SSEDecoder) line(line []byte, fn SSEHandler) error {
+	if len(line) == 0 {
+		if !d.hasData {
+			d.event = d.event[:0]
+			return nil
+		}
+		err := fn(d.event, d.data)
+		d.event, d.data, d.hasData = d.event[:0], d.data[:0], false
+		return err
+	}
+	if line[0] == ':' {
+		return nil
+	}
+	name, value := line, []byte(nil)
+	if c := bytes.IndexByte(line, ':'); c >= 0 {
+		name, value = line[:c], line[c+1:]
+		if len(value) > 0 && value[0] == ' ' {
+			value = value[1:]
+		}
+	}
+	switch string(name) {
+	case "data":
+		if d.hasData {
+			d.data = append(d.data, '\n')
+		}
+		d.data = append(d.data, value...)
+		d.hasData = true
+	case "event":
+		d.event = append(d.event[:0], value...)
+	}
+	return nil
+}
+
+// AppendSSE appends one event frame: "event: name\ndata: data\n\n".
+func AppendSSE(dst []byte, event string, data []byte) []byte {
+	dst = append(dst, "event: "...)
+	dst = append(dst, event...)
+	dst = append(dst, "\ndata: "...)
+	dst = append(dst, data...)
+	return append(dst, '\n', '\n')
+}
