@@ -175,6 +175,7 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	last := provTokens[len(provTokens)-1]
 	provTokens = append(provTokens, caddyfile.Token{Text: "}", Line: last.Line + 1, File: last.File})
 	pd := caddyfile.NewDispenser(provTokens)
+	pd.Next() // UnmarshalModule reads the segment at the cursor
 	mod, err := caddyfile.UnmarshalModule(pd, providerNamespace+"."+name)
 	if err != nil {
 		return err

@@ -253,6 +253,9 @@ func (t ThinkingParam) Enabled(defaultOn bool) bool {
 // Error otherwise. countTokens relaxes the checks for /v1/messages/count_tokens.
 func ParseRequest(body []byte) (*Request, error) {
 	var fields map[string]json.RawMessage
+	if t := bytes.TrimSpace(body); len(t) > 0 && t[0] != '{' && json.Valid(t) {
+		return nil, InvalidRequest("request body must be a JSON object")
+	}
 	if err := json.Unmarshal(body, &fields); err != nil {
 		return nil, InvalidRequest("request body is not valid JSON: " + jsonErrorText(err))
 	}

@@ -76,6 +76,7 @@ type tagScan struct {
 	lt        int    // offset of '<' in the candidate (>0 only after leading whitespace)
 	attrs     int    // attributes seen
 	nameIdx   int    // index of the matched tag name
+	cand      int    // index of a tag name that name is a prefix of
 	name      []byte // tag name so far; cap is the longest tag name
 }
 
@@ -90,19 +91,51 @@ func (s *tagScan) begin(st uint8, closeOnly bool, want int) {
 }
 
 // pushName appends c to the tag name and reports whether the name is still a
-// prefix of an acceptable tag name.
+// prefix of an acceptable tag name. s.cand remembers one tag the name is a
+// prefix of, so the common case checks a single byte.
 func (p *Parser) pushName(c byte) bool {
 	s := &p.ts
-	if len(s.name) >= p.maxName {
+	n := len(s.name)
+	if n >= p.maxName {
 		return false
 	}
-	s.name = append(s.name, c)
-	if s.want >= 0 {
-		t := p.tags[s.want]
-		return len(t) >= len(s.name) && t[:len(s.name)] == string(s.name)
+	if n > 0 || s.want >= 0 {
+		if n == 0 {
+			s.cand = s.want
+		}
+		if t := p.tags[s.cand]; len(t) > n && t[n] == c {
+			s.name = append(s.name, c)
+			return true
+		}
+		if s.want >= 0 {
+			return false
+		}
 	}
-	for _, t := range p.tags {
-		if len(t) >= len(s.name) && t[:len(s.name)] == string(s.name) {
+	s.name = append(s.name, c)
+	for i, t := range p.tags {
+		if len(t) > n && t[:n+1] == string(s.name) {
+			s.cand = i
+			return true
+		}
+	}
+	s.name = s.name[:n]
+	return false
+}
+
+// wholeName is the fast path for a tag name that is entirely in d: if d
+// starts with an acceptable tag name followed by a byte that is not a name
+// character, it sets s.name and s.cand and reports true. The caller then
+// consumes len(s.name) bytes.
+func (p *Parser) wholeName(d []byte) bool {
+	s := &p.ts
+	for i, t := range p.tags {
+		if s.want >= 0 && i != s.want {
+			continue
+		}
+		if len(d) > len(t) && !isName(d[len(t)]) && string(d[:len(t)]) == t &&
+			s.n+len(t) < p.maxTag {
+			s.name = append(s.name[:0], t...)
+			s.cand = i
 			return true
 		}
 	}
@@ -112,10 +145,13 @@ func (p *Parser) pushName(c byte) bool {
 // matchName returns the index of the tag name equal to the scanned name, or -1.
 func (p *Parser) matchName() int {
 	s := &p.ts
+	if len(s.name) == 0 {
+		return -1
+	}
+	if len(p.tags[s.cand]) == len(s.name) {
+		return s.cand // s.name is a prefix of it
+	}
 	if s.want >= 0 {
-		if p.tags[s.want] == string(s.name) {
-			return s.want
-		}
 		return -1
 	}
 	for i, t := range p.tags {
@@ -149,6 +185,11 @@ func (p *Parser) scan(d []byte) (int, uint8) {
 			switch {
 			case c == '/':
 				s.st = stClose0
+			case !s.closeOnly && p.wholeName(d[i:]):
+				s.st = stOpenName
+				i += len(s.name)
+				s.n += len(s.name)
+				continue
 			case !s.closeOnly && isName(c) && p.pushName(c):
 				s.st = stOpenName
 			default:
@@ -259,6 +300,12 @@ func (p *Parser) scan(d []byte) (int, uint8) {
 			s.kind = kindSelfClose
 			done = true
 		case stClose0:
+			if p.wholeName(d[i:]) {
+				s.st = stCloseName
+				i += len(s.name)
+				s.n += len(s.name)
+				continue
+			}
 			if !isName(c) || !p.pushName(c) {
 				return i, resFail
 			}

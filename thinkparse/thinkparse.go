@@ -134,6 +134,8 @@ func New(opts Options, sink Sink) *Parser {
 	// Every plain form must fit: "</" + name + ">".
 	p.maxTag = max(p.maxTag, p.maxName+3)
 	p.ts.name = make([]byte, 0, p.maxName)
+	p.buf = make([]byte, 0, 256)
+	p.dec = make([]byte, 0, 256)
 	p.Reset(sink)
 	return p
 }

@@ -1,0 +1,329 @@
+package thinkgate
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/anthropics/anthropic-sdk-go"
+
+	"github.com/thinkgate/thinkgate/caddymodule"
+	"github.com/thinkgate/thinkgate/internal/testgw"
+)
+
+// seed000 is seed 000's model output: intro text, a thinking span, the answer.
+const seed000 = caddymodule.DemoText
+
+const (
+	seed000Intro    = "I need to answer the user's question about the first three letters of the alphabet. "
+	seed000Thinking = "Step 1: Identify the user's core question. The user wants the first 3 letters of the English alphabet. Step 2: Recall the sequence of the alphabet. It starts with A, B, C. Step 3: Formulate the final answer."
+	seed000Answer   = "The first three letters of the alphabet are A, B, and C."
+)
+
+// anthropicUpstream streams text as an Anthropic-format upstream would: one
+// text block whose text_delta pieces are runeChunk runes each, the SSE bytes
+// written in writes of byteChunk bytes.
+func anthropicStream(text string, runeChunk int) []byte {
+	ev := []testgw.Event{
+		{Name: "message_start", Data: `{"type":"message_start","message":{"id":"msg_up1","type":"message","role":"assistant","model":"up-model","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":21,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":1}}}`},
+		{Name: "content_block_start", Data: `{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`},
+		{Name: "ping", Data: `{"type": "ping"}`},
+	}
+	runes := []rune(text)
+	for i := 0; i < len(runes); i += runeChunk {
+		piece := string(runes[i:min(i+runeChunk, len(runes))])
+		b, _ := json.Marshal(piece)
+		ev = append(ev, testgw.Event{Name: "content_block_delta", Data: fmt.Sprintf(`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":%s}}`, b)})
+	}
+	ev = append(ev,
+		testgw.Event{Name: "content_block_stop", Data: `{"type":"content_block_stop","index":0}`},
+		testgw.Event{Name: "message_delta", Data: `{"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":87}}`},
+		testgw.Event{Name: "message_stop", Data: `{"type":"message_stop"}`},
+	)
+	return testgw.SSE(ev...)
+}
+
+func streamingUpstream(t *testing.T, body []byte, byteChunk int) *testgw.Upstream {
+	return testgw.NewUpstream(t, func(w http.ResponseWriter, r *http.Request) {
+		testgw.WriteChunks(w, "text/event-stream; charset=utf-8", body, byteChunk)
+	})
+}
+
+func site(provider, options string, up *testgw.Upstream) string {
+	return fmt.Sprintf("thinkgate %s {\n\tsigning_key test-signing-key\n%s\n}\nreverse_proxy %s", provider, options, up.Addr())
+}
+
+func userParams(stream bool) anthropic.MessageNewParams {
+	return anthropic.MessageNewParams{
+		Model:     "claude-test",
+		MaxTokens: 1024,
+		Messages:  []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock("What are the first three letters of the alphabet?"))},
+	}
+}
+
+const requestJSON = `{"model":"claude-test","max_tokens":1024,"stream":true,"messages":[{"role":"user","content":"What are the first three letters of the alphabet?"}]}`
+
+// TestSeed000ThinkingMode: seed 000's output in small chunks comes out as a
+// text block, a thinking block with one signature, and a text block; the
+// official SDK accumulates it without error.
+func TestSeed000ThinkingMode(t *testing.T) {
+	up := streamingUpstream(t, anthropicStream(seed000, 3), 7)
+	gw := testgw.Start(t, testgw.SlotRoot, site("anthropic", "\tsplit_tags", up))
+
+	msg, _ := gw.Stream(userParams(true))
+	if len(msg.Content) != 3 {
+		t.Fatalf("got %d blocks, want 3: %+v", len(msg.Content), msg.Content)
+	}
+	if b := msg.Content[0]; b.Type != "text" || b.Text != seed000Intro {
+		t.Errorf("block 0 = %s %q", b.Type, b.Text)
+	}
+	if b := msg.Content[1]; b.Type != "thinking" || b.Thinking != seed000Thinking || !strings.HasPrefix(b.Signature, "tg1t.") {
+		t.Errorf("block 1 = %s %q sig %q", b.Type, b.Thinking, b.Signature)
+	}
+	if b := msg.Content[2]; b.Type != "text" || b.Text != seed000Answer {
+		t.Errorf("block 2 = %s %q", b.Type, b.Text)
+	}
+	if msg.StopReason != "end_turn" || msg.Usage.InputTokens != 21 || msg.Usage.OutputTokens != 87 || msg.ID != "msg_up1" {
+		t.Errorf("message = stop %q usage %+v id %q", msg.StopReason, msg.Usage, msg.ID)
+	}
+
+	res := gw.Post("/v1/messages", requestJSON)
+	defer res.Body.Close()
+	if res.StatusCode != 200 || res.Header.Get("Content-Type") != "text/event-stream; charset=utf-8" || res.Header.Get("Content-Length") != "" {
+		t.Fatalf("status %d, headers %v", res.StatusCode, res.Header)
+	}
+	events := testgw.ReadEvents(t, res.Body)
+	testgw.Diff(t, "event sequence", testgw.Summary(t, events), []string{
+		"message_start",
+		"ping",
+		`content_block_start 0 {"type":"text","text":""}`,
+		`text_delta 0 "` + seed000Intro + `"`,
+		"content_block_stop 0",
+		`content_block_start 1 {"type":"thinking","thinking":""}`,
+		`thinking_delta 1 "` + seed000Thinking + `"`,
+		`signature_delta 1 "` + msg.Content[1].Signature + `"`,
+		"content_block_stop 1",
+		`content_block_start 2 {"type":"text","text":""}`,
+		`text_delta 2 "` + seed000Answer + `"`,
+		"content_block_stop 2",
+		"message_delta end_turn",
+		"message_stop",
+	})
+}
+
+// TestSeed000TextMode: thinking_block text gives seed 000's exact form, every
+// span a text block with indexes 0, 1, 2.
+func TestSeed000TextMode(t *testing.T) {
+	up := streamingUpstream(t, anthropicStream(seed000, 5), 11)
+	gw := testgw.Start(t, testgw.SlotRoot, site("anthropic", "\tsplit_tags\n\tthinking_block text", up))
+
+	res := gw.Post("/v1/messages", requestJSON)
+	defer res.Body.Close()
+	events := testgw.ReadEvents(t, res.Body)
+	testgw.Diff(t, "event sequence", testgw.Summary(t, events), []string{
+		"message_start",
+		"ping",
+		`content_block_start 0 {"type":"text","text":""}`,
+		`text_delta 0 "` + seed000Intro + `"`,
+		"content_block_stop 0",
+		`content_block_start 1 {"type":"text","text":""}`,
+		`text_delta 1 "` + seed000Thinking + `"`,
+		"content_block_stop 1",
+		`content_block_start 2 {"type":"text","text":""}`,
+		`text_delta 2 "` + seed000Answer + `"`,
+		"content_block_stop 2",
+		"message_delta end_turn",
+		"message_stop",
+	})
+	msg, _ := gw.Stream(userParams(true))
+	if len(msg.Content) != 3 || msg.Content[1].Type != "text" || msg.Content[1].Text != seed000Thinking {
+		t.Errorf("SDK message: %+v", msg.Content)
+	}
+}
+
+// TestStreamGolden pins the exact bytes of a split stream, deltas and all.
+func TestStreamGolden(t *testing.T) {
+	up := streamingUpstream(t, anthropicStream(seed000, 40), 64)
+	gw := testgw.Start(t, testgw.SlotRoot, site("anthropic", "\tsplit_tags", up))
+	_, body := gw.PostRead("/v1/messages", requestJSON)
+	testgw.Golden(t, "seed000_thinking.sse", []byte(body))
+}
+
+// TestMultibyte: CJK and emoji around and inside spans survive any split of
+// the upstream's bytes, even inside a rune.
+func TestMultibyte(t *testing.T) {
+	text := "答案是：😀 <thinking>思考一下，🧠 第一步……</thinking>你好，世界 🌏 done"
+	for _, byteChunk := range []int{1, 2, 3, 5, 13} {
+		t.Run(fmt.Sprint(byteChunk), func(t *testing.T) {
+			up := streamingUpstream(t, anthropicStream(text, 1), byteChunk)
+			gw := testgw.Start(t, testgw.SlotRoot, site("anthropic", "\tsplit_tags", up))
+			msg, _ := gw.Stream(userParams(true))
+			if len(msg.Content) != 3 || msg.Content[0].Text != "答案是：😀 " || msg.Content[1].Thinking != "思考一下，🧠 第一步……" || msg.Content[2].Text != "你好，世界 🌏 done" {
+				t.Fatalf("content: %+v", msg.Content)
+			}
+			for _, b := range msg.Content {
+				if !utf8.ValidString(b.Text + b.Thinking) {
+					t.Fatalf("invalid UTF-8 in %+v", b)
+				}
+			}
+		})
+	}
+}
+
+// TestPassthroughBlocksRenumbered: a tool_use block after a split text block
+// keeps its content and gets the next index.
+func TestPassthroughBlocksRenumbered(t *testing.T) {
+	body := testgw.SSE(
+		testgw.Event{Name: "message_start", Data: `{"type":"message_start","message":{"id":"msg_up2","type":"message","role":"assistant","model":"up-model","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":5,"output_tokens":1}}}`},
+		testgw.Event{Name: "content_block_start", Data: `{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`},
+		testgw.Event{Name: "content_block_delta", Data: `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"<thinking>Need the weather.</thinking>Checking."}}`},
+		testgw.Event{Name: "content_block_stop", Data: `{"type":"content_block_stop","index":0}`},
+		testgw.Event{Name: "content_block_start", Data: `{"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"toolu_01","name":"get_weather","input":{}}}`},
+		testgw.Event{Name: "content_block_delta", Data: `{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"{\"city\":"}}`},
+		testgw.Event{Name: "content_block_delta", Data: `{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"\"Paris\"}"}}`},
+		testgw.Event{Name: "content_block_stop", Data: `{"type":"content_block_stop","index":1}`},
+		testgw.Event{Name: "message_delta", Data: `{"type":"message_delta","delta":{"stop_reason":"tool_use","stop_sequence":null},"usage":{"output_tokens":30}}`},
+		testgw.Event{Name: "message_stop", Data: `{"type":"message_stop"}`},
+	)
+	up := streamingUpstream(t, body, 9)
+	gw := testgw.Start(t, testgw.SlotRoot, site("anthropic", "\tsplit_tags", up))
+	msg, _ := gw.Stream(userParams(true))
+	if len(msg.Content) != 3 {
+		t.Fatalf("content: %+v", msg.Content)
+	}
+	if msg.Content[0].Type != "thinking" || msg.Content[0].Thinking != "Need the weather." ||
+		msg.Content[1].Text != "Checking." ||
+		msg.Content[2].Type != "tool_use" || msg.Content[2].ID != "toolu_01" || string(msg.Content[2].Input) != `{"city":"Paris"}` {
+		t.Errorf("content: %+v", msg.Content)
+	}
+	if msg.StopReason != "tool_use" {
+		t.Errorf("stop reason %q", msg.StopReason)
+	}
+}
+
+// TestNonStreamingSplit: a non-streaming Message is split the same way, all
+// other fields kept.
+func TestNonStreamingSplit(t *testing.T) {
+	upBody := `{"id":"msg_up3","type":"message","role":"assistant","model":"up-model","content":[{"type":"text","text":` + mustJSON(seed000) + `}],"stop_reason":"end_turn","stop_sequence":null,"usage":{"input_tokens":21,"output_tokens":87}}`
+	up := testgw.NewUpstream(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Content-Length", fmt.Sprint(len(upBody)))
+		_, _ = w.Write([]byte(upBody))
+	})
+	gw := testgw.Start(t, testgw.SlotRoot, site("anthropic", "\tsplit_tags", up))
+	client := gw.Client()
+	msg, err := client.Messages.New(t.Context(), userParams(false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(msg.Content) != 3 || msg.Content[0].Text != seed000Intro || msg.Content[1].Thinking != seed000Thinking || msg.Content[2].Text != seed000Answer {
+		t.Fatalf("content: %+v", msg.Content)
+	}
+	if msg.ID != "msg_up3" || msg.Usage.OutputTokens != 87 {
+		t.Errorf("message: %+v", msg)
+	}
+}
+
+// TestPassthroughUntouched: without split_tags the upstream's bytes reach
+// the client unchanged, and the request body reaches the upstream unchanged.
+func TestPassthroughUntouched(t *testing.T) {
+	body := anthropicStream(seed000, 4)
+	up := streamingUpstream(t, body, 16)
+	gw := testgw.Start(t, testgw.SlotRoot, site("anthropic", "\tapi_key upstream-key", up))
+	reqBody := `{"model":"claude-test","max_tokens":1024,"stream":true,"unknown_field":{"kept":true},"messages":[{"role":"user","content":"hi"}]}`
+	res, got := gw.PostRead("/v1/messages?beta=true", reqBody, "anthropic-beta", "interleaved-thinking-2025-05-14", "Accept-Encoding", "gzip")
+	if res.StatusCode != 200 || got != string(body) {
+		t.Fatalf("status %d, body differs:\n%s", res.StatusCode, got)
+	}
+	last := up.Last(t)
+	if string(last.Body) != reqBody {
+		t.Errorf("upstream body %s", last.Body)
+	}
+	if last.Path != "/v1/messages" || last.RawQuery != "beta=true" {
+		t.Errorf("upstream path %s?%s", last.Path, last.RawQuery)
+	}
+	if last.Header.Get("X-Api-Key") != "upstream-key" || last.Header.Get("Anthropic-Beta") != "interleaved-thinking-2025-05-14" || last.Header.Get("Anthropic-Version") != "2023-06-01" {
+		t.Errorf("upstream headers %v", last.Header)
+	}
+	if ae := last.Header.Get("Accept-Encoding"); ae != "" && ae != "gzip" {
+		t.Errorf("Accept-Encoding %q", ae)
+	}
+}
+
+// TestBadInput: bad JSON, missing messages and oversize bodies get
+// Anthropic-shaped errors, and never reach the upstream.
+func TestBadInput(t *testing.T) {
+	up := streamingUpstream(t, anthropicStream(seed000, 4), 16)
+	gw := testgw.Start(t, testgw.SlotRoot, site("anthropic", "\tsplit_tags\n\tmax_request_body 2KiB", up))
+	cases := []struct {
+		name, body string
+		status     int
+		want       string
+	}{
+		{"bad json", `{"model":`, 400, `{"type":"error","error":{"type":"invalid_request_error","message":"request body is not valid JSON: unexpected end of JSON input"}}`},
+		{"not an object", `[1,2]`, 400, `{"type":"error","error":{"type":"invalid_request_error","message":"request body must be a JSON object"}}`},
+		{"missing messages", `{"model":"m","max_tokens":5}`, 400, `{"type":"error","error":{"type":"invalid_request_error","message":"messages: Field required"}}`},
+		{"too large", `{"model":"m","messages":[{"role":"user","content":"` + strings.Repeat("x", 3000) + `"}]}`, 413, `{"type":"error","error":{"type":"request_too_large","message":"request body exceeds the 2048-byte limit"}}`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			res, body := gw.PostRead("/v1/messages", c.body)
+			if res.StatusCode != c.status || body != c.want || res.Header.Get("Content-Type") != "application/json" {
+				t.Errorf("got %d %s %s\nwant %d %s", res.StatusCode, res.Header.Get("Content-Type"), body, c.status, c.want)
+			}
+		})
+	}
+	if n := len(up.Requests()); n != 0 {
+		t.Errorf("upstream got %d requests", n)
+	}
+}
+
+// TestConfigErrors: an unknown provider or option is refused at load, by name.
+func TestConfigErrors(t *testing.T) {
+	p := testgw.PortsFor(testgw.SlotRoot)
+	for _, c := range []struct{ site, want string }{
+		{"thinkgate nosuch {\n}\nrespond ok", "http.handlers.thinkgate.providers.nosuch"},
+		{"thinkgate anthropic {\n\tfrobnicate 3\n}\nrespond ok", "thinkgate anthropic: unknown option 'frobnicate'"},
+		{"thinkgate anthropic {\n\tthinking_block fancy\n}\nrespond ok", `thinking_block: must be thinking or text, got "fancy"`},
+	} {
+		cfg := testgw.Preamble(p) + fmt.Sprintf("http://localhost:%d {\n%s\n}\n", p.HTTP, c.site)
+		if got := testgw.LoadError(t, testgw.SlotRoot, cfg); !strings.Contains(got, c.want) {
+			t.Errorf("load error %q does not contain %q", got, c.want)
+		}
+	}
+}
+
+// TestHTTPS: the gateway works over the TLS listener (tls internal).
+func TestHTTPS(t *testing.T) {
+	up := streamingUpstream(t, anthropicStream(seed000, 6), 10)
+	p := testgw.PortsFor(testgw.SlotRoot)
+	cfg := testgw.Preamble(p) + fmt.Sprintf("https://localhost:%d {\n\ttls internal\n%s\n}\n", p.HTTPS, site("anthropic", "\tsplit_tags", up))
+	gw := testgw.StartConfig(t, testgw.SlotRoot, cfg)
+	gw.URL = fmt.Sprintf("https://localhost:%d", p.HTTPS)
+	msg, _ := gw.Stream(userParams(true), optionHTTPClient(gw))
+	if len(msg.Content) != 3 || msg.Content[1].Thinking != seed000Thinking {
+		t.Fatalf("content: %+v", msg.Content)
+	}
+}
+
+// TestEncode: inside encode, a gzip-accepting client gets the translated
+// stream compressed, and the gateway never parses compressed upstream bytes.
+func TestEncode(t *testing.T) {
+	up := streamingUpstream(t, anthropicStream(seed000, 6), 10)
+	gw := testgw.Start(t, testgw.SlotRoot, "encode gzip\n"+site("anthropic", "\tsplit_tags", up))
+	msg, _ := gw.Stream(userParams(true))
+	if len(msg.Content) != 3 || msg.Content[1].Thinking != seed000Thinking {
+		t.Fatalf("content: %+v", msg.Content)
+	}
+	if ae := up.Last(t).Header.Get("Accept-Encoding"); ae != "" && ae != "gzip" {
+		t.Errorf("upstream Accept-Encoding %q", ae)
+	}
+}
+
+func mustJSON(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}

@@ -1,0 +1,466 @@
+// Package testgw is the integration-test harness: a real Caddy in-process
+// (caddytest) running thinkgate in front of httptest upstreams, the official
+// anthropic-sdk-go as the client, and helpers to read and compare SSE.
+//
+// caddytest keeps one Caddy per test binary, so every package that uses it
+// takes its own Slot (its own admin, HTTP and HTTPS ports); packages then run
+// in parallel, while the tests inside one package must not.
+package testgw
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/anthropics/anthropic-sdk-go"
+	"github.com/anthropics/anthropic-sdk-go/option"
+	"github.com/caddyserver/caddy/v2/caddytest"
+
+	// Caddy's standard modules and thinkgate.
+	_ "github.com/caddyserver/caddy/v2/modules/standard"
+	_ "github.com/thinkgate/thinkgate/caddymodule"
+)
+
+// Slots of the packages that run a gateway; each gets its own ports.
+const (
+	SlotRoot = iota
+	SlotOpenAI
+	SlotAzure
+	SlotGemini
+	SlotAmazonQ
+	SlotReliability
+	SlotLoad
+)
+
+// Ports are one package's Caddy ports.
+type Ports struct{ Admin, HTTP, HTTPS int }
+
+// PortsFor returns the ports of a slot: slot 0 uses caddytest's defaults.
+func PortsFor(slot int) Ports {
+	if slot == 0 {
+		return Ports{Admin: 2999, HTTP: 9080, HTTPS: 9443}
+	}
+	return Ports{Admin: 3000 + slot, HTTP: 9080 + 10*slot, HTTPS: 9443 + 10*slot}
+}
+
+// Gateway is a running Caddy with a thinkgate site.
+type Gateway struct {
+	T      testing.TB
+	Tester *caddytest.Tester
+	Ports  Ports
+	// URL is the gateway's plain-HTTP base URL.
+	URL string
+}
+
+// Preamble returns the global options block for a slot.
+func Preamble(p Ports) string {
+	return fmt.Sprintf(`{
+	skip_install_trust
+	admin localhost:%d
+	http_port %d
+	https_port %d
+	grace_period 1ns
+	local_certs
+	log default {
+		level ERROR
+	}
+}
+`, p.Admin, p.HTTP, p.HTTPS)
+}
+
+// Start loads a Caddyfile whose site at http://localhost:<http port> has
+// site as its body, e.g. "thinkgate openai {\n…\n}\nreverse_proxy <addr>".
+// It skips the test under -short.
+func Start(t testing.TB, slot int, site string) *Gateway {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("integration test: skipped under -short")
+	}
+	p := PortsFor(slot)
+	cfg := Preamble(p) + fmt.Sprintf("\nhttp://localhost:%d {\n%s\n}\n", p.HTTP, site)
+	return StartConfig(t, slot, cfg)
+}
+
+// StartConfig loads a whole Caddyfile (which must start with Preamble).
+func StartConfig(t testing.TB, slot int, caddyfile string) *Gateway {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("integration test: skipped under -short")
+	}
+	p := PortsFor(slot)
+	tester := caddytest.NewTester(t).WithDefaultOverrides(caddytest.Config{
+		AdminPort:          p.Admin,
+		TestRequestTimeout: 30 * time.Second,
+		LoadRequestTimeout: 10 * time.Second,
+	})
+	tester.InitServer(caddyfile, "caddyfile")
+	return &Gateway{T: t, Tester: tester, Ports: p, URL: fmt.Sprintf("http://localhost:%d", p.HTTP)}
+}
+
+// LoadError loads a config that must fail, returning Caddy's error text.
+func LoadError(t testing.TB, slot int, caddyfile string) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("integration test: skipped under -short")
+	}
+	p := PortsFor(slot)
+	// Make sure the in-process Caddy is up on this slot's admin port.
+	StartConfig(t, slot, Preamble(p))
+	req, _ := http.NewRequest("POST", fmt.Sprintf("http://localhost:%d/load", p.Admin), strings.NewReader(caddyfile))
+	req.Header.Set("Content-Type", "text/caddyfile")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("load: %v", err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	if res.StatusCode == http.StatusOK {
+		t.Fatalf("config loaded, expected an error")
+	}
+	var e struct {
+		Error string `json:"error"`
+	}
+	if json.Unmarshal(b, &e) == nil && e.Error != "" {
+		return e.Error
+	}
+	return string(b)
+}
+
+// Post sends a POST with a JSON body and the given header pairs.
+func (g *Gateway) Post(path, body string, headers ...string) *http.Response {
+	g.T.Helper()
+	req, err := http.NewRequest("POST", g.URL+path, strings.NewReader(body))
+	if err != nil {
+		g.T.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("anthropic-version", "2023-06-01")
+	req.Header.Set("x-api-key", "client-key")
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	res, err := g.Tester.Client.Do(req)
+	if err != nil {
+		g.T.Fatalf("POST %s: %v", path, err)
+	}
+	return res
+}
+
+// PostRead sends a POST and reads the whole response.
+func (g *Gateway) PostRead(path, body string, headers ...string) (*http.Response, string) {
+	g.T.Helper()
+	res := g.Post(path, body, headers...)
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	if err != nil {
+		g.T.Fatalf("reading response: %v", err)
+	}
+	return res, string(b)
+}
+
+// Client returns an official SDK client pointed at the gateway.
+func (g *Gateway) Client(opts ...option.RequestOption) anthropic.Client {
+	base := []option.RequestOption{
+		option.WithBaseURL(g.URL),
+		option.WithAPIKey("client-key"),
+		option.WithMaxRetries(0),
+		option.WithRequestTimeout(30 * time.Second),
+	}
+	return anthropic.NewClient(append(base, opts...)...)
+}
+
+// Stream runs a streaming request through the SDK, accumulating every event
+// with Message.Accumulate; any accumulation or stream error fails the test.
+// It returns the message and the events' types in order.
+func (g *Gateway) Stream(params anthropic.MessageNewParams, opts ...option.RequestOption) (anthropic.Message, []string) {
+	g.T.Helper()
+	client := g.Client(opts...)
+	stream := client.Messages.NewStreaming(context.Background(), params)
+	defer stream.Close()
+	var msg anthropic.Message
+	var types []string
+	for stream.Next() {
+		ev := stream.Current()
+		types = append(types, ev.Type)
+		if err := msg.Accumulate(ev); err != nil {
+			g.T.Fatalf("Accumulate(%s): %v", ev.Type, err)
+		}
+	}
+	if err := stream.Err(); err != nil {
+		g.T.Fatalf("stream error: %v", err)
+	}
+	return msg, types
+}
+
+// Event is one SSE event as the client received it.
+type Event struct {
+	Name string
+	Data string
+}
+
+// ReadEvents parses an SSE body into events (LF line ends, as the gateway writes).
+func ReadEvents(t testing.TB, r io.Reader) []Event {
+	t.Helper()
+	var events []Event
+	var cur Event
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case line == "":
+			if cur.Name != "" || cur.Data != "" {
+				events = append(events, cur)
+			}
+			cur = Event{}
+		case strings.HasPrefix(line, "event: "):
+			cur.Name = line[len("event: "):]
+		case strings.HasPrefix(line, "data: "):
+			cur.Data = line[len("data: "):]
+		default:
+			t.Fatalf("unexpected SSE line %q", line)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatalf("reading SSE: %v", err)
+	}
+	if cur.Name != "" || cur.Data != "" {
+		t.Fatalf("SSE body ended inside an event: %+v", cur)
+	}
+	return events
+}
+
+// Summary turns events into readable lines with consecutive deltas of the same
+// block and type coalesced, e.g.
+//
+//	message_start
+//	content_block_start 0 {"type":"thinking","thinking":""}
+//	thinking_delta 0 "Step 1…"
+//	signature_delta 0 "…"
+//	content_block_stop 0
+//	message_delta end_turn
+//	message_stop
+//
+// It also checks each event's data is JSON whose type equals the event name.
+func Summary(t testing.TB, events []Event) []string {
+	t.Helper()
+	var out []string
+	var lastKey string
+	var acc strings.Builder
+	flush := func() {
+		if lastKey != "" {
+			out = append(out, lastKey+" "+mustJSON(acc.String()))
+			lastKey = ""
+			acc.Reset()
+		}
+	}
+	for _, ev := range events {
+		var d struct {
+			Type         string          `json:"type"`
+			Index        *int            `json:"index"`
+			ContentBlock json.RawMessage `json:"content_block"`
+			Delta        struct {
+				Type         string  `json:"type"`
+				Text         string  `json:"text"`
+				Thinking     string  `json:"thinking"`
+				Signature    string  `json:"signature"`
+				PartialJSON  string  `json:"partial_json"`
+				StopReason   *string `json:"stop_reason"`
+				StopSequence *string `json:"stop_sequence"`
+			} `json:"delta"`
+			Error json.RawMessage `json:"error"`
+		}
+		if err := json.Unmarshal([]byte(ev.Data), &d); err != nil {
+			t.Fatalf("event %s: data is not JSON: %v: %s", ev.Name, err, ev.Data)
+		}
+		if d.Type != ev.Name {
+			t.Fatalf("event %s carries type %q", ev.Name, d.Type)
+		}
+		idx := -1
+		if d.Index != nil {
+			idx = *d.Index
+		}
+		switch ev.Name {
+		case "content_block_delta":
+			var text string
+			switch d.Delta.Type {
+			case "text_delta":
+				text = d.Delta.Text
+			case "thinking_delta":
+				text = d.Delta.Thinking
+			case "signature_delta":
+				text = d.Delta.Signature
+			case "input_json_delta":
+				text = d.Delta.PartialJSON
+			default:
+				text = ev.Data
+			}
+			key := fmt.Sprintf("%s %d", d.Delta.Type, idx)
+			if key != lastKey {
+				flush()
+				lastKey = key
+			}
+			acc.WriteString(text)
+			continue
+		}
+		flush()
+		switch ev.Name {
+		case "content_block_start":
+			out = append(out, fmt.Sprintf("content_block_start %d %s", idx, d.ContentBlock))
+		case "content_block_stop":
+			out = append(out, fmt.Sprintf("content_block_stop %d", idx))
+		case "message_delta":
+			sr := "null"
+			if d.Delta.StopReason != nil {
+				sr = *d.Delta.StopReason
+			}
+			out = append(out, "message_delta "+sr)
+		case "error":
+			out = append(out, "error "+string(d.Error))
+		default:
+			out = append(out, ev.Name)
+		}
+	}
+	flush()
+	return out
+}
+
+func mustJSON(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+// Diff fails the test when got and want differ, showing both line by line.
+func Diff(t testing.TB, what string, got, want []string) {
+	t.Helper()
+	if strings.Join(got, "\n") == strings.Join(want, "\n") {
+		return
+	}
+	t.Errorf("%s differs.\n--- got\n%s\n--- want\n%s", what, strings.Join(got, "\n"), strings.Join(want, "\n"))
+}
+
+// Golden compares got with testdata/<name>, rewriting it under UPDATE_GOLDEN=1.
+func Golden(t testing.TB, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if os.Getenv("UPDATE_GOLDEN") == "1" {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("golden file: %v (run with UPDATE_GOLDEN=1 to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("output differs from %s.\n--- got\n%s\n--- want\n%s", path, got, want)
+	}
+}
+
+// Captured is one request an upstream received.
+type Captured struct {
+	Method, Path, RawQuery string
+	Header                 http.Header
+	Body                   []byte
+}
+
+// Upstream is an httptest server that records requests and answers with a
+// handler the test sets.
+type Upstream struct {
+	*httptest.Server
+	mu       sync.Mutex
+	requests []Captured
+	Handler  http.HandlerFunc
+}
+
+// NewUpstream starts a recording upstream answering with h.
+func NewUpstream(t testing.TB, h http.HandlerFunc) *Upstream {
+	u := &Upstream{Handler: h}
+	u.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		u.mu.Lock()
+		u.requests = append(u.requests, Captured{Method: r.Method, Path: r.URL.Path, RawQuery: r.URL.RawQuery, Header: r.Header.Clone(), Body: body})
+		u.mu.Unlock()
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		u.Handler(w, r)
+	}))
+	t.Cleanup(u.Close)
+	return u
+}
+
+// Requests returns what the upstream received so far.
+func (u *Upstream) Requests() []Captured {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return append([]Captured(nil), u.requests...)
+}
+
+// Last returns the most recent request, failing the test if there is none.
+func (u *Upstream) Last(t testing.TB) Captured {
+	t.Helper()
+	r := u.Requests()
+	if len(r) == 0 {
+		t.Fatal("the upstream received no request")
+	}
+	return r[len(r)-1]
+}
+
+// Addr is the host:port for reverse_proxy.
+func (u *Upstream) Addr() string { return strings.TrimPrefix(u.URL, "http://") }
+
+// WriteChunks writes body in pieces of n bytes, flushing after each, the way
+// a real upstream's bytes arrive split anywhere.
+func WriteChunks(w http.ResponseWriter, contentType string, body []byte, n int) {
+	w.Header().Set("Content-Type", contentType)
+	w.WriteHeader(http.StatusOK)
+	rc := http.NewResponseController(w)
+	for len(body) > 0 {
+		k := min(n, len(body))
+		if _, err := w.Write(body[:k]); err != nil {
+			return
+		}
+		_ = rc.Flush()
+		body = body[k:]
+	}
+}
+
+// SSE encodes events as an upstream writes them.
+func SSE(events ...Event) []byte {
+	var b bytes.Buffer
+	for _, e := range events {
+		if e.Name != "" {
+			fmt.Fprintf(&b, "event: %s\n", e.Name)
+		}
+		fmt.Fprintf(&b, "data: %s\n\n", e.Data)
+	}
+	return b.Bytes()
+}
+
+// JSONEqual reports whether two JSON documents are equal as values.
+func JSONEqual(t testing.TB, got, want []byte) bool {
+	t.Helper()
+	var g, w any
+	if err := json.Unmarshal(got, &g); err != nil {
+		t.Fatalf("got is not JSON: %v: %s", err, got)
+	}
+	if err := json.Unmarshal(want, &w); err != nil {
+		t.Fatalf("want is not JSON: %v: %s", err, want)
+	}
+	gb, _ := json.Marshal(g)
+	wb, _ := json.Marshal(w)
+	return bytes.Equal(gb, wb)
+}
