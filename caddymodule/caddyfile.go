@@ -45,6 +45,8 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //	    thinking_hint    <text>           # hint for tag-based upstreams; {budget} is replaced
 //	    keepalive        <duration>|off   # ping when the upstream is silent this long (default 10s)
 //	    max_request_body <size>           # default 32MiB
+//	    client_keys      <key>...         # clients must present one of these; use {env.NAME}
+//	    client_keys_file <path>           # more client keys, one per line
 //	    signing_key      <secret>         # key of the gateway's thinking-block signatures
 //	    <provider options>
 //	}
@@ -158,6 +160,18 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 				return d.Errf("max_request_body: must be positive")
 			}
 			h.MaxRequestBody = n
+		case "client_keys":
+			keys := d.RemainingArgs()
+			if len(keys) == 0 {
+				return d.ArgErr()
+			}
+			h.ClientKeys = append(h.ClientKeys, keys...)
+		case "client_keys_file":
+			v, err := ParseStringOption(d)
+			if err != nil {
+				return err
+			}
+			h.ClientKeysFile = v
 		case "signing_key":
 			if !d.NextArg() {
 				return d.ArgErr()

@@ -41,6 +41,7 @@ type responseWriter struct {
 	*caddyhttp.ResponseWriterWrapper
 	h *Handler
 	x *providers.Exchange
+	m *exchangeMetrics
 
 	mu        sync.Mutex
 	mode      writeMode
@@ -48,6 +49,10 @@ type responseWriter struct {
 	committed bool // the client's status line has been written
 	done      bool // the handler has returned: nothing may write any more
 	failed    bool // the translation failed; the rest of the upstream body is dropped
+	// streamFailed: the upstream's stream broke or was malformed.
+	streamFailed bool
+	// answered: the gateway wrote an error response in place of next's.
+	answered  bool
 	clientErr error
 	stream    providers.Stream
 	em        *providers.Emitter
@@ -55,8 +60,8 @@ type responseWriter struct {
 	keepalive *time.Timer
 }
 
-func newResponseWriter(w http.ResponseWriter, h *Handler, x *providers.Exchange) *responseWriter {
-	return &responseWriter{ResponseWriterWrapper: &caddyhttp.ResponseWriterWrapper{ResponseWriter: w}, h: h, x: x}
+func newResponseWriter(w http.ResponseWriter, h *Handler, x *providers.Exchange, m *exchangeMetrics) *responseWriter {
+	return &responseWriter{ResponseWriterWrapper: &caddyhttp.ResponseWriterWrapper{ResponseWriter: w}, h: h, x: x, m: m}
 }
 
 // serve runs next with the wrapper in place and finishes the response. An
@@ -80,13 +85,15 @@ func (rw *responseWriter) serve(r *http.Request, next caddyhttp.Handler) (err er
 		err = next.ServeHTTP(rw, r)
 	}()
 	clientGone := r.Context().Err() != nil
-	if ferr := rw.finish(err, aborted, clientGone); ferr != nil {
+	ferr := rw.finish(err, aborted, clientGone)
+	rw.recordMetrics(clientGone)
+	if ferr != nil {
 		return ferr
 	}
 	if aborted && (clientGone || rw.mode == modePassthrough) {
 		panic(http.ErrAbortHandler)
 	}
-	if rw.mode == modeStream || rw.mode == modeBuffer || rw.mode == modeError {
+	if rw.answered || rw.mode == modeStream || rw.mode == modeBuffer || rw.mode == modeError {
 		return nil // the upstream's error, if any, is already in the response
 	}
 	return err
@@ -96,11 +103,16 @@ func (rw *responseWriter) serve(r *http.Request, next caddyhttp.Handler) (err er
 func (rw *responseWriter) WriteHeader(status int) {
 	rw.mu.Lock()
 	defer rw.mu.Unlock()
-	if rw.mode == modePassthrough || rw.committed || rw.status != 0 {
-		if !rw.committed && rw.mode == modePassthrough {
-			rw.committed = true
+	if rw.mode == modePassthrough {
+		if status >= 200 {
+			rw.status = status
+			rw.commit(status)
+		} else {
 			rw.ResponseWriterWrapper.WriteHeader(status)
 		}
+		return
+	}
+	if rw.committed || rw.status != 0 {
 		return
 	}
 	if status < 200 {
@@ -132,13 +144,17 @@ func (rw *responseWriter) WriteHeader(status int) {
 func (rw *responseWriter) Write(p []byte) (int, error) {
 	rw.mu.Lock()
 	defer rw.mu.Unlock()
-	if rw.mode == modeUndecided && rw.status == 0 {
+	if rw.mode != modePassthrough && rw.status == 0 {
 		rw.mu.Unlock()
 		rw.WriteHeader(http.StatusOK)
 		rw.mu.Lock()
 	}
 	switch rw.mode {
 	case modePassthrough:
+		if !rw.committed {
+			rw.status = http.StatusOK
+			rw.commit(http.StatusOK)
+		}
 		return rw.ResponseWriterWrapper.Write(p)
 	case modeStream:
 		if rw.failed || rw.done {
@@ -209,7 +225,35 @@ func (rw *responseWriter) commit(status int) {
 		return
 	}
 	rw.committed = true
+	rw.m.status, rw.m.firstByte = status, time.Now()
 	rw.ResponseWriterWrapper.WriteHeader(status)
+}
+
+// recordMetrics fills the exchange's metrics once the response is done.
+func (rw *responseWriter) recordMetrics(clientGone bool) {
+	rw.mu.Lock()
+	defer rw.mu.Unlock()
+	m := rw.m
+	if m.status == 0 {
+		m.status = rw.status
+	}
+	if m.status == 0 && clientGone {
+		m.status = 499 // the client left before any response
+	}
+	m.streamed = rw.mode == modeStream
+	if rw.em != nil {
+		m.thinkingBlocks = rw.em.ThinkingBlocks
+	}
+	m.inputTokens, m.outputTokens = rw.x.Usage.InputTokens, rw.x.Usage.OutputTokens
+	switch {
+	case rw.mode == modeError:
+		m.upstreamStatus = fmt.Sprint(rw.status)
+	case rw.mode == modeUndecided && m.status >= 500:
+		m.upstreamStatus = "unreachable"
+	case rw.failed && rw.streamFailed:
+		m.upstreamStatus = "stream"
+	}
+	m.clientAborted = clientGone && (rw.mode == modeStream && !rw.em.Finished() || !rw.committed)
 }
 
 // writeEvents sends what the emitter holds and flushes it. Called with mu held.
@@ -231,7 +275,7 @@ func (rw *responseWriter) writeEvents() {
 // failStream ends a broken stream: a real HTTP error if the client has seen
 // nothing yet, else the open block closed and an error event. mu held.
 func (rw *responseWriter) failStream(err error) {
-	rw.failed = true
+	rw.failed, rw.streamFailed = true, true
 	e := providers.AsError(err)
 	rw.x.Logger.Warn("upstream stream failed", zap.String("error", e.Message))
 	if !rw.committed && !rw.em.Started() {
@@ -248,6 +292,7 @@ func (rw *responseWriter) writeErrorLocked(e *providers.Error) {
 		return
 	}
 	rw.committed = true
+	rw.m.status, rw.m.firstByte = e.Status, time.Now()
 	hdr := rw.Header()
 	for _, k := range []string{"Cache-Control", "X-Accel-Buffering"} {
 		hdr.Del(k)
@@ -265,7 +310,7 @@ func (rw *responseWriter) finish(upstreamErr error, aborted, clientGone bool) er
 		rw.keepalive.Stop()
 	}
 	switch rw.mode {
-	case modeUndecided:
+	case modeUndecided, modePassthrough:
 		if upstreamErr != nil && !rw.committed {
 			// reverse_proxy could not reach the upstream (dial, timeout …):
 			// answer in Anthropic form instead of Caddy's error page.
@@ -274,9 +319,10 @@ func (rw *responseWriter) finish(upstreamErr error, aborted, clientGone bool) er
 			if errors.As(upstreamErr, &he) && he.StatusCode != 0 {
 				status = he.StatusCode
 			}
+			rw.x.Logger.Error("upstream request failed", zap.Error(upstreamErr))
 			rw.writeErrorLocked(&providers.Error{Status: status, Type: providers.ErrorTypeForStatus(status),
 				Message: "upstream request failed: " + http.StatusText(status)})
-			return nil
+			rw.answered = true
 		}
 		return nil
 	case modeStream:

@@ -86,9 +86,20 @@ type Handler struct {
 	// signatures stop verifying across restarts and instances.
 	SigningKey string `json:"signing_key,omitempty"`
 
-	provider providers.Provider
-	settings providers.Settings
-	logger   *zap.Logger
+	// ClientKeys, when set, are the only keys clients may present (as
+	// x-api-key or Authorization: Bearer). Use {env.NAME}. A client's key is
+	// then the gateway's, and is never forwarded upstream.
+	ClientKeys []string `json:"client_keys,omitempty"`
+
+	// ClientKeysFile names a file of client keys, one per line ('#' starts a
+	// comment), read at config load.
+	ClientKeysFile string `json:"client_keys_file,omitempty"`
+
+	provider     providers.Provider
+	providerName string
+	settings     providers.Settings
+	clientKeys   [][]byte
+	logger       *zap.Logger
 }
 
 // CaddyModule returns the Caddy module information.
@@ -127,6 +138,15 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		return fmt.Errorf("module %T is not a thinkgate provider", mod)
 	}
 	h.provider = pm.Provider()
+	h.providerName = providerName(h.ProviderRaw)
+	if err := initMetrics(ctx.GetMetricsRegistry()); err != nil {
+		return fmt.Errorf("registering metrics: %v", err)
+	}
+	keys, err := loadClientKeys(h.ClientKeys, h.ClientKeysFile)
+	if err != nil {
+		return err
+	}
+	h.clientKeys = keys
 
 	if h.MaxRequestBody == 0 {
 		h.MaxRequestBody = defaultMaxRequestBody
@@ -200,14 +220,30 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 		// Not a Messages API call (e.g. GET /v1/models): not ours to change.
 		return next.ServeHTTP(w, r)
 	}
+	m := &exchangeMetrics{provider: h.providerName, start: time.Now()}
+	defer m.record()
+	fail := func(e *providers.Error) error {
+		m.status = e.Status
+		m.firstByte = time.Now()
+		return writeError(w, e)
+	}
+
+	if len(h.clientKeys) > 0 {
+		if !h.clientKeyOK(r.Header) {
+			return fail(&providers.Error{Status: http.StatusUnauthorized, Type: "authentication_error", Message: "invalid x-api-key"})
+		}
+		// The client's key is the gateway's own: it never goes upstream.
+		r.Header.Del("X-Api-Key")
+		r.Header.Del("Authorization")
+	}
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", http.MethodPost)
-		return writeError(w, &providers.Error{Status: http.StatusMethodNotAllowed, Type: "invalid_request_error",
+		return fail(&providers.Error{Status: http.StatusMethodNotAllowed, Type: "invalid_request_error",
 			Message: "method " + r.Method + " not allowed; use POST"})
 	}
 	if ct := r.Header.Get("Content-Type"); ct != "" {
 		if mt, _, err := mime.ParseMediaType(ct); err != nil || (mt != "application/json" && !strings.HasSuffix(mt, "+json")) {
-			return writeError(w, &providers.Error{Status: http.StatusUnsupportedMediaType, Type: "invalid_request_error",
+			return fail(&providers.Error{Status: http.StatusUnsupportedMediaType, Type: "invalid_request_error",
 				Message: "content-type must be application/json, got " + ct})
 		}
 	}
@@ -216,47 +252,47 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
-			return writeError(w, &providers.Error{Status: http.StatusRequestEntityTooLarge, Type: "request_too_large",
+			return fail(&providers.Error{Status: http.StatusRequestEntityTooLarge, Type: "request_too_large",
 				Message: fmt.Sprintf("request body exceeds the %d-byte limit", h.MaxRequestBody)})
 		}
-		return writeError(w, providers.InvalidRequest("reading request body: "+err.Error()))
+		return fail(providers.InvalidRequest("reading request body: " + err.Error()))
 	}
 	req, err := providers.ParseRequest(body)
 	if err != nil {
-		return writeError(w, providers.AsError(err))
+		return fail(providers.AsError(err))
 	}
 	x := providers.NewExchange(&h.settings, req, body, h.logger)
 	x.Path, x.RawQuery, x.CountTokens = r.URL.Path, r.URL.RawQuery, countTokens
 	if countTokens {
 		x.Stream = false
 	}
+	m.model = x.ClientModel
 
 	out := &providers.Outbound{Path: r.URL.Path, RawQuery: r.URL.RawQuery, Header: r.Header}
 	// The gateway must read the upstream's bytes, not a compressed form of them.
 	r.Header.Del("Accept-Encoding")
 	if err := h.provider.Rewrite(x, out); err != nil {
-		return writeError(w, providers.AsError(err))
+		return fail(providers.AsError(err))
 	}
 	setBody(r, out)
 
-	repl, _ := r.Context().Value(caddy.ReplacerCtxKey).(*caddy.Replacer)
-	if repl != nil {
-		repl.Set("http.thinkgate.provider", providerName(h))
+	if repl, ok := r.Context().Value(caddy.ReplacerCtxKey).(*caddy.Replacer); ok {
+		repl.Set("http.thinkgate.provider", h.providerName)
 		repl.Set("http.thinkgate.model", x.ClientModel)
 		repl.Set("http.thinkgate.upstream_model", x.UpstreamModel)
 	}
-	if h.logger.Core().Enabled(zap.DebugLevel) {
-		h.logger.Debug("converted request",
-			zap.String("provider", providerName(h)),
+	if c := h.logger.Check(zap.DebugLevel, "converted request"); c != nil {
+		c.Write(zap.String("provider", h.providerName),
 			zap.String("path", out.Path),
 			zap.String("model", x.ClientModel),
 			zap.String("upstream_model", x.UpstreamModel),
 			zap.Bool("stream", x.Stream),
 			zap.Bool("thinking", x.Thinking),
+			zap.Object("headers", redactedHeader(r.Header)),
 			zap.ByteString("body", out.Body))
 	}
 
-	rw := newResponseWriter(w, h, x)
+	rw := newResponseWriter(w, h, x, m)
 	err = rw.serve(r, next)
 	h.logExchange(r, x, rw)
 	return err
@@ -267,7 +303,7 @@ func (h *Handler) logExchange(r *http.Request, x *providers.Exchange, rw *respon
 	if !ok {
 		return
 	}
-	extra.Set(zap.String("thinkgate_provider", providerName(h)))
+	extra.Set(zap.String("thinkgate_provider", h.providerName))
 	extra.Set(zap.String("thinkgate_upstream_model", x.UpstreamModel))
 	extra.Set(zap.Int64("thinkgate_input_tokens", x.Usage.InputTokens))
 	extra.Set(zap.Int64("thinkgate_output_tokens", x.Usage.OutputTokens))
@@ -276,11 +312,11 @@ func (h *Handler) logExchange(r *http.Request, x *providers.Exchange, rw *respon
 	}
 }
 
-func providerName(h *Handler) string {
+func providerName(raw json.RawMessage) string {
 	var v struct {
 		Name string `json:"name"`
 	}
-	_ = json.Unmarshal(h.ProviderRaw, &v)
+	_ = json.Unmarshal(raw, &v)
 	return v.Name
 }
 

@@ -41,6 +41,8 @@ const (
 	SlotAmazonQ
 	SlotReliability
 	SlotLoad
+	SlotAnthropic
+	SlotBench
 )
 
 // Ports are one package's Caddy ports.

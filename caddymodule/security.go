@@ -1,0 +1,94 @@
+package caddymodule
+
+import (
+	"bufio"
+
+	"crypto/subtle"
+	"fmt"
+	"net/http"
+	"os"
+	"strings"
+
+	"go.uber.org/zap/zapcore"
+)
+
+// loadClientKeys resolves the configured keys ({env.*} among them) and reads
+// the key file.
+func loadClientKeys(keys []string, file string) ([][]byte, error) {
+	var out [][]byte
+	for _, k := range keys {
+		if v := resolveSecret(k); v != "" {
+			out = append(out, []byte(v))
+		} else {
+			return nil, fmt.Errorf("client_keys: a key resolved to the empty string (unset environment variable?)")
+		}
+	}
+	if file != "" {
+		f, err := os.Open(resolveSecret(file))
+		if err != nil {
+			return nil, fmt.Errorf("client_keys_file: %v", err)
+		}
+		defer f.Close()
+		sc := bufio.NewScanner(f)
+		for sc.Scan() {
+			line := strings.TrimSpace(sc.Text())
+			if line == "" || strings.HasPrefix(line, "#") {
+				continue
+			}
+			out = append(out, []byte(line))
+		}
+		if err := sc.Err(); err != nil {
+			return nil, fmt.Errorf("client_keys_file: %v", err)
+		}
+		if len(out) == 0 {
+			return nil, fmt.Errorf("client_keys_file: %s holds no key", file)
+		}
+	}
+	return out, nil
+}
+
+// clientKeyOK checks the client's x-api-key or bearer token against every
+// configured key in constant time, so timing tells nothing about a key.
+func (h *Handler) clientKeyOK(hdr http.Header) bool {
+	presented := hdr.Get("X-Api-Key")
+	if presented == "" {
+		if a := hdr.Get("Authorization"); len(a) > 7 && strings.EqualFold(a[:7], "bearer ") {
+			presented = strings.TrimSpace(a[7:])
+		}
+	}
+	if presented == "" {
+		return false
+	}
+	p := []byte(presented)
+	ok := 0
+	for _, k := range h.clientKeys {
+		ok |= subtle.ConstantTimeCompare(p, k)
+	}
+	return ok == 1
+}
+
+// secretHeaders are the credential headers redacted in every log line the
+// gateway writes.
+var secretHeaders = map[string]bool{
+	"Authorization":       true,
+	"Proxy-Authorization": true,
+	"X-Api-Key":           true,
+	"Api-Key":             true,
+	"X-Goog-Api-Key":      true,
+	"Cookie":              true,
+}
+
+// redactedHeader logs a header with its credentials replaced.
+type redactedHeader http.Header
+
+// MarshalLogObject implements zapcore.ObjectMarshaler.
+func (h redactedHeader) MarshalLogObject(enc zapcore.ObjectEncoder) error {
+	for k, v := range h {
+		if secretHeaders[http.CanonicalHeaderKey(k)] {
+			enc.AddString(k, "REDACTED")
+			continue
+		}
+		enc.AddString(k, strings.Join(v, ", "))
+	}
+	return nil
+}
