@@ -129,6 +129,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	if h.ProviderRaw == nil {
 		return errors.New("a provider is required")
 	}
+	h.providerName = providerName(h.ProviderRaw) // LoadModule clears ProviderRaw
 	mod, err := ctx.LoadModule(h, "ProviderRaw")
 	if err != nil {
 		return fmt.Errorf("loading provider: %v", err)
@@ -138,7 +139,6 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		return fmt.Errorf("module %T is not a thinkgate provider", mod)
 	}
 	h.provider = pm.Provider()
-	h.providerName = providerName(h.ProviderRaw)
 	if err := initMetrics(ctx.GetMetricsRegistry()); err != nil {
 		return fmt.Errorf("registering metrics: %v", err)
 	}

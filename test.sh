@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# The whole thinkgate test suite, as CI runs it:
+#   formatting and vet, every test with the race detector (integration tests
+#   through a real in-process Caddy included), the 1,000-stream load test
+#   (which the race detector's goroutine limit rules out), and a short run of
+#   every fuzz target.
+# FUZZTIME (default 10s) sets how long each fuzz target runs.
+set -euo pipefail
+cd "$(dirname "$0")"
+
+echo "== gofmt"
+unformatted=$(gofmt -l $(find . -name '*.go' -not -path './.git/*'))
+if [ -n "$unformatted" ]; then
+	echo "gofmt would change:"; echo "$unformatted"; exit 1
+fi
+
+echo "== go vet"
+go vet ./...
+
+echo "== go test -race"
+go test -race -count=1 -timeout 30m ./...
+
+echo "== load test (1,000 concurrent streams)"
+go test -count=1 -timeout 10m -run '^TestLoad$' -v ./integration/load | grep -E '^(---|ok|FAIL|PASS)|load_test.go'
+
+echo "== fuzz targets (${FUZZTIME:-10s} each)"
+grep -rl --include='*_test.go' '^func Fuzz' . | sort | while read -r file; do
+	dir=$(dirname "$file")
+	for target in $(grep -oE '^func Fuzz[A-Za-z0-9_]+' "$file" | sed 's/^func //'); do
+		echo "-- $dir $target"
+		go test -run '^$' -fuzz "^${target}\$" -fuzztime "${FUZZTIME:-10s}" "$dir" 2>&1 | tail -n 3
+	done
+done
+echo "== all tests passed"
