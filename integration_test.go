@@ -327,3 +327,36 @@ func mustJSON(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
 }
+
+// TestJSONConfig: the JSON form of the handler works as the Caddyfile does.
+func TestJSONConfig(t *testing.T) {
+	up := streamingUpstream(t, anthropicStream(seed000, 8), 16)
+	p := testgw.PortsFor(testgw.SlotRoot)
+	cfg := fmt.Sprintf(`{
+	"admin": {"listen": "localhost:%d"},
+	"apps": {
+		"http": {
+			"http_port": %d,
+			"grace_period": 1,
+			"servers": {
+				"gw": {
+					"listen": [":%d"],
+					"automatic_https": {"disable": true},
+					"routes": [{
+						"handle": [
+							{"handler": "thinkgate", "provider": {"name": "anthropic"}, "split_tags": true, "thinking_block": "text", "signing_key": "k"},
+							{"handler": "reverse_proxy", "upstreams": [{"dial": %q}]}
+						]
+					}]
+				}
+			}
+		},
+		"pki": {"certificate_authorities": {"local": {"install_trust": false}}}
+	}
+}`, p.Admin, p.HTTP, p.HTTP, up.Addr())
+	tester := testgw.StartJSON(t, testgw.SlotRoot, cfg)
+	msg, _ := tester.Stream(userParams(true))
+	if len(msg.Content) != 3 || msg.Content[1].Type != "text" || msg.Content[1].Text != seed000Thinking {
+		t.Fatalf("content: %+v", msg.Content)
+	}
+}

@@ -34,7 +34,7 @@ const DemoText = "I need to answer the user's question about the first three let
 // an Anthropic-format upstream would, so the gateway in front of it has tags
 // to split. It is not meant for production.
 type DemoUpstream struct {
-	// ChunkSize is the number of text bytes per delta (default 8).
+	// ChunkSize is the number of text bytes per delta (default 16).
 	ChunkSize int `json:"chunk_size,omitempty"`
 	// Delay is the pause between deltas (default 20ms).
 	Delay caddy.Duration `json:"delay,omitempty"`
@@ -51,7 +51,7 @@ func (DemoUpstream) CaddyModule() caddy.ModuleInfo {
 // Provision sets defaults.
 func (d *DemoUpstream) Provision(caddy.Context) error {
 	if d.ChunkSize <= 0 {
-		d.ChunkSize = 8
+		d.ChunkSize = 16
 	}
 	if d.Delay == 0 {
 		d.Delay = caddy.Duration(20 * time.Millisecond)

@@ -110,6 +110,23 @@ func StartConfig(t testing.TB, slot int, caddyfile string) *Gateway {
 	return &Gateway{T: t, Tester: tester, Ports: p, URL: fmt.Sprintf("http://localhost:%d", p.HTTP)}
 }
 
+// StartJSON loads a whole JSON config (admin on the slot's admin port, a
+// server on its HTTP port).
+func StartJSON(t testing.TB, slot int, config string) *Gateway {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("integration test: skipped under -short")
+	}
+	p := PortsFor(slot)
+	tester := caddytest.NewTester(t).WithDefaultOverrides(caddytest.Config{
+		AdminPort:          p.Admin,
+		TestRequestTimeout: 30 * time.Second,
+		LoadRequestTimeout: 10 * time.Second,
+	})
+	tester.InitServer(config, "json")
+	return &Gateway{T: t, Tester: tester, Ports: p, URL: fmt.Sprintf("http://localhost:%d", p.HTTP)}
+}
+
 // LoadError loads a config that must fail, returning Caddy's error text.
 func LoadError(t testing.TB, slot int, caddyfile string) string {
 	t.Helper()
