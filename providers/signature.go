@@ -48,6 +48,9 @@ type BlockMAC struct {
 	h   hash.Hash
 	n   uint64
 	sum []byte
+	// tail holds len(thinking) and origin; a field, since a local array
+	// passed to hash.Hash.Write would escape and allocate per block.
+	tail [9]byte
 }
 
 // NewBlockMAC returns an accumulator for this signer.
@@ -63,10 +66,9 @@ func (m *BlockMAC) Write(p []byte) { m.h.Write(p); m.n += uint64(len(p)) }
 
 // AppendSignature appends the envelope for the block written so far.
 func (m *BlockMAC) AppendSignature(dst []byte, origin Origin, foreign []byte) []byte {
-	var n [9]byte
-	binary.BigEndian.PutUint64(n[:8], m.n)
-	n[8] = byte(origin)
-	m.h.Write(n[:])
+	binary.BigEndian.PutUint64(m.tail[:8], m.n)
+	m.tail[8] = byte(origin)
+	m.h.Write(m.tail[:])
 	m.h.Write(foreign)
 	m.sum = m.h.Sum(m.sum[:0])
 	dst = append(dst, sigPrefix...)

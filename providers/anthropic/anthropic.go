@@ -7,6 +7,7 @@
 package anthropic
 
 import (
+	"bytes"
 	"encoding/json"
 	"mime"
 	"net/http"
@@ -43,7 +44,10 @@ func (p *Provider) Rewrite(x *providers.Exchange, out *providers.Outbound) error
 }
 
 // SetAuth puts the upstream credential in place of the client's when key is
-// set; otherwise the client's own key goes through.
+// set: x-api-key carries it, and a client's Authorization (an OAuth or
+// gateway bearer token) is removed so that Anthropic sees one credential.
+// Without a key the client's own x-api-key or Authorization goes through
+// untouched.
 func SetAuth(h http.Header, key string) {
 	if key == "" {
 		return
@@ -54,9 +58,10 @@ func SetAuth(h http.Header, key string) {
 
 // RewriteBody returns the client's body with the upstream model name and with
 // history thinking blocks the gateway signed turned back into what an
-// Anthropic upstream accepts: tag-derived ones become <thinking> text at the
-// start of the turn, foreign ones are dropped. An untouched request is
-// forwarded byte for byte.
+// Anthropic upstream accepts: tag-derived ones become <thinking> text where
+// they stood, foreign ones are dropped, and an assistant turn left with no
+// content is dropped with them (Anthropic rejects empty messages). An
+// untouched request is forwarded byte for byte.
 func RewriteBody(x *providers.Exchange) ([]byte, error) {
 	req := x.Request
 	changed := false
@@ -66,8 +71,9 @@ func RewriteBody(x *providers.Exchange) ([]byte, error) {
 		}
 		changed = true
 	}
-	if histChanged := unsignHistory(x.Settings, req.Messages); histChanged {
-		if err := req.SetField("messages", req.Messages); err != nil {
+	if msgs, histChanged := unsignHistory(x.Settings, req.Messages); histChanged {
+		req.Messages = msgs
+		if err := req.SetField("messages", msgs); err != nil {
 			return nil, err
 		}
 		changed = true
@@ -78,39 +84,54 @@ func RewriteBody(x *providers.Exchange) ([]byte, error) {
 	return req.MarshalFields()
 }
 
-func unsignHistory(s *providers.Settings, msgs []providers.Message) bool {
-	changed := false
-	for i := range msgs {
-		m := &msgs[i]
-		if m.Role != "assistant" {
+// unsignHistory rewrites the assistant turns that hold gateway-signed
+// thinking. Each such block is replaced in place, so the turn reads as the
+// model wrote it: text before the span, the span in its tags, text after.
+func unsignHistory(s *providers.Settings, msgs []providers.Message) ([]providers.Message, bool) {
+	var out []providers.Message // nil until the first change
+	for i, m := range msgs {
+		blocks, touched := unsignBlocks(s, m)
+		if !touched {
+			if out != nil {
+				out = append(out, m)
+			}
 			continue
 		}
-		var tags []byte
-		kept := m.Content.Blocks[:0:0]
-		touched := false
-		for _, b := range m.Content.Blocks {
-			origin, _, ok := s.ThinkingOrigin(b)
-			if !ok {
+		if out == nil {
+			out = append(make([]providers.Message, 0, len(msgs)), msgs[:i]...)
+		}
+		if len(blocks) == 0 {
+			continue
+		}
+		m.Content = providers.Content{Blocks: blocks, Present: true}
+		out = append(out, m)
+	}
+	return out, out != nil
+}
+
+func unsignBlocks(s *providers.Settings, m providers.Message) ([]providers.Block, bool) {
+	if m.Role != "assistant" {
+		return nil, false
+	}
+	var kept []providers.Block
+	touched := false
+	for i, b := range m.Content.Blocks {
+		origin, _, ok := s.ThinkingOrigin(b)
+		if !ok {
+			if touched {
 				kept = append(kept, b)
-				continue
 			}
-			touched = true
-			if origin == providers.OriginTags {
-				tags = append(tags, "<thinking>"...)
-				tags = append(tags, b.Thinking...)
-				tags = append(tags, "</thinking>"...)
-			}
+			continue
 		}
 		if !touched {
-			continue
+			touched = true
+			kept = append(make([]providers.Block, 0, len(m.Content.Blocks)), m.Content.Blocks[:i]...)
 		}
-		changed = true
-		if len(tags) > 0 {
-			kept = append([]providers.Block{{Type: "text", Text: string(tags)}}, kept...)
+		if origin == providers.OriginTags {
+			kept = append(kept, providers.Block{Type: "text", Text: "<thinking>" + b.Thinking + "</thinking>"})
 		}
-		m.Content = providers.Content{Blocks: kept, Present: true}
 	}
-	return changed
+	return kept, touched
 }
 
 // TranslatesResponse: only split_tags changes an Anthropic response.
@@ -179,7 +200,62 @@ func (s *SplitStream) flushText() {
 	}
 }
 
+// textDeltaPrefix and textDeltaMiddle frame the text of a text_delta event
+// as Anthropic writes it. Nearly every event of a long answer is one, so
+// they are recognised without a general JSON parse.
+var (
+	textDeltaPrefix = []byte(`{"type":"content_block_delta","index":`)
+	textDeltaMiddle = []byte(`,"delta":{"type":"text_delta","text":"`)
+)
+
+// fastTextDelta returns the raw (still escaped) text of a text_delta event
+// in Anthropic's canonical form; ok is false for anything else, which then
+// takes the general path.
+func fastTextDelta(data []byte) (raw []byte, ok bool) {
+	if !bytes.HasPrefix(data, textDeltaPrefix) {
+		return nil, false
+	}
+	rest := data[len(textDeltaPrefix):]
+	i := 0
+	for i < len(rest) && rest[i] >= '0' && rest[i] <= '9' {
+		i++
+	}
+	if i == 0 || !bytes.HasPrefix(rest[i:], textDeltaMiddle) {
+		return nil, false
+	}
+	rest = rest[i+len(textDeltaMiddle):]
+	// The string ends at the first quote not escaped by an odd run of backslashes.
+	for j := 0; ; {
+		q := bytes.IndexByte(rest[j:], '"')
+		if q < 0 {
+			return nil, false
+		}
+		q += j
+		bs := 0
+		for k := q - 1; k >= 0 && rest[k] == '\\'; k-- {
+			bs++
+		}
+		if bs%2 == 0 {
+			if string(rest[q:]) != `"}}` {
+				return nil, false
+			}
+			return rest[:q], true
+		}
+		j = q + 1
+	}
+}
+
 func (s *SplitStream) event(name, data []byte) error {
+	if s.inText && string(name) == "content_block_delta" {
+		if raw, ok := fastTextDelta(data); ok {
+			t, err := s.unescape(raw)
+			if err != nil {
+				return malformed("bad string in text_delta")
+			}
+			s.parser.Write(t)
+			return nil
+		}
+	}
 	if len(name) == 0 {
 		// Anthropic always names events; fall back to the payload's type.
 		name, _ = rawString(data, "type")
@@ -261,27 +337,21 @@ func (s *SplitStream) unescaped(data []byte, key string) ([]byte, error) {
 	if err != nil || typ != jsonparser.String {
 		return nil, errNotString
 	}
-	s.scratch, err = unescapeInto(s.scratch, v)
-	return s.scratch, err
+	return s.unescape(v)
+}
+
+// unescape decodes a raw JSON string body; without escapes it is v itself.
+func (s *SplitStream) unescape(v []byte) ([]byte, error) {
+	if cap(s.scratch) < len(v) {
+		s.scratch = make([]byte, len(v), 2*len(v))
+	}
+	return jsonparser.Unescape(v, s.scratch[:len(v)])
 }
 
 var errNotString = malformed("expected a string")
 
 func malformed(msg string) *providers.Error {
 	return providers.APIError(http.StatusBadGateway, "malformed upstream event: "+msg)
-}
-
-// unescapeInto decodes a raw JSON string body into buf without allocating
-// when buf is large enough.
-func unescapeInto(buf, raw []byte) ([]byte, error) {
-	if cap(buf) < len(raw) {
-		buf = make([]byte, len(raw), 2*len(raw))
-	}
-	out, err := jsonparser.Unescape(raw, buf[:len(raw)])
-	if err != nil {
-		return buf[:0], err
-	}
-	return out, nil
 }
 
 func rawString(data []byte, key ...string) ([]byte, error) {

@@ -1,0 +1,485 @@
+// Command bench measures thinkgate against plain Caddy reverse_proxy on the
+// same long thinking stream, on this machine, in one run:
+//
+//	go run ./bench
+//
+// It builds Caddy with thinkgate (./cmd/caddy), starts it as its own process
+// with three sites — plain reverse_proxy, `thinkgate anthropic` with
+// split_tags, `thinkgate openai` — in front of an upstream served by this
+// process that streams the same several-MB response in Anthropic and in
+// OpenAI format, and prints for each path: throughput, CPU seconds of the
+// Caddy process per MB of upstream, time to first byte p50/p99 over
+// concurrent streams, and resident memory per idle stream, each with its
+// ratio to plain reverse_proxy.
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+var (
+	textMB      = flag.Float64("mb", 4, "MB of model text per stream")
+	rounds      = flag.Int("rounds", 5, "streams per throughput measurement")
+	ttfbStreams = flag.Int("ttfb-streams", 200, "concurrent streams for time to first byte")
+	idleStreams = flag.Int("idle-streams", 10000, "concurrent idle streams for the memory figure")
+	caddyBin    = flag.String("caddy", "", "Caddy binary with thinkgate (default: build ./cmd/caddy)")
+	withOpenAI  = flag.Bool("openai", true, "measure the thinkgate openai path too")
+)
+
+const (
+	upstreamPort = 19100
+	plainPort    = 19101
+	anthroPort   = 19102
+	openaiPort   = 19103
+	adminPort    = 19119
+)
+
+func main() {
+	flag.Parse()
+	log.SetFlags(0)
+	raiseFileLimit()
+
+	text := modelText(int(*textMB * (1 << 20)))
+	anthropicBody := anthropicStream(text)
+	openaiBody := openaiStream(text)
+	up := startUpstream(anthropicBody, openaiBody)
+	defer up.Close()
+
+	bin := *caddyBin
+	if bin == "" {
+		bin = buildCaddy()
+	}
+	caddy := startCaddy(bin)
+	defer func() { _ = caddy.Process.Kill(); _, _ = caddy.Process.Wait() }()
+
+	fmt.Printf("thinkgate benchmark — %s, %d CPUs, %s\n", cpuModel(), numCPU(), goVersion())
+	fmt.Printf("stream: %.1f MB of model text (frames of 8–64 bytes, a <thinking> span every few hundred bytes) = %.1f MB Anthropic SSE, %.1f MB OpenAI SSE\n\n",
+		float64(len(text))/1e6, float64(len(anthropicBody))/1e6, float64(len(openaiBody))/1e6)
+
+	paths := []struct {
+		name     string
+		port     int
+		upstream int // bytes of upstream body per stream
+	}{
+		{"reverse_proxy (plain)", plainPort, len(anthropicBody)},
+		{"thinkgate anthropic split_tags", anthroPort, len(anthropicBody)},
+		{"thinkgate openai", openaiPort, len(openaiBody)},
+	}
+	if !*withOpenAI {
+		paths = paths[:2]
+	}
+	type result struct {
+		mbps, cpuPerMB, p50, p99, idleKiB float64
+	}
+	results := make([]result, len(paths))
+	for i, p := range paths {
+		warm(p.port)
+		mbps, cpu := throughput(caddy.Process.Pid, p.port, p.upstream)
+		p50, p99 := ttfb(p.port)
+		idle := idleMemory(caddy.Process.Pid, p.port)
+		results[i] = result{mbps, cpu, p50, p99, idle}
+	}
+	base := results[0]
+	fmt.Printf("%-32s %14s %16s %14s %14s %16s\n", "path", "MB/s to client", "CPU s / MB up", "TTFB p50", "TTFB p99", "KiB / idle stream")
+	for i, p := range paths {
+		r := results[i]
+		fmt.Printf("%-32s %8.1f (%.2fx) %9.4f (%.2fx) %8.2fms %13.2fms %8.1f (%.2fx)\n", p.name,
+			r.mbps, r.mbps/base.mbps, r.cpuPerMB, r.cpuPerMB/base.cpuPerMB, r.p50, r.p99, r.idleKiB, r.idleKiB/base.idleKiB)
+		if i > 0 {
+			fmt.Printf("%-32s %14s %16s %+8.3fms %+12.3fms\n", "", "", "added TTFB:", r.p50-base.p50, r.p99-base.p99)
+		}
+	}
+}
+
+// modelText is a long answer with a thinking span every few hundred bytes.
+func modelText(n int) string {
+	rng := rand.New(rand.NewPCG(1, 2))
+	words := strings.Fields("the model reasons about a question and writes an answer with code, lists, numbers 42 and 3.14, " +
+		"unicode like café, naïve, 你好 and emoji 🎯 so that every byte path of the parser and the JSON writer is exercised")
+	var b strings.Builder
+	for b.Len() < n {
+		b.WriteString("<thinking>")
+		for k := 100 + rng.IntN(200); k > 0; {
+			w := words[rng.IntN(len(words))] + " "
+			b.WriteString(w)
+			k -= len(w)
+		}
+		b.WriteString("</thinking>")
+		for k := 200 + rng.IntN(300); k > 0; {
+			w := words[rng.IntN(len(words))] + " "
+			b.WriteString(w)
+			k -= len(w)
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// frames splits text into pieces of 8–64 bytes on rune boundaries.
+func frames(text string) []string {
+	rng := rand.New(rand.NewPCG(3, 4))
+	var out []string
+	for len(text) > 0 {
+		n := min(8+rng.IntN(57), len(text))
+		for n < len(text) && text[n]&0xC0 == 0x80 {
+			n++
+		}
+		out = append(out, text[:n])
+		text = text[n:]
+	}
+	return out
+}
+
+func anthropicStream(text string) []byte {
+	var b bytes.Buffer
+	b.WriteString("event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_bench\",\"type\":\"message\",\"role\":\"assistant\",\"model\":\"bench\",\"content\":[],\"stop_reason\":null,\"stop_sequence\":null,\"usage\":{\"input_tokens\":10,\"output_tokens\":1}}}\n\n")
+	b.WriteString("event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n")
+	for _, f := range frames(text) {
+		j, _ := json.Marshal(f)
+		fmt.Fprintf(&b, "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":%s}}\n\n", j)
+	}
+	b.WriteString("event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\n")
+	b.WriteString("event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\",\"stop_sequence\":null},\"usage\":{\"output_tokens\":1000}}\n\n")
+	b.WriteString("event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n")
+	return b.Bytes()
+}
+
+func openaiStream(text string) []byte {
+	var b bytes.Buffer
+	b.WriteString(`data: {"id":"chatcmpl-bench","object":"chat.completion.chunk","created":1,"model":"bench","choices":[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}]}` + "\n\n")
+	for _, f := range frames(text) {
+		j, _ := json.Marshal(f)
+		fmt.Fprintf(&b, `data: {"id":"chatcmpl-bench","object":"chat.completion.chunk","created":1,"model":"bench","choices":[{"index":0,"delta":{"content":%s},"finish_reason":null}]}`+"\n\n", j)
+	}
+	b.WriteString(`data: {"id":"chatcmpl-bench","object":"chat.completion.chunk","created":1,"model":"bench","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}` + "\n\n")
+	b.WriteString(`data: {"id":"chatcmpl-bench","object":"chat.completion.chunk","created":1,"model":"bench","choices":[],"usage":{"prompt_tokens":10,"completion_tokens":1000,"total_tokens":1010}}` + "\n\n")
+	b.WriteString("data: [DONE]\n\n")
+	return b.Bytes()
+}
+
+// idleGate holds idle streams open until released.
+var idleGate = struct {
+	sync.Mutex
+	ch chan struct{}
+}{ch: make(chan struct{})}
+
+func releaseIdle() {
+	idleGate.Lock()
+	close(idleGate.ch)
+	idleGate.ch = make(chan struct{})
+	idleGate.Unlock()
+}
+
+func startUpstream(anthropicBody, openaiBody []byte) *http.Server {
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		body := anthropicBody
+		if strings.HasSuffix(r.URL.Path, "/chat/completions") {
+			body = openaiBody
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		rc := http.NewResponseController(w)
+		if r.Header.Get("X-Bench-Idle") != "" {
+			// The first frames, then silence until released.
+			cut := bytes.Index(body[300:], []byte("\n\n")) + 302
+			_, _ = w.Write(body[:cut])
+			_ = rc.Flush()
+			idleGate.Lock()
+			ch := idleGate.ch
+			idleGate.Unlock()
+			select {
+			case <-ch:
+			case <-r.Context().Done():
+			}
+			return
+		}
+		for len(body) > 0 {
+			n := min(16<<10, len(body))
+			if _, err := w.Write(body[:n]); err != nil {
+				return
+			}
+			_ = rc.Flush()
+			body = body[n:]
+		}
+	})
+	srv := &http.Server{Addr: fmt.Sprintf("127.0.0.1:%d", upstreamPort), Handler: h}
+	ln, err := net.Listen("tcp", srv.Addr)
+	if err != nil {
+		log.Fatal(err)
+	}
+	go func() { _ = srv.Serve(ln) }()
+	return srv
+}
+
+func buildCaddy() string {
+	dir, err := os.MkdirTemp("", "thinkgate-bench")
+	if err != nil {
+		log.Fatal(err)
+	}
+	bin := filepath.Join(dir, "caddy")
+	cmd := exec.Command("go", "build", "-o", bin, "./cmd/caddy")
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	if err := cmd.Run(); err != nil {
+		log.Fatalf("building caddy: %v", err)
+	}
+	return bin
+}
+
+func startCaddy(bin string) *exec.Cmd {
+	cfg := fmt.Sprintf(`{
+	admin localhost:%[1]d
+	auto_https off
+	log default {
+		level ERROR
+	}
+}
+http://:%[2]d {
+	reverse_proxy 127.0.0.1:%[5]d {
+		transport http {
+			keepalive_idle_conns_per_host 1024
+		}
+	}
+}
+http://:%[3]d {
+	thinkgate anthropic {
+		split_tags
+		keepalive off
+	}
+	reverse_proxy 127.0.0.1:%[5]d {
+		transport http {
+			keepalive_idle_conns_per_host 1024
+		}
+	}
+}
+%[6]shttp://:%[4]d {
+	thinkgate openai {
+		keepalive off
+	}
+	reverse_proxy 127.0.0.1:%[5]d {
+		transport http {
+			keepalive_idle_conns_per_host 1024
+		}
+	}
+}
+%[7]s`, adminPort, plainPort, anthroPort, openaiPort, upstreamPort, map[bool]string{true: "", false: "(openai_disabled) {\n"}[*withOpenAI], map[bool]string{true: "", false: "}\n"}[*withOpenAI])
+	f, err := os.CreateTemp("", "bench-*.caddyfile")
+	if err != nil {
+		log.Fatal(err)
+	}
+	_, _ = f.WriteString(cfg)
+	f.Close()
+	cmd := exec.Command(bin, "run", "--config", f.Name(), "--adapter", "caddyfile")
+	cmd.Stderr = os.Stderr
+	cmd.Env = append(os.Environ(), "GOMAXPROCS="+strconv.Itoa(numCPU()))
+	if err := cmd.Start(); err != nil {
+		log.Fatal(err)
+	}
+	for i := 0; i < 100; i++ {
+		if c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", anthroPort)); err == nil {
+			c.Close()
+			return cmd
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	log.Fatal("caddy did not start")
+	return nil
+}
+
+var client = &http.Client{Transport: &http.Transport{
+	MaxIdleConnsPerHost: 20000,
+	DisableCompression:  true,
+}}
+
+func request(port int, idle bool) *http.Request {
+	body := `{"model":"bench","max_tokens":4096,"stream":true,"messages":[{"role":"user","content":"go"}]}`
+	req, _ := http.NewRequest("POST", fmt.Sprintf("http://127.0.0.1:%d/v1/messages", port), strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	if idle {
+		req.Header.Set("X-Bench-Idle", "1")
+	}
+	return req
+}
+
+func warm(port int) {
+	for i := 0; i < 2; i++ {
+		res, err := client.Do(request(port, false))
+		if err != nil {
+			log.Fatal(err)
+		}
+		_, _ = io.Copy(io.Discard, res.Body)
+		res.Body.Close()
+	}
+}
+
+// throughput streams the whole response rounds times, sequentially, and
+// returns MB/s of SSE received and Caddy CPU seconds per MB of upstream.
+func throughput(pid, port, upstreamBytes int) (mbps, cpuPerMB float64) {
+	cpu0 := cpuSeconds(pid)
+	start := time.Now()
+	var received int64
+	for i := 0; i < *rounds; i++ {
+		res, err := client.Do(request(port, false))
+		if err != nil {
+			log.Fatal(err)
+		}
+		n, err := io.Copy(io.Discard, res.Body)
+		res.Body.Close()
+		if err != nil {
+			log.Fatal(err)
+		}
+		received += n
+	}
+	elapsed := time.Since(start).Seconds()
+	cpu := cpuSeconds(pid) - cpu0
+	return float64(received) / 1e6 / elapsed, cpu / (float64(upstreamBytes) * float64(*rounds) / 1e6)
+}
+
+// ttfb opens ttfbStreams streams at once and returns the p50 and p99 time
+// from sending the request to the first byte of the response body, in ms.
+func ttfb(port int) (p50, p99 float64) {
+	var mu sync.Mutex
+	var times []float64
+	var wg sync.WaitGroup
+	for i := 0; i < *ttfbStreams; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			start := time.Now()
+			res, err := client.Do(request(port, true))
+			if err != nil {
+				log.Fatal(err)
+			}
+			br := bufio.NewReader(res.Body)
+			if _, err := br.ReadByte(); err != nil {
+				log.Fatal(err)
+			}
+			d := time.Since(start)
+			mu.Lock()
+			times = append(times, float64(d.Microseconds())/1000)
+			mu.Unlock()
+			go func() { _, _ = io.Copy(io.Discard, res.Body); res.Body.Close() }()
+		}()
+	}
+	wg.Wait()
+	releaseIdle()
+	sort.Float64s(times)
+	return times[len(times)/2], times[len(times)*99/100]
+}
+
+// idleMemory opens idleStreams streams that go silent after their first
+// frames and returns the growth of Caddy's resident memory per stream, KiB.
+func idleMemory(pid, port int) float64 {
+	client.CloseIdleConnections()
+	time.Sleep(300 * time.Millisecond)
+	before := rssKiB(pid)
+	var wg sync.WaitGroup
+	bodies := make([]io.ReadCloser, *idleStreams)
+	sem := make(chan struct{}, 256)
+	for i := range bodies {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			res, err := client.Do(request(port, true))
+			if err != nil {
+				log.Fatalf("idle stream %d: %v", i, err)
+			}
+			if _, err := bufio.NewReader(res.Body).ReadByte(); err != nil {
+				log.Fatal(err)
+			}
+			bodies[i] = res.Body
+		}()
+	}
+	wg.Wait()
+	time.Sleep(500 * time.Millisecond)
+	after := rssKiB(pid)
+	releaseIdle()
+	for _, b := range bodies {
+		_, _ = io.Copy(io.Discard, b)
+		b.Close()
+	}
+	client.CloseIdleConnections()
+	return float64(after-before) / float64(*idleStreams)
+}
+
+func cpuSeconds(pid int) float64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		log.Fatal(err)
+	}
+	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+2:]))
+	utime, _ := strconv.ParseFloat(f[11], 64)
+	stime, _ := strconv.ParseFloat(f[12], 64)
+	return (utime + stime) / 100 // USER_HZ
+}
+
+func rssKiB(pid int) int64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(line, "VmRSS:") {
+			n, _ := strconv.ParseInt(strings.Fields(line)[1], 10, 64)
+			return n
+		}
+	}
+	return 0
+}
+
+func raiseFileLimit() {
+	lim := syscall.Rlimit{Cur: 65536, Max: 65536}
+	var cur syscall.Rlimit
+	_ = syscall.Getrlimit(syscall.RLIMIT_NOFILE, &cur)
+	if cur.Max >= lim.Max {
+		lim.Max = cur.Max
+	}
+	if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
+		log.Printf("raising the open-file limit: %v (idle-stream figure may fail)", err)
+	}
+}
+
+func cpuModel() string {
+	b, _ := os.ReadFile("/proc/cpuinfo")
+	for _, line := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(line, "model name") {
+			return strings.TrimSpace(line[strings.IndexByte(line, ':')+1:])
+		}
+	}
+	return "unknown CPU"
+}
+
+func numCPU() int {
+	n := 0
+	b, _ := os.ReadFile("/proc/cpuinfo")
+	for _, line := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(line, "processor") {
+			n++
+		}
+	}
+	return n
+}
+
+func goVersion() string {
+	out, _ := exec.Command("go", "env", "GOVERSION").Output()
+	return strings.TrimSpace(string(out))
+}
