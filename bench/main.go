@@ -67,8 +67,6 @@ func main() {
 	if bin == "" {
 		bin = buildCaddy()
 	}
-	caddy := startCaddy(bin)
-	defer func() { _ = caddy.Process.Kill(); _, _ = caddy.Process.Wait() }()
 
 	fmt.Printf("thinkgate benchmark — %s, %d CPUs, %s\n", cpuModel(), numCPU(), goVersion())
 	fmt.Printf("stream: %.1f MB of model text (frames of 8–64 bytes, a <thinking> span every few hundred bytes) = %.1f MB Anthropic SSE, %.1f MB OpenAI SSE\n\n",
@@ -91,11 +89,16 @@ func main() {
 	}
 	results := make([]result, len(paths))
 	for i, p := range paths {
+		// A fresh Caddy per path, so that no path inherits another's heap.
+		caddy := startCaddy(bin)
 		warm(p.port)
 		mbps, cpu := throughput(caddy.Process.Pid, p.port, p.upstream)
 		p50, p99 := ttfb(p.port)
 		idle := idleMemory(caddy.Process.Pid, p.port)
 		results[i] = result{mbps, cpu, p50, p99, idle}
+		_ = caddy.Process.Kill()
+		_, _ = caddy.Process.Wait()
+		client.CloseIdleConnections()
 	}
 	base := results[0]
 	fmt.Printf("%-32s %14s %16s %14s %14s %16s\n", "path", "MB/s to client", "CPU s / MB up", "TTFB p50", "TTFB p99", "KiB / idle stream")
@@ -220,7 +223,13 @@ func startUpstream(anthropicBody, openaiBody []byte) *http.Server {
 			body = body[n:]
 		}
 	})
-	srv := &http.Server{Addr: fmt.Sprintf("127.0.0.1:%d", upstreamPort), Handler: h}
+	// h2c lets Caddy carry 10,000 idle streams over a few upstream
+	// connections: one connection per stream would need more file
+	// descriptors than this machine allows a process.
+	srv := &http.Server{Addr: fmt.Sprintf("127.0.0.1:%d", upstreamPort), Handler: h, Protocols: new(http.Protocols),
+		HTTP2: &http.HTTP2Config{MaxConcurrentStreams: 1000}}
+	srv.Protocols.SetHTTP1(true)
+	srv.Protocols.SetUnencryptedHTTP2(true)
 	ln, err := net.Listen("tcp", srv.Addr)
 	if err != nil {
 		log.Fatal(err)
@@ -254,7 +263,7 @@ func startCaddy(bin string) *exec.Cmd {
 http://:%[2]d {
 	reverse_proxy 127.0.0.1:%[5]d {
 		transport http {
-			keepalive_idle_conns_per_host 1024
+			versions h2c
 		}
 	}
 }
@@ -265,7 +274,7 @@ http://:%[3]d {
 	}
 	reverse_proxy 127.0.0.1:%[5]d {
 		transport http {
-			keepalive_idle_conns_per_host 1024
+			versions h2c
 		}
 	}
 }
@@ -275,7 +284,7 @@ http://:%[3]d {
 	}
 	reverse_proxy 127.0.0.1:%[5]d {
 		transport http {
-			keepalive_idle_conns_per_host 1024
+			versions h2c
 		}
 	}
 }
@@ -352,34 +361,33 @@ func throughput(pid, port, upstreamBytes int) (mbps, cpuPerMB float64) {
 	return float64(received) / 1e6 / elapsed, cpu / (float64(upstreamBytes) * float64(*rounds) / 1e6)
 }
 
-// ttfb opens ttfbStreams streams at once and returns the p50 and p99 time
-// from sending the request to the first byte of the response body, in ms.
+// ttfb opens ttfbStreams streams one after another, keeping each open (idle
+// after its first frames) while the next is measured, so the last ones are
+// measured with that many streams in flight; it returns the p50 and p99 of
+// the time from sending a request to the first byte of its body, in ms.
 func ttfb(port int) (p50, p99 float64) {
-	var mu sync.Mutex
-	var times []float64
-	var wg sync.WaitGroup
+	times := make([]float64, 0, *ttfbStreams)
+	bodies := make([]io.ReadCloser, 0, *ttfbStreams)
 	for i := 0; i < *ttfbStreams; i++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			start := time.Now()
-			res, err := client.Do(request(port, true))
-			if err != nil {
-				log.Fatal(err)
-			}
-			br := bufio.NewReader(res.Body)
-			if _, err := br.ReadByte(); err != nil {
-				log.Fatal(err)
-			}
-			d := time.Since(start)
-			mu.Lock()
-			times = append(times, float64(d.Microseconds())/1000)
-			mu.Unlock()
-			go func() { _, _ = io.Copy(io.Discard, res.Body); res.Body.Close() }()
-		}()
+		start := time.Now()
+		res, err := client.Do(request(port, true))
+		if err != nil {
+			log.Fatal(err)
+		}
+		if _, err := bufio.NewReader(res.Body).ReadByte(); err != nil {
+			log.Fatal(err)
+		}
+		times = append(times, float64(time.Since(start).Microseconds())/1000)
+		if os.Getenv("BENCH_DEBUG") != "" && times[len(times)-1] > 50 {
+			log.Printf("slow first byte: stream %d took %.1fms", i, times[len(times)-1])
+		}
+		bodies = append(bodies, res.Body)
 	}
-	wg.Wait()
 	releaseIdle()
+	for _, b := range bodies {
+		_, _ = io.Copy(io.Discard, b)
+		b.Close()
+	}
 	sort.Float64s(times)
 	return times[len(times)/2], times[len(times)*99/100]
 }
