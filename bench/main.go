@@ -42,6 +42,7 @@ var (
 	idleStreams = flag.Int("idle-streams", 10000, "concurrent idle streams for the memory figure")
 	caddyBin    = flag.String("caddy", "", "Caddy binary with thinkgate (default: build ./cmd/caddy)")
 	withOpenAI  = flag.Bool("openai", true, "measure the thinkgate openai path too")
+	profileDir  = flag.String("cpuprofile", "", "write a CPU profile of Caddy during each throughput run into this directory")
 )
 
 const (
@@ -92,7 +93,9 @@ func main() {
 		// A fresh Caddy per path, so that no path inherits another's heap.
 		caddy := startCaddy(bin)
 		warm(p.port)
+		stopProfile := startProfile(i)
 		mbps, cpu := throughput(caddy.Process.Pid, p.port, p.upstream)
+		stopProfile()
 		p50, p99 := ttfb(p.port)
 		idle := idleMemory(caddy.Process.Pid, p.port)
 		results[i] = result{mbps, cpu, p50, p99, idle}
@@ -336,6 +339,33 @@ func warm(port int) {
 		_, _ = io.Copy(io.Discard, res.Body)
 		res.Body.Close()
 	}
+}
+
+// startProfile records a CPU profile of Caddy (through its admin pprof
+// endpoint) until the returned function is called.
+func startProfile(path int) func() {
+	if *profileDir == "" {
+		return func() {}
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		res, err := http.Get(fmt.Sprintf("http://localhost:%d/debug/pprof/profile?seconds=4", adminPort))
+		if err != nil {
+			log.Printf("profile: %v", err)
+			return
+		}
+		defer res.Body.Close()
+		_ = os.MkdirAll(*profileDir, 0o755)
+		f, err := os.Create(filepath.Join(*profileDir, fmt.Sprintf("path%d.prof", path)))
+		if err != nil {
+			log.Printf("profile: %v", err)
+			return
+		}
+		defer f.Close()
+		_, _ = io.Copy(f, res.Body)
+	}()
+	return func() { <-done }
 }
 
 // throughput streams the whole response rounds times, sequentially, and
