@@ -103,6 +103,11 @@ func (rw *responseWriter) serve(r *http.Request, next caddyhttp.Handler) (err er
 func (rw *responseWriter) WriteHeader(status int) {
 	rw.mu.Lock()
 	defer rw.mu.Unlock()
+	if rw.mode == modePassthrough && status >= 300 && !rw.committed {
+		if et, ok := rw.h.provider.(providers.ErrorTranslator); ok && et.TranslatesErrors(rw.x) {
+			rw.mode = modeUndecided // map the error like a translating provider
+		}
+	}
 	if rw.mode == modePassthrough {
 		if status >= 200 {
 			rw.status = status

@@ -271,6 +271,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	out := &providers.Outbound{Path: r.URL.Path, RawQuery: r.URL.RawQuery, Header: r.Header}
 	// The gateway must read the upstream's bytes, not a compressed form of them.
 	r.Header.Del("Accept-Encoding")
+	// Upstreams take JSON unless the provider says otherwise.
+	r.Header.Set("Content-Type", "application/json")
 	if err := h.provider.Rewrite(x, out); err != nil {
 		return fail(providers.AsError(err))
 	}
@@ -327,7 +329,6 @@ func setBody(r *http.Request, out *providers.Outbound) {
 	r.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
 	r.ContentLength = int64(len(body))
 	r.Header.Set("Content-Length", fmt.Sprint(len(body)))
-	r.Header.Set("Content-Type", "application/json")
 	r.TransferEncoding = nil
 	if out.Path != r.URL.Path {
 		r.URL.Path, r.URL.RawPath = out.Path, ""

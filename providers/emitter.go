@@ -3,6 +3,7 @@ package providers
 import (
 	"encoding/json"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/thinkgate/thinkgate/thinkparse"
 )
@@ -80,11 +81,12 @@ type Emitter struct {
 	ThinkingBlocks int
 	Blocks         int
 	scratch        []byte
+	valid          []byte // a thinking delta with invalid UTF-8 replaced
 }
 
 // NewEmitter returns a streaming emitter. signer may be nil (no signatures).
 func NewEmitter(form BlockForm, signer *Signer) *Emitter {
-	e := &Emitter{form: form, Buf: make([]byte, 0, 4096)}
+	e := &Emitter{form: form, Buf: make([]byte, 0, 4096), origin: OriginTags}
 	if signer != nil {
 		e.mac = signer.NewBlockMAC()
 	}
@@ -123,7 +125,9 @@ func (e *Emitter) MessageStartRaw(data []byte) {
 		return
 	}
 	e.started = true
-	e.Buf = AppendSSE(e.Buf, "message_start", data)
+	if e.collect == nil {
+		e.Buf = AppendSSE(e.Buf, "message_start", data)
+	}
 }
 
 // Text appends answer text, opening a text block if none is open.
@@ -165,6 +169,12 @@ func (e *Emitter) ThinkingStart(m *thinkparse.Meta) {
 func (e *Emitter) Thinking(p []byte) {
 	if len(p) == 0 || e.finished {
 		return
+	}
+	if !utf8.Valid(p) {
+		// The client gets each invalid byte as U+FFFD; the signature must
+		// cover the text it will send back, and collect mode must hold it too.
+		e.valid = appendValidUTF8(e.valid[:0], p)
+		p = e.valid
 	}
 	kind := blockThinking
 	if e.form == FormText {
@@ -313,7 +323,9 @@ func (e *Emitter) MessageDeltaRaw(data []byte) {
 		return
 	}
 	e.closeOpen()
-	e.Buf = AppendSSE(e.Buf, "message_delta", data)
+	if e.collect == nil {
+		e.Buf = AppendSSE(e.Buf, "message_delta", data)
+	}
 }
 
 // MessageStop ends the stream.
@@ -360,6 +372,22 @@ func (e *Emitter) FailRaw(data []byte) {
 		return
 	}
 	e.Buf = AppendSSE(e.Buf, "error", data)
+}
+
+// appendValidUTF8 appends p with every byte that is not part of a valid
+// UTF-8 sequence replaced by U+FFFD, as AppendJSONString (and encoding/json)
+// replace them.
+func appendValidUTF8(dst, p []byte) []byte {
+	for len(p) > 0 {
+		r, size := utf8.DecodeRune(p)
+		if r == utf8.RuneError && size == 1 {
+			dst = append(dst, "\uFFFD"...)
+		} else {
+			dst = append(dst, p[:size]...)
+		}
+		p = p[size:]
+	}
+	return dst
 }
 
 func appendNullable(b []byte, s string) []byte {
@@ -444,6 +472,12 @@ func (e *Emitter) closeOpen() {
 		} else {
 			sig = e.signature
 		}
+	}
+	if kind == blockThinking || kind == blockThinkingText {
+		// An upstream's signature belongs to this block only: a thinking
+		// block opened later without ThinkingStart is the gateway's own.
+		// (sig may share e.signature's array; nothing appends to it here.)
+		e.origin, e.signature = OriginTags, e.signature[:0]
 	}
 	if e.collect != nil {
 		if sig != nil {

@@ -14,6 +14,9 @@ type Error struct {
 	Message string
 	// RetryAfter is copied to the Retry-After header when set.
 	RetryAfter string
+	// Raw, when set, is the body to send as it is: an upstream's own
+	// Anthropic error, kept whole (request_id and all).
+	Raw []byte
 }
 
 func (e *Error) Error() string { return e.Type + ": " + e.Message }
@@ -79,4 +82,9 @@ func AppendErrorJSON(dst []byte, typ, msg string) []byte {
 }
 
 // Body returns the error's JSON body.
-func (e *Error) Body() []byte { return AppendErrorJSON(nil, e.Type, e.Message) }
+func (e *Error) Body() []byte {
+	if e.Raw != nil {
+		return e.Raw
+	}
+	return AppendErrorJSON(nil, e.Type, e.Message)
+}

@@ -41,6 +41,13 @@ type Provider interface {
 	UpstreamError(x *Exchange, status int, header http.Header, body []byte) *Error
 }
 
+// ErrorTranslator is implemented by providers whose 2xx responses pass
+// through untouched (TranslatesResponse false) but whose upstream's error
+// responses still need mapping into Anthropic errors.
+type ErrorTranslator interface {
+	TranslatesErrors(x *Exchange) bool
+}
+
 // Stream translates one streamed upstream body.
 type Stream interface {
 	// Write takes upstream bytes as they arrive, split anywhere.
@@ -206,7 +213,11 @@ func DefaultUpstreamError(status int, header http.Header, body []byte) *Error {
 		if len(msg) > 512 {
 			msg = msg[:512]
 		}
-		e.Message = "upstream returned " + http.StatusText(status)
+		text := http.StatusText(status)
+		if text == "" {
+			text = "status " + itoa(status)
+		}
+		e.Message = "upstream returned " + text
 		if len(msg) > 0 {
 			e.Message += ": " + strings.ToValidUTF8(string(msg), "\uFFFD")
 		}

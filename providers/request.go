@@ -3,7 +3,9 @@ package providers
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"reflect"
 	"strconv"
 )
 
@@ -143,12 +145,24 @@ func (b Block) MarshalJSON() ([]byte, error) {
 	return json.Marshal(plain(b))
 }
 
-// Source is an image or document source.
+// Source is an image or document source. A search_result block's source is
+// a plain string (where the result came from); it decodes as Type "string"
+// with the value in URL.
 type Source struct {
-	Type      string `json:"type"` // base64, url, text
+	Type      string `json:"type"` // base64, url, text, file, string
 	MediaType string `json:"media_type,omitempty"`
 	Data      string `json:"data,omitempty"`
 	URL       string `json:"url,omitempty"`
+}
+
+// UnmarshalJSON accepts a source object or a string.
+func (s *Source) UnmarshalJSON(b []byte) error {
+	if t := bytes.TrimSpace(b); len(t) > 0 && t[0] == '"' {
+		*s = Source{Type: "string"}
+		return json.Unmarshal(t, &s.URL)
+	}
+	type plain Source
+	return json.Unmarshal(b, (*plain)(s))
 }
 
 // Tool is a tool definition. Raw keeps the definition as sent.
@@ -280,13 +294,31 @@ func ParseRequest(body []byte) (*Request, error) {
 	return r, nil
 }
 
+// jsonErrorText says what was wrong in JSON terms, not Go's.
 func jsonErrorText(err error) string {
 	var te *json.UnmarshalTypeError
-	if e, ok := err.(*json.UnmarshalTypeError); ok {
-		te = e
-		if te.Field != "" {
-			return te.Field + ": expected " + te.Type.String() + ", got JSON " + te.Value
+	if errors.As(err, &te) {
+		want := "a different type"
+		switch te.Type.Kind() {
+		case reflect.Slice, reflect.Array:
+			want = "an array"
+		case reflect.Struct, reflect.Map, reflect.Pointer:
+			want = "an object"
+		case reflect.String:
+			want = "a string"
+		case reflect.Bool:
+			want = "a boolean"
+		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+			reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+			want = "an integer"
+		case reflect.Float32, reflect.Float64:
+			want = "a number"
 		}
+		field := te.Field
+		if field == "" {
+			field = "body"
+		}
+		return field + ": expected " + want + ", got " + te.Value
 	}
 	return err.Error()
 }

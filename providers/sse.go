@@ -38,12 +38,15 @@ func (d *SSEDecoder) Write(p []byte, fn SSEHandler) error {
 	if max == 0 {
 		max = 16 << 20
 	}
+	// Two vectorised scans beat one bytes.IndexAny, which goes byte by byte.
+	// lf, the next LF in p (-1: none), is kept across lines so that a stream
+	// of CR-only line ends does not rescan the chunk for every line.
+	lf := bytes.IndexByte(p, '\n')
 	for len(p) > 0 {
-		// Two vectorised scans beat one bytes.IndexAny, which goes byte by byte.
-		i := bytes.IndexByte(p, '\n')
-		if i < 0 {
+		i := lf
+		if lf < 0 {
 			i = bytes.IndexByte(p, '\r')
-		} else if cr := bytes.IndexByte(p[:i], '\r'); cr >= 0 {
+		} else if cr := bytes.IndexByte(p[:lf], '\r'); cr >= 0 {
 			i = cr
 		}
 		if i < 0 {
@@ -73,6 +76,11 @@ func (d *SSEDecoder) Write(p []byte, fn SSEHandler) error {
 			}
 		}
 		p = p[i+1:]
+		if lf >= 0 {
+			if lf -= i + 1; lf < 0 {
+				lf = bytes.IndexByte(p, '\n')
+			}
+		}
 		err := d.line(line, fn)
 		d.buf = d.buf[:0]
 		if err != nil {

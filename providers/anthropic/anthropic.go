@@ -150,9 +150,22 @@ func IsEventStream(contentType string) bool {
 	return err == nil && mt == "text/event-stream"
 }
 
-// UpstreamError keeps the upstream's Anthropic error as it is.
+// UpstreamError keeps an upstream's Anthropic error body as it is (with its
+// request_id); anything else is mapped.
 func (p *Provider) UpstreamError(x *providers.Exchange, status int, header http.Header, body []byte) *providers.Error {
-	return providers.DefaultUpstreamError(status, header, body)
+	return KeepAnthropicError(status, header, body)
+}
+
+// KeepAnthropicError maps a non-2xx response, sending an Anthropic-shaped
+// error body through unchanged.
+func KeepAnthropicError(status int, header http.Header, body []byte) *providers.Error {
+	e := providers.DefaultUpstreamError(status, header, body)
+	if typ, err := jsonparser.GetString(body, "type"); err == nil && typ == "error" {
+		if _, _, _, err := jsonparser.Get(body, "error", "type"); err == nil {
+			e.Raw = body
+		}
+	}
+	return e
 }
 
 // NewStream returns the split_tags translator.

@@ -1,0 +1,120 @@
+package caddymodule
+
+import (
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+
+	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/openai"
+)
+
+func init() {
+	caddy.RegisterModule(OpenAIProvider{})
+}
+
+// OpenAIProvider is the openai provider: requests are converted to the Chat
+// Completions API of an OpenAI-compatible server (OpenAI, DeepSeek, vLLM,
+// OpenRouter, Ollama, LM Studio …), and its answers back to Anthropic
+// Messages, with the model's <thinking> tags and reasoning fields as
+// thinking blocks.
+type OpenAIProvider struct {
+	// APIKey is sent upstream as "Authorization: Bearer <key>". Use
+	// {env.NAME}. Without it no Authorization header is sent.
+	APIKey string `json:"api_key,omitempty"`
+
+	// Path is the upstream's Chat Completions path (default
+	// /v1/chat/completions); it may carry a query.
+	Path string `json:"path,omitempty"`
+
+	// ReasoningHistory is how history thinking blocks go back: "content"
+	// (<thinking> tags at the start of the assistant message, the default)
+	// or "reasoning_content" (the field DeepSeek's thinking mode demands).
+	ReasoningHistory string `json:"reasoning_history,omitempty"`
+
+	// MaxTokensField is the field max_tokens is sent as: "max_tokens"
+	// (default) or "max_completion_tokens" (OpenAI's reasoning models).
+	MaxTokensField string `json:"max_tokens_field,omitempty"`
+
+	provider *openai.Provider
+}
+
+// CaddyModule returns the Caddy module information.
+func (OpenAIProvider) CaddyModule() caddy.ModuleInfo {
+	return caddy.ModuleInfo{
+		ID:  providerNamespace + ".openai",
+		New: func() caddy.Module { return new(OpenAIProvider) },
+	}
+}
+
+func (p *OpenAIProvider) config() openai.Config {
+	return openai.Config{
+		APIKey:           resolveSecret(p.APIKey),
+		Path:             p.Path,
+		ReasoningHistory: p.ReasoningHistory,
+		MaxTokensField:   p.MaxTokensField,
+	}
+}
+
+// Provision resolves the key's placeholders and builds the provider.
+func (p *OpenAIProvider) Provision(ctx caddy.Context) error {
+	cfg := p.config()
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	p.provider = openai.New(cfg)
+	return nil
+}
+
+// Validate checks the options.
+func (p *OpenAIProvider) Validate() error { return p.config().Validate() }
+
+// Provider returns the provisioned provider.
+func (p *OpenAIProvider) Provider() providers.Provider { return p.provider }
+
+// SplitTagsByDefault is true: prompted models write their thinking in tags.
+func (p *OpenAIProvider) SplitTagsByDefault() bool { return true }
+
+// UnmarshalCaddyfile takes the provider's options from the thinkgate block:
+//
+//	thinkgate openai {
+//	    api_key           <key>                        # Bearer key; use {env.NAME}
+//	    path              <path>                       # default /v1/chat/completions
+//	    reasoning_history content|reasoning_content    # default content
+//	    max_tokens_field  max_tokens|max_completion_tokens  # default max_tokens
+//	}
+func (p *OpenAIProvider) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
+	d.Next()
+	for d.NextBlock(0) {
+		opt := d.Val()
+		var dst *string
+		switch opt {
+		case "api_key":
+			dst = &p.APIKey
+		case "path":
+			dst = &p.Path
+		case "reasoning_history":
+			dst = &p.ReasoningHistory
+		case "max_tokens_field":
+			dst = &p.MaxTokensField
+		default:
+			return UnknownOption(d, "openai")
+		}
+		v, err := ParseStringOption(d)
+		if err != nil {
+			return err
+		}
+		*dst = v
+	}
+	if err := (openai.Config{Path: p.Path, ReasoningHistory: p.ReasoningHistory, MaxTokensField: p.MaxTokensField}).Validate(); err != nil {
+		return d.Errf("thinkgate openai: %v", err)
+	}
+	return nil
+}
+
+// Interface guards
+var (
+	_ caddy.Provisioner     = (*OpenAIProvider)(nil)
+	_ caddy.Validator       = (*OpenAIProvider)(nil)
+	_ caddyfile.Unmarshaler = (*OpenAIProvider)(nil)
+	_ ProviderModule        = (*OpenAIProvider)(nil)
+)

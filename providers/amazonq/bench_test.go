@@ -1,0 +1,113 @@
+package amazonq
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws/protocol/eventstream"
+
+	"github.com/thinkgate/thinkgate/providers"
+)
+
+// benchStream is a long, realistic answer: a 4 KiB thinking span and a
+// 32 KiB answer in 16-byte text events, a tool call in 64 fragments, and
+// the closing metadata.
+func benchStream(t testing.TB) (data []byte, frames int) {
+	var parts [][]byte
+	add := func(f []byte) { parts = append(parts, f); frames++ }
+	text := func(s string) {
+		for len(s) > 0 {
+			n := min(16, len(s))
+			add(textFrame(t, s[:n]))
+			s = s[n:]
+		}
+	}
+	text("<thinking>" + strings.Repeat("The user asks about the weather; ", 128) + "</thinking>")
+	text(strings.Repeat("Paris is sunny & 18°C today, \"nice\".\n", 880))
+	add(eventFrame(t, "toolUseEvent", `{"toolUseId":"tooluse_bench","name":"get_weather"}`))
+	input, _ := json.Marshal(map[string]string{"city": strings.Repeat("Paris", 100)})
+	for i := 0; i < 64; i++ {
+		lo, hi := i*len(input)/64, (i+1)*len(input)/64
+		frag, _ := json.Marshal(string(input[lo:hi]))
+		add(eventFrame(t, "toolUseEvent", `{"toolUseId":"tooluse_bench","input":`+string(frag)+`}`))
+	}
+	add(eventFrame(t, "toolUseEvent", `{"toolUseId":"tooluse_bench","stop":true}`))
+	add(eventFrame(t, "metadataEvent", `{"tokenUsage":{"uncachedInputTokens":1200,"outputTokens":9000}}`))
+	return concat(parts...), frames
+}
+
+// BenchmarkStream measures the translator on benchStream written in
+// 1400-byte pieces (one TCP segment each), output discarded per write.
+func BenchmarkStream(b *testing.B) {
+	data, frames := benchStream(b)
+	x := exchange(b, testSettings(), basicRequest)
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		em := providers.NewEmitter(x.Settings.Form, x.Settings.Signer)
+		s := NewStream(x, em)
+		for p := data; len(p) > 0; {
+			n := min(1400, len(p))
+			if err := s.Write(p[:n]); err != nil {
+				b.Fatal(err)
+			}
+			em.Buf = em.Buf[:0]
+			p = p[n:]
+		}
+		if err := s.Close(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(frames), "frames/op")
+}
+
+// decodedText returns the headers and payload of a decoded text frame.
+func decodedText(t testing.TB, s string) (eventstream.Headers, []byte) {
+	st := NewStream(exchange(t, testSettings(), basicRequest), providers.NewEmitter(providers.FormThinking, nil))
+	st.rd.Reset(textFrame(t, s))
+	msg, err := st.dec.Decode(&st.rd, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return msg.Headers, msg.Payload
+}
+
+// TestHandleSteadyStateAllocs: once a frame is decoded, the translation of
+// a text event (JSON field, tag parser, emitter) does not allocate. The
+// allocations of BenchmarkStream are the aws-sdk-go-v2 decoder's own.
+func TestHandleSteadyStateAllocs(t *testing.T) {
+	x := exchange(t, testSettings(), basicRequest)
+	em := providers.NewEmitter(x.Settings.Form, x.Settings.Signer)
+	s := NewStream(x, em)
+	plain, plainPayload := decodedText(t, "plain answer text, \"quoted\" & escaped\n")
+	think, thinkPayload := decodedText(t, "<thinking>a thought</thinking>after")
+	for i := 0; i < 100; i++ { // warm up: buffers reach their size, the mode is decided
+		_ = s.handle(plain, plainPayload)
+		_ = s.handle(think, thinkPayload)
+		em.Buf = em.Buf[:0]
+	}
+	allocs := testing.AllocsPerRun(1000, func() {
+		_ = s.handle(plain, plainPayload)
+		_ = s.handle(think, thinkPayload)
+		em.Buf = em.Buf[:0]
+	})
+	if allocs != 0 {
+		t.Errorf("%v allocations per pair of text events", allocs)
+	}
+}
+
+// BenchmarkHandle is the gateway's own share: translating decoded text events.
+func BenchmarkHandle(b *testing.B) {
+	x := exchange(b, testSettings(), basicRequest)
+	em := providers.NewEmitter(x.Settings.Form, x.Settings.Signer)
+	s := NewStream(x, em)
+	h, p := decodedText(b, "Paris is sunny & 18°C today.")
+	b.SetBytes(int64(len(p)))
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		_ = s.handle(h, p)
+		em.Buf = em.Buf[:0]
+	}
+}

@@ -1,0 +1,127 @@
+package anthropic
+
+import (
+	"encoding/json"
+	"net/http"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/thinkgate/thinkgate/providers"
+)
+
+func TestSetAuth(t *testing.T) {
+	cases := []struct {
+		name string
+		key  string
+		in   http.Header
+		want http.Header
+	}{
+		{"key replaces x-api-key", "upstream-key",
+			http.Header{"X-Api-Key": {"client-key"}, "Anthropic-Version": {"2023-06-01"}},
+			http.Header{"X-Api-Key": {"upstream-key"}, "Anthropic-Version": {"2023-06-01"}}},
+		{"key replaces a bearer token", "upstream-key",
+			http.Header{"Authorization": {"Bearer sk-ant-oat01-client"}},
+			http.Header{"X-Api-Key": {"upstream-key"}}},
+		{"key replaces both", "upstream-key",
+			http.Header{"X-Api-Key": {"client-key"}, "Authorization": {"Bearer client-token"}},
+			http.Header{"X-Api-Key": {"upstream-key"}}},
+		{"no key: x-api-key untouched", "",
+			http.Header{"X-Api-Key": {"client-key"}},
+			http.Header{"X-Api-Key": {"client-key"}}},
+		{"no key: bearer untouched", "",
+			http.Header{"Authorization": {"Bearer sk-ant-oat01-client"}},
+			http.Header{"Authorization": {"Bearer sk-ant-oat01-client"}}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			h := c.in.Clone()
+			SetAuth(h, c.key)
+			if !reflect.DeepEqual(h, c.want) {
+				t.Errorf("headers = %v, want %v", h, c.want)
+			}
+		})
+	}
+}
+
+var testSigner = providers.NewSigner([]byte("test-signing-key"))
+
+func sig(origin providers.Origin, thinking string) string {
+	return testSigner.Sign(origin, "foreign", thinking)
+}
+
+// TestRewriteBody: gateway-signed history goes back as Anthropic accepts
+// it; everything else is the client's.
+func TestRewriteBody(t *testing.T) {
+	tagSig := sig(providers.OriginTags, "Need the weather.")
+	gemSig := sig(providers.OriginGemini, "Gemini's thought.")
+	cases := []struct {
+		name   string
+		models []providers.ModelRule
+		body   string
+		want   string // "" means byte for byte the body
+	}{
+		{name: "untouched",
+			body: `{"model":"claude-x","max_tokens":5,"messages":[{"role":"user","content":"a <b> & c"},{"role":"assistant","content":[{"type":"thinking","thinking":"t","signature":"EqQBCkgIBxAB"},{"type":"text","text":"x"}]}],"unknown":{"k":[1, 2]}}`},
+		{name: "model mapped", models: []providers.ModelRule{{From: "claude-*", To: "up-model"}},
+			body: `{"model":"claude-x","max_tokens":5,"messages":[{"role":"user","content":"hi"}],"unknown":true}`,
+			want: `{"model":"up-model","max_tokens":5,"messages":[{"role":"user","content":"hi"}],"unknown":true}`},
+		{name: "tag thinking back in place",
+			body: `{"model":"m","messages":[{"role":"user","content":"weather?"},{"role":"assistant","content":[{"type":"text","text":"Intro. "},{"type":"thinking","thinking":"Need the weather.","signature":"` + tagSig + `"},{"type":"text","text":"Checking."},{"type":"tool_use","id":"toolu_1","name":"w","input":{"city":"Paris"}}]}]}`,
+			want: `{"model":"m","messages":[{"role":"user","content":"weather?"},{"role":"assistant","content":[{"type":"text","text":"Intro. "},{"type":"text","text":"<thinking>Need the weather.</thinking>"},{"type":"text","text":"Checking."},{"type":"tool_use","id":"toolu_1","name":"w","input":{"city":"Paris"}}]}]}`},
+		{name: "foreign thinking dropped, empty turn dropped",
+			body: `{"model":"m","messages":[{"role":"user","content":"go"},{"role":"assistant","content":[{"type":"thinking","thinking":"Gemini's thought.","signature":"` + gemSig + `"}]},{"role":"assistant","content":[{"type":"thinking","thinking":"Gemini's thought.","signature":"` + gemSig + `"},{"type":"text","text":"Done."}]},{"role":"user","content":"ok"}]}`,
+			want: `{"model":"m","messages":[{"role":"user","content":"go"},{"role":"assistant","content":[{"type":"text","text":"Done."}]},{"role":"user","content":"ok"}]}`},
+		{name: "user turns never touched",
+			body: `{"model":"m","messages":[{"role":"user","content":[{"type":"thinking","thinking":"Need the weather.","signature":"` + tagSig + `"},{"type":"text","text":"odd but the client's"}]}]}`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s := &providers.Settings{Models: c.models, Signer: testSigner}
+			req, err := providers.ParseRequest([]byte(c.body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			x := providers.NewExchange(s, req, []byte(c.body), nil)
+			got, err := RewriteBody(x)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.want == "" {
+				if string(got) != c.body {
+					t.Errorf("rewritten:\n%s", got)
+				}
+				return
+			}
+			var g, w any
+			if err := json.Unmarshal(got, &g); err != nil {
+				t.Fatalf("%v: %s", err, got)
+			}
+			_ = json.Unmarshal([]byte(c.want), &w)
+			if !reflect.DeepEqual(g, w) {
+				t.Errorf("got  %s\nwant %s", got, c.want)
+			}
+			if strings.Contains(string(got), "tg1") {
+				t.Errorf("a gateway signature went upstream: %s", got)
+			}
+		})
+	}
+}
+
+// TestCountTokensUntouched: a count_tokens answer is never translated, even
+// with split_tags.
+func TestCountTokensUntouched(t *testing.T) {
+	p := New(Config{})
+	x := &providers.Exchange{Settings: &providers.Settings{SplitTags: true}, CountTokens: true}
+	if p.TranslatesResponse(x) {
+		t.Error("count_tokens response would be translated")
+	}
+	x.CountTokens = false
+	if !p.TranslatesResponse(x) {
+		t.Error("split_tags message would not be translated")
+	}
+	x.Settings.SplitTags = false
+	if p.TranslatesResponse(x) {
+		t.Error("response translated without split_tags")
+	}
+}

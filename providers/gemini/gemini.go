@@ -1,0 +1,212 @@
+// Package gemini is the provider for Google's Gemini API
+// (generativelanguage.googleapis.com): it converts Anthropic Messages requests
+// into generateContent / streamGenerateContent / countTokens requests and
+// Gemini's responses back into Anthropic Messages and event streams, with
+// Gemini's thoughts as thinking blocks whose thoughtSignatures survive the
+// round trip through the client's history.
+package gemini
+
+import (
+	"bytes"
+	"fmt"
+	"mime"
+	"net/http"
+	"strings"
+
+	"github.com/buger/jsonparser"
+
+	"github.com/thinkgate/thinkgate/providers"
+)
+
+// DefaultThinkingBudget is the thinkingBudget of a request that turns
+// thinking on without a budget (seed 003's DEFAULT_THINKING_BUDGET).
+const DefaultThinkingBudget = 1024
+
+// API versions.
+const (
+	VersionV1Beta = "v1beta"
+	VersionV1     = "v1"
+)
+
+// Config is the gemini provider's own configuration.
+type Config struct {
+	// APIKey is sent as x-goog-api-key. Empty: the client's own key
+	// (x-api-key or Authorization: Bearer) is sent instead.
+	APIKey string
+	// APIVersion is the path's version, v1beta (default) or v1.
+	APIVersion string
+	// ThinkingBudget is the budget when thinking is on and the request sets
+	// none; 0 means DefaultThinkingBudget, -1 dynamic.
+	ThinkingBudget int
+}
+
+// Provider is the Gemini provider.
+type Provider struct {
+	cfg Config
+}
+
+// New returns a provider for cfg, with defaults filled in.
+func New(cfg Config) *Provider {
+	if cfg.APIVersion == "" {
+		cfg.APIVersion = VersionV1Beta
+	}
+	if cfg.ThinkingBudget == 0 {
+		cfg.ThinkingBudget = DefaultThinkingBudget
+	}
+	return &Provider{cfg: cfg}
+}
+
+// Rewrite converts the request: body, path, query and headers.
+func (p *Provider) Rewrite(x *providers.Exchange, out *providers.Outbound) error {
+	model, err := ModelName(x.UpstreamModel)
+	if err != nil {
+		return err
+	}
+	req, err := buildRequest(x, p.cfg.ThinkingBudget)
+	if err != nil {
+		return err
+	}
+	method := ":generateContent"
+	out.RawQuery = "" // the client's query (e.g. ?beta=true) means nothing to Gemini
+	var body any = req
+	switch {
+	case x.CountTokens:
+		method = ":countTokens"
+		req.Model = "models/" + model
+		body = countTokensRequest{GenerateContentRequest: req}
+	case x.Stream:
+		method = ":streamGenerateContent"
+		out.RawQuery = "alt=sse"
+	}
+	if out.Body, err = marshal(body); err != nil {
+		return err
+	}
+	out.Path = "/" + p.cfg.APIVersion + "/models/" + model + method
+	p.setHeaders(out.Header)
+	return nil
+}
+
+// setHeaders removes the client's Anthropic credentials and headers and
+// sets Gemini's key.
+func (p *Provider) setHeaders(h http.Header) {
+	key := p.cfg.APIKey
+	if key == "" {
+		key = h.Get("X-Api-Key")
+		if key == "" {
+			if a := h.Get("Authorization"); len(a) > 7 && strings.EqualFold(a[:7], "bearer ") {
+				key = strings.TrimSpace(a[7:])
+			}
+		}
+	}
+	h.Del("X-Api-Key")
+	h.Del("Authorization")
+	for k := range h {
+		if strings.HasPrefix(k, "Anthropic-") {
+			delete(h, k)
+		}
+	}
+	if key != "" {
+		h.Set("X-Goog-Api-Key", key)
+	}
+}
+
+// ModelName checks the upstream model name that goes into the URL path.
+// A leading "models/" is accepted and removed. The rest must be a plain
+// model id: letters, digits, '.', '_' and '-', without "..". These need no
+// escaping in a path segment, and nothing in them can leave the
+// models/{model}:method segment (no '/', '?', '#', ':', '%', '\', no control
+// characters).
+func ModelName(name string) (string, error) {
+	name = strings.TrimPrefix(name, "models/")
+	bad := name == "" || strings.Contains(name, "..")
+	for i := 0; i < len(name) && !bad; i++ {
+		c := name[i]
+		bad = !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-')
+	}
+	if bad {
+		return "", providers.InvalidRequest(fmt.Sprintf(
+			"model: %q is not a valid Gemini model name (letters, digits, '.', '_' and '-' only)", name))
+	}
+	return name, nil
+}
+
+// TranslatesResponse: every Gemini response is rewritten.
+func (p *Provider) TranslatesResponse(x *providers.Exchange) bool { return true }
+
+// IsStream reports Gemini's SSE stream (alt=sse).
+func (p *Provider) IsStream(x *providers.Exchange, mediaType string) bool {
+	mt, _, err := mime.ParseMediaType(mediaType)
+	return err == nil && mt == "text/event-stream"
+}
+
+// NewStream returns the stream translator.
+func (p *Provider) NewStream(x *providers.Exchange, em *providers.Emitter) providers.Stream {
+	return NewStream(x, em)
+}
+
+// Message converts a generateContent body (or, for count_tokens, a
+// countTokens body) into the Anthropic answer. A JSON array of responses
+// (streamGenerateContent without alt=sse) is accepted too.
+func (p *Provider) Message(x *providers.Exchange, body []byte) ([]byte, error) {
+	if x.CountTokens {
+		return CountTokens(x, body)
+	}
+	em := providers.NewCollector(x.Settings.Form, x.Settings.Signer)
+	em.MessageStart(x.MessageID, x.ClientModel, providers.Usage{})
+	t := newTranslator(x, em)
+	body = bytes.TrimSpace(body)
+	var err error
+	if len(body) > 0 && body[0] == '[' {
+		_, aerr := jsonparser.ArrayEach(body, func(v []byte, vt jsonparser.ValueType, _ int, _ error) {
+			switch {
+			case err != nil:
+			case vt != jsonparser.Object:
+				err = malformed("expected an array of JSON objects")
+			default:
+				err = t.chunk(v)
+			}
+		})
+		if err == nil && aerr != nil {
+			err = malformed(aerr.Error())
+		}
+	} else {
+		err = t.chunk(body)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if t.upErr != nil {
+		return nil, t.upErr
+	}
+	// A complete body without a finishReason ended normally.
+	t.end()
+	return em.MessageJSON(), nil
+}
+
+// CountTokens converts {"totalTokens":N} into {"input_tokens":N}.
+func CountTokens(x *providers.Exchange, body []byte) ([]byte, error) {
+	if body = bytes.TrimSpace(body); len(body) == 0 || body[0] != '{' {
+		return nil, malformed("countTokens answer is not a JSON object")
+	}
+	n, err := jsonparser.GetInt(body, "totalTokens")
+	if err != nil {
+		if _, _, _, gerr := jsonparser.Get(body, "totalTokens"); gerr == jsonparser.KeyPathNotFoundError {
+			n = 0 // Gemini omits zero values
+		} else {
+			return nil, malformed("countTokens answer without totalTokens")
+		}
+	}
+	x.Usage = providers.Usage{InputTokens: n}
+	return fmt.Appendf(nil, `{"input_tokens":%d}`, n), nil
+}
+
+// UpstreamError maps Gemini's error body.
+func (p *Provider) UpstreamError(x *providers.Exchange, status int, header http.Header, body []byte) *providers.Error {
+	return UpstreamError(status, header, body)
+}
+
+// Interface guards
+var (
+	_ providers.Provider = (*Provider)(nil)
+	_ providers.Stream   = (*Stream)(nil)
+)

@@ -1,0 +1,181 @@
+package gemini
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"testing"
+
+	"github.com/thinkgate/thinkgate/providers"
+)
+
+const testKey = "test-signing-key"
+
+func testSettings() *providers.Settings {
+	return &providers.Settings{
+		DefaultThinking: true,
+		Signer:          providers.NewSigner([]byte(testKey)),
+	}
+}
+
+// exchange parses body as the handler would.
+func exchange(t testing.TB, s *providers.Settings, body string) *providers.Exchange {
+	t.Helper()
+	req, err := providers.ParseRequest([]byte(body))
+	if err != nil {
+		t.Fatalf("ParseRequest: %v", err)
+	}
+	x := providers.NewExchange(s, req, []byte(body), nil)
+	x.MessageID = "msg_test"
+	return x
+}
+
+// rewrite runs the provider's Rewrite on a fresh outbound request.
+func rewrite(t testing.TB, p *Provider, x *providers.Exchange, header http.Header) (*providers.Outbound, error) {
+	t.Helper()
+	if header == nil {
+		header = http.Header{}
+	}
+	out := &providers.Outbound{Path: "/v1/messages", RawQuery: "beta=true", Header: header}
+	err := p.Rewrite(x, out)
+	return out, err
+}
+
+// goldenJSON compares got with testdata/<name> as JSON values; UPDATE_GOLDEN=1
+// rewrites the file, indented.
+func goldenJSON(t testing.TB, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if os.Getenv("UPDATE_GOLDEN") == "1" {
+		var buf bytes.Buffer
+		if err := json.Indent(&buf, got, "", "  "); err != nil {
+			t.Fatalf("got is not JSON: %v: %s", err, got)
+		}
+		buf.WriteByte('\n')
+		writeFile(t, path, buf.Bytes())
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("golden file: %v (run with UPDATE_GOLDEN=1 to create it)", err)
+	}
+	if !jsonEqual(t, got, want) {
+		t.Errorf("%s differs.\n--- got\n%s\n--- want\n%s", path, got, want)
+	}
+}
+
+// goldenText compares got with testdata/<name> byte for byte.
+func goldenText(t testing.TB, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if os.Getenv("UPDATE_GOLDEN") == "1" {
+		writeFile(t, path, got)
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("golden file: %v (run with UPDATE_GOLDEN=1 to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs.\n--- got\n%s\n--- want\n%s", path, got, want)
+	}
+}
+
+func writeFile(t testing.TB, path string, b []byte) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func jsonEqual(t testing.TB, a, b []byte) bool {
+	t.Helper()
+	var x, y any
+	if err := json.Unmarshal(a, &x); err != nil {
+		t.Fatalf("not JSON: %v: %s", err, a)
+	}
+	if err := json.Unmarshal(b, &y); err != nil {
+		t.Fatalf("not JSON: %v: %s", err, b)
+	}
+	xb, _ := json.Marshal(x)
+	yb, _ := json.Marshal(y)
+	return bytes.Equal(xb, yb)
+}
+
+func readTestdata(t testing.TB, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+var toolIDPattern = regexp.MustCompile(`toolu_[A-Za-z0-9_-]+`)
+
+// normalizeToolIDs replaces the random tool_use ids in out by what they
+// carry, so output with generated ids can be compared with a golden file.
+func normalizeToolIDs(t testing.TB, s *providers.Signer, out []byte) []byte {
+	t.Helper()
+	return toolIDPattern.ReplaceAllFunc(out, func(id []byte) []byte {
+		if !validToolID.Match(id) {
+			t.Errorf("tool_use id %q is not in the Anthropic id alphabet", id)
+		}
+		sig, callID, ok := decodeToolID(s, string(id))
+		if !ok {
+			if len(id) != toolIDRandom {
+				t.Errorf("tool_use id %q is neither plain nor decodable", id)
+			}
+			return []byte("toolu_PLAIN")
+		}
+		return []byte("toolu_SIG[" + sig + "]ID[" + callID + "]")
+	})
+}
+
+var validToolID = regexp.MustCompile(`^[a-zA-Z0-9_-]+$`)
+
+// streamResult is what a client would get from a translated stream.
+type streamResult struct {
+	events   []byte
+	writeErr error
+	closeErr error
+}
+
+// runStream feeds body to a new Stream in writes of n bytes, handling errors
+// the way caddymodule's response writer does.
+func runStream(t testing.TB, x *providers.Exchange, body []byte, n int) streamResult {
+	t.Helper()
+	em := providers.NewEmitter(x.Settings.Form, x.Settings.Signer)
+	s := NewStream(x, em)
+	var r streamResult
+	var out []byte
+	for len(body) > 0 {
+		k := min(n, len(body))
+		if err := s.Write(body[:k]); err != nil {
+			r.writeErr = err
+			e := providers.AsError(err)
+			em.Fail(e.Type, e.Message)
+			break
+		}
+		body = body[k:]
+		out = append(out, em.Buf...)
+		em.Buf = em.Buf[:0]
+		if em.Finished() {
+			break
+		}
+	}
+	if r.writeErr == nil && !em.Finished() {
+		if err := s.Close(); err != nil {
+			r.closeErr = err
+			e := providers.AsError(err)
+			em.Fail(e.Type, e.Message)
+		}
+	}
+	out = append(out, em.Buf...)
+	r.events = out
+	return r
+}

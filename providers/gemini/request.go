@@ -1,0 +1,499 @@
+package gemini
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/thinkgate/thinkgate/providers"
+)
+
+// The Gemini request body (GenerateContentRequest), only what the gateway
+// sends. Field names are Gemini's REST (camelCase) names.
+type generateRequest struct {
+	// Model is set only inside countTokens' generateContentRequest.
+	Model             string            `json:"model,omitempty"`
+	Contents          []content         `json:"contents"`
+	SystemInstruction *content          `json:"systemInstruction,omitempty"`
+	Tools             []tool            `json:"tools,omitempty"`
+	ToolConfig        *toolConfig       `json:"toolConfig,omitempty"`
+	GenerationConfig  *generationConfig `json:"generationConfig,omitempty"`
+}
+
+type countTokensRequest struct {
+	GenerateContentRequest *generateRequest `json:"generateContentRequest"`
+}
+
+type content struct {
+	Role  string `json:"role,omitempty"`
+	Parts []part `json:"parts"`
+}
+
+type part struct {
+	Text             *string           `json:"text,omitempty"`
+	Thought          bool              `json:"thought,omitempty"`
+	InlineData       *blob             `json:"inlineData,omitempty"`
+	FileData         *fileData         `json:"fileData,omitempty"`
+	FunctionCall     *functionCall     `json:"functionCall,omitempty"`
+	FunctionResponse *functionResponse `json:"functionResponse,omitempty"`
+	ThoughtSignature string            `json:"thoughtSignature,omitempty"`
+}
+
+type blob struct {
+	MimeType string `json:"mimeType"`
+	Data     string `json:"data"`
+}
+
+type fileData struct {
+	MimeType string `json:"mimeType,omitempty"`
+	FileURI  string `json:"fileUri"`
+}
+
+type functionCall struct {
+	ID   string          `json:"id,omitempty"`
+	Name string          `json:"name"`
+	Args json.RawMessage `json:"args"`
+}
+
+type functionResponse struct {
+	ID       string         `json:"id,omitempty"`
+	Name     string         `json:"name"`
+	Response resultResponse `json:"response"`
+}
+
+// resultResponse is the functionResponse.response object: {"output": …} for a
+// result, {"error": …} for a tool_result with is_error.
+type resultResponse struct {
+	Output *string `json:"output,omitempty"`
+	Error  *string `json:"error,omitempty"`
+}
+
+type tool struct {
+	FunctionDeclarations []functionDeclaration `json:"functionDeclarations"`
+}
+
+type functionDeclaration struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description,omitempty"`
+	Parameters  json.RawMessage `json:"parameters,omitempty"`
+}
+
+type toolConfig struct {
+	FunctionCallingConfig functionCallingConfig `json:"functionCallingConfig"`
+}
+
+type functionCallingConfig struct {
+	Mode                 string   `json:"mode"`
+	AllowedFunctionNames []string `json:"allowedFunctionNames,omitempty"`
+}
+
+type generationConfig struct {
+	MaxOutputTokens int             `json:"maxOutputTokens,omitempty"`
+	Temperature     *float64        `json:"temperature,omitempty"`
+	TopP            *float64        `json:"topP,omitempty"`
+	TopK            *int            `json:"topK,omitempty"`
+	StopSequences   []string        `json:"stopSequences,omitempty"`
+	ThinkingConfig  *thinkingConfig `json:"thinkingConfig,omitempty"`
+}
+
+type thinkingConfig struct {
+	IncludeThoughts bool `json:"includeThoughts"`
+	ThinkingBudget  *int `json:"thinkingBudget,omitempty"`
+}
+
+// SkipSignature is the dummy thoughtSignature Gemini documents for function
+// calls it did not generate (history from another model, or a client that
+// rewrote the tool_use id): it tells Gemini 3 to skip signature validation
+// instead of rejecting the request.
+const SkipSignature = "skip_thought_signature_validator"
+
+// converter turns one Anthropic request into a Gemini one.
+type converter struct {
+	x      *providers.Exchange
+	budget int // thinking budget when the request sets none
+
+	system   []part
+	contents []content
+	// toolNames maps every tool_use id of the history to its tool name:
+	// Gemini's functionResponse needs the name, Anthropic's tool_result
+	// only has the id.
+	toolNames map[string]string
+}
+
+// buildRequest converts x.Request into a GenerateContentRequest.
+func buildRequest(x *providers.Exchange, budget int) (*generateRequest, error) {
+	c := &converter{x: x, budget: budget, toolNames: map[string]string{}}
+	req := x.Request
+	c.systemContent(req.System)
+	for _, m := range req.Messages {
+		if m.Role != "assistant" {
+			continue
+		}
+		for _, b := range m.Content.Blocks {
+			if b.Type == "tool_use" && b.ID != "" {
+				c.toolNames[b.ID] = b.Name
+			}
+		}
+	}
+	for i, m := range req.Messages {
+		switch m.Role {
+		case "system":
+			// A role:"system" message (accepted by the gateway) joins the
+			// system instruction: Gemini has no system turn.
+			c.systemContent(m.Content)
+		case "assistant":
+			c.appendTurn("model", c.modelParts(m.Content.Blocks))
+		default:
+			parts, err := c.userParts(i, m.Content.Blocks)
+			if err != nil {
+				return nil, err
+			}
+			c.appendTurn("user", parts)
+		}
+	}
+	if len(c.contents) == 0 {
+		return nil, providers.InvalidRequest("messages: at least one message with content is required")
+	}
+	for i := range c.contents {
+		if c.contents[i].Role == "model" {
+			c.contents[i].Parts = signModelParts(c.contents[i].Parts)
+		}
+	}
+
+	out := &generateRequest{Contents: c.contents}
+	if len(c.system) > 0 {
+		out.SystemInstruction = &content{Parts: c.system}
+	}
+	decls, err := functionDeclarations(req.Tools)
+	if err != nil {
+		return nil, err
+	}
+	if len(decls) > 0 {
+		out.Tools = []tool{{FunctionDeclarations: decls}}
+		out.ToolConfig = toolChoice(req.ToolChoice)
+	}
+	if !x.CountTokens {
+		out.GenerationConfig = c.generationConfig()
+	}
+	return out, nil
+}
+
+func textPart(s string) part { return part{Text: &s} }
+
+func (c *converter) systemContent(sys providers.Content) {
+	for _, b := range sys.Blocks {
+		if b.Type == "text" && b.Text != "" {
+			c.system = append(c.system, textPart(b.Text))
+		}
+	}
+}
+
+// appendTurn adds a turn, merging it into the previous one when the role is
+// the same: Gemini wants user and model turns to alternate. Turns left with
+// no parts (only dropped blocks) are skipped; Gemini rejects empty ones.
+func (c *converter) appendTurn(role string, parts []part) {
+	if len(parts) == 0 {
+		return
+	}
+	if n := len(c.contents); n > 0 && c.contents[n-1].Role == role {
+		c.contents[n-1].Parts = append(c.contents[n-1].Parts, parts...)
+		return
+	}
+	c.contents = append(c.contents, content{Role: role, Parts: parts})
+}
+
+// userParts converts a user turn. functionResponse parts go first (Anthropic
+// already demands tool_result blocks first; Gemini pairs them with the calls
+// of the previous model turn), then everything else in order, images that
+// came inside tool_results included.
+func (c *converter) userParts(msgIndex int, blocks []providers.Block) ([]part, error) {
+	var responses, rest []part
+	for j, b := range blocks {
+		switch b.Type {
+		case "tool_result":
+			name, ok := c.toolNames[b.ToolUseID]
+			if !ok {
+				return nil, providers.InvalidRequest(fmt.Sprintf(
+					"messages.%d.content.%d: tool_result for tool_use_id %q has no matching tool_use block in an earlier assistant message",
+					msgIndex, j, b.ToolUseID))
+			}
+			_, callID, _ := decodeToolID(c.x.Settings.Signer, b.ToolUseID)
+			text, media := toolResultContent(b.Content)
+			fr := &functionResponse{ID: callID, Name: name}
+			if b.IsError {
+				fr.Response.Error = &text
+			} else {
+				fr.Response.Output = &text
+			}
+			responses = append(responses, part{FunctionResponse: fr})
+			rest = append(rest, media...)
+		default:
+			if p, ok := c.commonPart(b); ok {
+				rest = append(rest, p)
+			}
+		}
+	}
+	return append(responses, rest...), nil
+}
+
+// modelParts converts an assistant turn.
+func (c *converter) modelParts(blocks []providers.Block) []part {
+	var parts []part
+	for _, b := range blocks {
+		switch b.Type {
+		case "thinking":
+			if p, ok := c.thinkingPart(b); ok {
+				parts = append(parts, p)
+			}
+		case "tool_use":
+			sig, callID, _ := decodeToolID(c.x.Settings.Signer, b.ID)
+			args := bytes.TrimSpace(b.Input)
+			if len(args) == 0 || args[0] != '{' {
+				args = []byte("{}")
+			}
+			parts = append(parts, part{
+				FunctionCall:     &functionCall{ID: callID, Name: b.Name, Args: json.RawMessage(args)},
+				ThoughtSignature: sig,
+			})
+		default:
+			if p, ok := c.commonPart(b); ok {
+				parts = append(parts, p)
+			}
+		}
+	}
+	return parts
+}
+
+// thinkingPart converts a history thinking block by where the gateway got it:
+// a Gemini thought goes back as a thought part with its thoughtSignature; a
+// span split out of <thinking> tags goes back as the tagged text the model
+// wrote. Anything else (an Anthropic thinking block, one from another
+// upstream, an unsigned or altered one) is dropped: its signature means
+// nothing to Gemini, and earlier turns' thinking is context Gemini does not need.
+func (c *converter) thinkingPart(b providers.Block) (part, bool) {
+	origin, foreign, ok := c.x.Settings.ThinkingOrigin(b)
+	if !ok {
+		return part{}, false
+	}
+	switch origin {
+	case providers.OriginGemini:
+		p := textPart(b.Thinking)
+		p.Thought = true
+		p.ThoughtSignature = foreign
+		return p, true
+	case providers.OriginTags:
+		return textPart("<thinking>" + b.Thinking + "</thinking>"), true
+	}
+	return part{}, false
+}
+
+// commonPart converts the blocks either role may carry: text, image, document.
+// Other block types (server tool blocks, redacted_thinking …) mean nothing to
+// Gemini and are dropped.
+func (c *converter) commonPart(b providers.Block) (part, bool) {
+	switch b.Type {
+	case "text":
+		if b.Text == "" {
+			return part{}, false // Gemini rejects empty text parts
+		}
+		return textPart(b.Text), true
+	case "image", "document":
+		return mediaPart(b)
+	}
+	c.x.Logger.Debug("gemini: dropping a content block Gemini has no form for")
+	return part{}, false
+}
+
+// mediaPart converts an image or document source: base64 data inline, a URL
+// as fileData (Gemini fetches what it can and says so when it cannot), a
+// plain-text document as text.
+func mediaPart(b providers.Block) (part, bool) {
+	s := b.Source
+	if s == nil {
+		return part{}, false
+	}
+	switch s.Type {
+	case "base64":
+		mt := s.MediaType
+		if mt == "" && b.Type == "document" {
+			mt = "application/pdf"
+		}
+		return part{InlineData: &blob{MimeType: mt, Data: s.Data}}, true
+	case "url":
+		mt := s.MediaType
+		if mt == "" && b.Type == "document" {
+			mt = "application/pdf"
+		}
+		return part{FileData: &fileData{MimeType: mt, FileURI: s.URL}}, true
+	case "text":
+		if s.Data == "" {
+			return part{}, false
+		}
+		return textPart(s.Data), true
+	}
+	return part{}, false
+}
+
+// toolResultContent returns a tool_result's text (text blocks joined by
+// newlines) and its images as parts of their own.
+func toolResultContent(c *providers.Content) (string, []part) {
+	if c == nil {
+		return "", nil
+	}
+	var text strings.Builder
+	var media []part
+	for _, b := range c.Blocks {
+		switch b.Type {
+		case "text":
+			if text.Len() > 0 {
+				text.WriteByte('\n')
+			}
+			text.WriteString(b.Text)
+		case "image", "document":
+			if p, ok := mediaPart(b); ok {
+				media = append(media, p)
+			}
+		}
+	}
+	return text.String(), media
+}
+
+// signModelParts applies Gemini's signature rules to one model turn:
+//   - a signature that sits on an empty text part belongs to the next part
+//     (seed 003's reorganize_tool_messages), so it moves there;
+//   - the first functionCall of the turn must carry a signature on Gemini 3,
+//     so one whose signature could not be recovered gets SkipSignature.
+func signModelParts(parts []part) []part {
+	out := parts[:0]
+	pending := ""
+	for _, p := range parts {
+		if p.FunctionCall == nil && p.FunctionResponse == nil && p.InlineData == nil && p.FileData == nil &&
+			(p.Text == nil || *p.Text == "") && p.ThoughtSignature != "" {
+			pending = p.ThoughtSignature
+			continue
+		}
+		if pending != "" && p.ThoughtSignature == "" {
+			p.ThoughtSignature = pending
+		}
+		pending = ""
+		out = append(out, p)
+	}
+	if pending != "" {
+		// Nothing follows: keep the signature where Gemini put it.
+		empty := ""
+		out = append(out, part{Text: &empty, ThoughtSignature: pending})
+	}
+	for i := range out {
+		if out[i].FunctionCall != nil {
+			if out[i].ThoughtSignature == "" {
+				out[i].ThoughtSignature = SkipSignature
+			}
+			break
+		}
+	}
+	return out
+}
+
+// functionDeclarations converts the client tools. Server tools (web_search_…,
+// bash_…) run only on Anthropic's side and are left out.
+func functionDeclarations(tools []providers.Tool) ([]functionDeclaration, error) {
+	var decls []functionDeclaration
+	for i, t := range tools {
+		if !t.IsCustom() {
+			continue
+		}
+		params, err := ReduceSchema(t.InputSchema)
+		if err != nil {
+			return nil, providers.InvalidRequest(fmt.Sprintf("tools.%d.input_schema: %v", i, err))
+		}
+		decls = append(decls, functionDeclaration{Name: t.Name, Description: t.Description, Parameters: params})
+	}
+	return decls, nil
+}
+
+// toolChoice maps tool_choice to functionCallingConfig. disable_parallel_tool_use
+// has no Gemini counterpart.
+func toolChoice(tc *providers.ToolChoice) *toolConfig {
+	if tc == nil {
+		return nil
+	}
+	var fc functionCallingConfig
+	switch tc.Type {
+	case "auto":
+		fc.Mode = "AUTO"
+	case "any":
+		fc.Mode = "ANY"
+	case "tool":
+		fc.Mode = "ANY"
+		fc.AllowedFunctionNames = []string{tc.Name}
+	case "none":
+		fc.Mode = "NONE"
+	default:
+		return nil
+	}
+	return &toolConfig{FunctionCallingConfig: fc}
+}
+
+func (c *converter) generationConfig() *generationConfig {
+	req := c.x.Request
+	return &generationConfig{
+		MaxOutputTokens: req.MaxTokens,
+		Temperature:     req.Temperature,
+		TopP:            req.TopP,
+		TopK:            req.TopK,
+		StopSequences:   req.StopSequences,
+		ThinkingConfig:  thinkingConfigFor(req.Thinking, c.x.Settings.DefaultThinking, c.budget),
+	}
+}
+
+// thinkingConfigFor maps the request's thinking field to Gemini's thinkingConfig
+// the way seed 003's get_thinking_config does: absent → thoughts with the
+// default budget; true/false; enabled → its budget_tokens (or the default);
+// disabled → no thoughts, budget 0; adaptive → budget -1 (dynamic).
+//
+// When default_thinking is off, an absent field asks for no thoughts and
+// leaves the budget to the model, so models that cannot stop thinking
+// (2.5 Pro, Gemini 3) still work. display "omitted" asks for no thought text.
+func thinkingConfigFor(t providers.ThinkingParam, defaultOn bool, budget int) *thinkingConfig {
+	on := func(n int) *thinkingConfig {
+		return &thinkingConfig{IncludeThoughts: t.Display != "omitted", ThinkingBudget: &n}
+	}
+	off := func() *thinkingConfig {
+		zero := 0
+		return &thinkingConfig{IncludeThoughts: false, ThinkingBudget: &zero}
+	}
+	switch {
+	case !t.Present:
+		if !defaultOn {
+			return &thinkingConfig{IncludeThoughts: false}
+		}
+		return on(budget)
+	case t.Bool != nil:
+		if *t.Bool {
+			return on(budget)
+		}
+		return off()
+	}
+	switch t.Type {
+	case "disabled":
+		return off()
+	case "adaptive":
+		return on(-1)
+	}
+	if t.BudgetTokens > 0 {
+		return on(t.BudgetTokens)
+	}
+	return on(budget)
+}
+
+// marshal encodes v without HTML escaping, so <thinking> text stays readable.
+func marshal(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}

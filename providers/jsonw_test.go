@@ -1,0 +1,91 @@
+package providers
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+var jsonStringCases = []string{
+	"",
+	"plain ascii",
+	`quote " and backslash \`,
+	"line\nfeed\rreturn\ttab",
+	"\b\f", // encoding/json writes \b and \f
+	"\x00\x01\x1f\x7f",
+	"<tag> & </tag>",
+	"\u2028 and \u2029",
+	"\u2027\u202a",
+	"é 日本語 🎉",
+	"\uFFFD is valid",
+	"\xff bad start",
+	"truncated \xe6\x97",
+	"\xe6\x97\xa5\xe6", // a whole rune, then a cut one
+	"surrogate half \xed\xa0\x80",
+	"overlong \xc0\xaf",
+	"\xf4\x90\x80\x80 beyond U+10FFFF",
+	"\xe2\x80\xa8\xe2\x80",
+	strings.Repeat("long text with <html> & \"quotes\"\n", 50),
+}
+
+func TestAppendJSONStringMatchesEncodingJSON(t *testing.T) {
+	for _, s := range jsonStringCases {
+		want, err := json.Marshal(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := AppendJSONString(nil, s); string(got) != string(want) {
+			t.Errorf("string %q:\n got %s\nwant %s", s, got, want)
+		}
+		if got := AppendJSONString([]byte("x"), []byte(s)); string(got) != "x"+string(want) {
+			t.Errorf("[]byte %q:\n got %s\nwant x%s", s, got, want)
+		}
+	}
+}
+
+func TestAppendJSONStringAllocs(t *testing.T) {
+	dst := make([]byte, 0, 64<<10)
+	for _, s := range jsonStringCases {
+		b := []byte(s)
+		if a := testing.AllocsPerRun(20, func() { dst = AppendJSONString(dst[:0], s) }); a != 0 {
+			t.Errorf("string %q: %v allocs", s, a)
+		}
+		if a := testing.AllocsPerRun(20, func() { dst = AppendJSONString(dst[:0], b) }); a != 0 {
+			t.Errorf("[]byte %q: %v allocs", s, a)
+		}
+	}
+}
+
+func TestAppendJSONInt(t *testing.T) {
+	if got := string(AppendJSONInt([]byte("n="), -9223372036854775808)); got != "n=-9223372036854775808" {
+		t.Errorf("got %s", got)
+	}
+}
+
+func BenchmarkAppendJSONString(b *testing.B) {
+	s := []byte("The model said: \"x < y && y > z\".\nNext line with ünïcödé and a tab\t.")
+	dst := make([]byte, 0, 256)
+	b.ReportAllocs()
+	b.SetBytes(int64(len(s)))
+	for b.Loop() {
+		dst = AppendJSONString(dst[:0], s)
+	}
+}
+
+func FuzzAppendJSONString(f *testing.F) {
+	for _, s := range jsonStringCases {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		want, err := json.Marshal(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := AppendJSONString(nil, s); string(got) != string(want) {
+			t.Fatalf("string %q:\n got %s\nwant %s", s, got, want)
+		}
+		if got := AppendJSONString(nil, []byte(s)); string(got) != string(want) {
+			t.Fatalf("[]byte %q:\n got %s\nwant %s", s, got, want)
+		}
+	})
+}

@@ -1,0 +1,126 @@
+package openai
+
+import (
+	"bytes"
+	"encoding/json"
+
+	"github.com/thinkgate/thinkgate/providers"
+)
+
+// completion is a non-streaming chat.completion body.
+type completion struct {
+	Choices []struct {
+		Message struct {
+			Content          json.RawMessage `json:"content"`
+			ReasoningContent *string         `json:"reasoning_content"`
+			Reasoning        json.RawMessage `json:"reasoning"`
+			Refusal          *string         `json:"refusal"`
+			ToolCalls        []struct {
+				ID       string `json:"id"`
+				Function struct {
+					Name      string          `json:"name"`
+					Arguments json.RawMessage `json:"arguments"`
+				} `json:"function"`
+			} `json:"tool_calls"`
+		} `json:"message"`
+		FinishReason *string         `json:"finish_reason"`
+		StopReason   json.RawMessage `json:"stop_reason"`
+	} `json:"choices"`
+	Usage json.RawMessage `json:"usage"`
+	Error json.RawMessage `json:"error"`
+}
+
+// ConvertMessage converts a chat.completion into an Anthropic Message,
+// splitting thinking the same way as the stream: tags in the content, the
+// reasoning fields, tool calls with their arguments parsed.
+func ConvertMessage(x *providers.Exchange, body []byte) ([]byte, error) {
+	var c completion
+	if err := json.Unmarshal(body, &c); err != nil {
+		return nil, malformed("body is not a chat.completion JSON object")
+	}
+	if e := bytes.TrimSpace(c.Error); len(e) > 0 && string(e) != "null" {
+		return nil, streamError(e)
+	}
+	if len(c.Choices) == 0 {
+		return nil, malformed("chat.completion without choices")
+	}
+	em := providers.NewCollector(x.Settings.Form, x.Settings.Signer)
+	em.MessageStart(x.MessageID, x.ClientModel, providers.Usage{})
+	var t translator
+	t.init(x, em)
+
+	ch := c.Choices[0]
+	m := ch.Message
+	switch {
+	case m.ReasoningContent != nil && *m.ReasoningContent != "":
+		t.reasoning([]byte(*m.ReasoningContent))
+	case len(m.Reasoning) > 0:
+		var r string
+		if json.Unmarshal(m.Reasoning, &r) == nil {
+			t.reasoning([]byte(r))
+		}
+	}
+	text, err := contentText(m.Content)
+	if err != nil {
+		return nil, err
+	}
+	t.content([]byte(text))
+	if m.Refusal != nil {
+		t.refusal([]byte(*m.Refusal))
+	}
+	for i, tc := range m.ToolCalls {
+		args := tc.Function.Arguments
+		var s string
+		if json.Unmarshal(args, &s) == nil {
+			args = []byte(s)
+		}
+		// The whole call at once: its block opens, takes the arguments and
+		// closes when they are complete JSON (endAll closes it otherwise).
+		t.toolDelta(int64(i), true, []byte(tc.ID), []byte(tc.Function.Name), args)
+		if t.open >= 0 {
+			t.closeTool()
+		}
+	}
+	if ch.FinishReason != nil {
+		t.setFinish([]byte(*ch.FinishReason))
+	}
+	var stop string
+	if json.Unmarshal(ch.StopReason, &stop) == nil {
+		t.matchStop([]byte(stop))
+	}
+	if u := bytes.TrimSpace(c.Usage); len(u) > 0 && u[0] == '{' {
+		t.usage = parseUsage(u)
+	}
+	t.finish()
+	if e := em.CollectError(); e != nil {
+		return nil, e
+	}
+	return em.MessageJSON(), nil
+}
+
+// contentText reads message content: a string, null, or an array of text
+// parts (some servers answer in the array form).
+func contentText(raw json.RawMessage) (string, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return "", nil
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s, nil
+	}
+	var parts []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	if err := json.Unmarshal(raw, &parts); err != nil {
+		return "", malformed("message content is neither a string nor an array of parts")
+	}
+	var b []byte
+	for _, p := range parts {
+		if p.Type == "text" {
+			b = append(b, p.Text...)
+		}
+	}
+	return string(b), nil
+}

@@ -1,0 +1,263 @@
+package openai
+
+import (
+	"bytes"
+	"net/http"
+
+	"github.com/buger/jsonparser"
+
+	"github.com/thinkgate/thinkgate/providers"
+)
+
+// Stream translates a Chat Completions event stream: one `data:` JSON chunk
+// per event, ended by `data: [DONE]`.
+type Stream struct {
+	t       translator
+	dec     providers.SSEDecoder
+	scratch []byte // unescaped strings of the current chunk
+	chunk   chunk
+	// The callbacks are bound once: a method value made per chunk would
+	// allocate on the hot path.
+	onEvent providers.SSEHandler
+	onTop   func(key, value []byte, typ jsonparser.ValueType, _ int) error
+	onField func(key, value []byte, typ jsonparser.ValueType, _ int) error
+	onTool  func(value []byte, typ jsonparser.ValueType, _ int, err error)
+}
+
+// chunk holds the raw fields of one chunk, found in one pass per object
+// level rather than one scan per field.
+type chunk struct {
+	err, choice, usage                       []byte
+	errType                                  jsonparser.ValueType
+	delta, finish, stop                      []byte
+	content, reasoningContent, reasoning     []byte
+	refusal, toolCalls                       []byte
+	contentOK, reasoningContentOK            bool
+	reasoningOK, refusalOK, finishOK, stopOK bool
+}
+
+// errNoDone is the end of a stream that never said [DONE]: the upstream
+// connection ended early, so the answer may be cut short.
+var errNoDone = providers.APIError(http.StatusBadGateway,
+	"upstream stream ended without [DONE]: the response is incomplete")
+
+// NewStream returns a translator writing to em. It sends message_start at
+// once (id x.MessageID, the client's model name, zero usage; the real usage
+// follows in message_delta), so keepalive pings can follow right away.
+func NewStream(x *providers.Exchange, em *providers.Emitter) *Stream {
+	s := &Stream{scratch: make([]byte, 0, 512)}
+	s.t.init(x, em)
+	s.onEvent = s.event
+	s.onTop = s.topField
+	s.onField = s.field
+	s.onTool = s.toolCall
+	em.MessageStart(x.MessageID, x.ClientModel, providers.Usage{})
+	return s
+}
+
+// Write decodes upstream bytes, split anywhere.
+func (s *Stream) Write(p []byte) error {
+	if s.t.done {
+		return nil
+	}
+	return s.dec.Write(p, s.onEvent)
+}
+
+// Close ends the stream. Without [DONE] the upstream stopped early: what
+// arrived is delivered and closed, and the error makes the response writer
+// send an error event.
+func (s *Stream) Close() error {
+	if s.t.done {
+		return nil
+	}
+	if err := s.dec.Close(s.onEvent); err != nil {
+		return err
+	}
+	if s.t.done {
+		return nil
+	}
+	return s.fail(errNoDone)
+}
+
+// fail closes what is open and returns e, which the response writer turns
+// into an error event.
+func (s *Stream) fail(e *providers.Error) error {
+	s.t.endAll()
+	s.t.done = true
+	s.t.x.Usage = s.t.usage
+	return e
+}
+
+func (s *Stream) event(name, data []byte) error {
+	if s.t.done {
+		return nil
+	}
+	data = bytes.TrimSpace(data)
+	if len(data) == 0 {
+		return nil
+	}
+	if data[0] != '{' {
+		if string(data) == "[DONE]" {
+			s.t.finish()
+			return nil
+		}
+		return s.fail(malformed("chunk is not a JSON object: " + truncate(string(data), 200)))
+	}
+	c := &s.chunk
+	*c = chunk{}
+	if err := jsonparser.ObjectEach(data, s.onTop); err != nil {
+		return s.fail(malformed("chunk is not valid JSON: " + truncate(string(data), 200)))
+	}
+	if len(c.err) > 0 && c.errType != jsonparser.Null {
+		return s.fail(streamError(c.err))
+	}
+	if string(name) == "error" {
+		return s.fail(streamError(data))
+	}
+	if len(c.choice) > 0 {
+		s.choice()
+	}
+	if len(c.usage) > 0 {
+		s.t.usage = parseUsage(c.usage)
+	}
+	return nil
+}
+
+func (s *Stream) topField(key, value []byte, typ jsonparser.ValueType, _ int) error {
+	switch string(key) {
+	case "error":
+		s.chunk.err, s.chunk.errType = value, typ
+	case "choices":
+		// The first choice: the gateway asks for one (n is not sent).
+		// ObjectEach stops at its closing brace, so the array is not
+		// walked a second time to find where the element ends.
+		if typ == jsonparser.Array {
+			if v := bytes.TrimLeft(value[1:], " \t\r\n"); len(v) > 0 && v[0] == '{' {
+				s.chunk.choice = v
+			}
+		}
+	case "usage":
+		if typ == jsonparser.Object {
+			s.chunk.usage = value
+		}
+	}
+	return nil
+}
+
+// field collects the keys of the choice and of its delta.
+func (s *Stream) field(key, value []byte, typ jsonparser.ValueType, _ int) error {
+	c := &s.chunk
+	str := typ == jsonparser.String
+	switch string(key) {
+	case "delta":
+		if typ == jsonparser.Object {
+			c.delta = value
+		}
+	case "finish_reason":
+		c.finish, c.finishOK = value, str
+	case "stop_reason":
+		c.stop, c.stopOK = value, str
+	case "content":
+		c.content, c.contentOK = value, str
+	case "reasoning_content":
+		c.reasoningContent, c.reasoningContentOK = value, str
+	case "reasoning":
+		c.reasoning, c.reasoningOK = value, str
+	case "refusal":
+		c.refusal, c.refusalOK = value, str
+	case "tool_calls":
+		if typ == jsonparser.Array {
+			c.toolCalls = value
+		}
+	}
+	return nil
+}
+
+func (s *Stream) choice() {
+	c := &s.chunk
+	_ = jsonparser.ObjectEach(c.choice, s.onField)
+	if len(c.delta) > 0 {
+		_ = jsonparser.ObjectEach(c.delta, s.onField)
+		// DeepSeek sends reasoning_content, vLLM and OpenRouter reasoning;
+		// a server that sends both means the same text.
+		if c.reasoningContentOK && len(c.reasoningContent) > 0 {
+			s.t.reasoning(s.unescape(c.reasoningContent))
+		} else if c.reasoningOK {
+			s.t.reasoning(s.unescape(c.reasoning))
+		}
+		if c.contentOK {
+			s.t.content(s.unescape(c.content))
+		}
+		if c.refusalOK {
+			s.t.refusal(s.unescape(c.refusal))
+		}
+		if len(c.toolCalls) > 0 {
+			_, _ = jsonparser.ArrayEach(c.toolCalls, s.onTool)
+		}
+	}
+	if c.finishOK {
+		s.t.setFinish(c.finish)
+	}
+	if c.stopOK {
+		s.t.matchStop(s.unescape(c.stop))
+	}
+}
+
+func (s *Stream) toolCall(v []byte, typ jsonparser.ValueType, _ int, err error) {
+	if err != nil || typ != jsonparser.Object {
+		return
+	}
+	index, ierr := jsonparser.GetInt(v, "index")
+	id, _ := rawString(v, "id")
+	name, _ := rawString(v, "function", "name")
+	var args []byte
+	if a, atyp, _, err := jsonparser.Get(v, "function", "arguments"); err == nil {
+		switch atyp {
+		case jsonparser.String:
+			args = s.unescape(a)
+		case jsonparser.Object:
+			args = a // a few servers send the arguments as an object
+		}
+	}
+	s.t.toolDelta(index, ierr == nil, id, name, args)
+}
+
+// unescape returns a JSON string's value, valid until the next call; a
+// string with a bad escape comes out as it was sent.
+func (s *Stream) unescape(raw []byte) []byte {
+	if bytes.IndexByte(raw, '\\') < 0 {
+		return raw
+	}
+	if cap(s.scratch) < len(raw) {
+		s.scratch = make([]byte, 0, 2*len(raw))
+	}
+	out, err := jsonparser.Unescape(raw, s.scratch[:len(raw)])
+	if err != nil {
+		return raw
+	}
+	return out
+}
+
+func rawString(data []byte, keys ...string) ([]byte, bool) {
+	v, typ, _, err := jsonparser.Get(data, keys...)
+	if err != nil || typ != jsonparser.String {
+		return nil, false
+	}
+	return v, true
+}
+
+// parseUsage maps Chat Completions usage. Anthropic's input_tokens leaves
+// out cache reads, OpenAI's prompt_tokens includes them.
+func parseUsage(u []byte) providers.Usage {
+	prompt, _ := jsonparser.GetInt(u, "prompt_tokens")
+	completion, _ := jsonparser.GetInt(u, "completion_tokens")
+	cached, err := jsonparser.GetInt(u, "prompt_tokens_details", "cached_tokens")
+	if err != nil {
+		cached, _ = jsonparser.GetInt(u, "prompt_cache_hit_tokens") // DeepSeek
+	}
+	return providers.Usage{
+		InputTokens:          max(prompt-cached, 0),
+		OutputTokens:         completion,
+		CacheReadInputTokens: cached,
+	}
+}
