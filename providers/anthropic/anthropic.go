@@ -272,6 +272,9 @@ func (s *SplitStream) event(name, data []byte) error {
 	if len(name) == 0 {
 		// Anthropic always names events; fall back to the payload's type.
 		name, _ = rawString(data, "type")
+		if len(name) == 0 {
+			return malformed("event without a name or a type")
+		}
 	}
 	switch string(name) {
 	case "message_start":
@@ -340,6 +343,9 @@ func (s *SplitStream) event(name, data []byte) error {
 		s.em.FailRaw(data)
 	default:
 		// Unknown events are forwarded as they are, for forward compatibility.
+		if typ, err := rawString(data, "type"); err != nil || !bytes.Equal(typ, name) || !json.Valid(data) {
+			return malformed(string(name) + " event whose data is not a JSON object of that type")
+		}
 		s.em.Buf = providers.AppendSSE(s.em.Buf, string(name), data)
 	}
 	return nil

@@ -3,7 +3,9 @@ package azure
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/buger/jsonparser"
 	"go.uber.org/zap"
@@ -121,15 +123,23 @@ func rebuildObject(body []byte, fields, set map[string]json.RawMessage, del map[
 		out = append(out, v...)
 	}
 	err := jsonparser.ObjectEach(body, func(key, _ []byte, _ jsonparser.ValueType, _ int) error {
-		k := string(key)
+		// fields is keyed as encoding/json decodes keys: unescaped, with each
+		// invalid UTF-8 byte as U+FFFD; jsonparser hands over the raw key.
+		k, err := jsonparser.ParseString(key)
+		if err != nil {
+			return err
+		}
+		k = jsonKey(k)
 		if written[k] || del[k] {
 			return nil
 		}
 		written[k] = true
 		if v, ok := set[k]; ok {
 			member(k, v)
+		} else if v, ok := fields[k]; ok {
+			member(k, v)
 		} else {
-			member(k, fields[k])
+			return fmt.Errorf("field %q: cannot be re-encoded", k)
 		}
 		return nil
 	})
@@ -367,4 +377,23 @@ func customTool(name, description, schema json.RawMessage) json.RawMessage {
 	add("description", description)
 	add("input_schema", schema)
 	return append(out, '}')
+}
+
+// jsonKey normalises a decoded key the way encoding/json does: every byte
+// that is not part of valid UTF-8 becomes U+FFFD.
+func jsonKey(k string) string {
+	if utf8.ValidString(k) {
+		return k
+	}
+	var b strings.Builder
+	for i := 0; i < len(k); {
+		r, size := utf8.DecodeRuneInString(k[i:])
+		if r == utf8.RuneError && size == 1 {
+			b.WriteString("\uFFFD")
+		} else {
+			b.WriteString(k[i : i+size])
+		}
+		i += size
+	}
+	return b.String()
 }

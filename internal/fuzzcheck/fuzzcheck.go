@@ -1,0 +1,99 @@
+// Package fuzzcheck holds the invariants every provider's fuzz targets check,
+// so that each provider package states them once: a converter never panics,
+// rejects bad input only with an Anthropic 4xx error, and otherwise produces
+// a well-formed upstream request; a stream translator never panics and writes
+// only well-formed events, whatever bytes and splits the upstream sends.
+package fuzzcheck
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/thinkgate/thinkgate/providers"
+)
+
+// Seeds are Anthropic requests of the shapes clients send, for f.Add.
+var Seeds = []string{
+	`{"model":"m","max_tokens":10,"messages":[{"role":"user","content":"hi"}]}`,
+	`{"model":"claude-x","max_tokens":100,"stream":true,"system":[{"type":"text","text":"sys","cache_control":{"type":"ephemeral"}}],"thinking":{"type":"enabled","budget_tokens":2048},"messages":[{"role":"user","content":[{"type":"text","text":"q"},{"type":"image","source":{"type":"base64","media_type":"image/png","data":"iVBORw0KGgo="}}]},{"role":"assistant","content":[{"type":"thinking","thinking":"t","signature":"sig"},{"type":"text","text":"a"},{"type":"tool_use","id":"toolu_1","name":"get_weather","input":{"city":"Paris"}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"sunny"},{"type":"tool_result","tool_use_id":"toolu_1","content":[{"type":"text","text":"x"}],"is_error":true}]}],"tools":[{"name":"get_weather","description":"d","input_schema":{"type":"object","properties":{"city":{"type":"string"}},"required":["city"],"additionalProperties":false,"$schema":"http://json-schema.org/draft-07/schema#"}}],"tool_choice":{"type":"tool","name":"get_weather"},"metadata":{"user_id":"{\"session_id\":\"abc\"}"}}`,
+	`{"model":"a/../b?c#d","max_tokens":1,"thinking":true,"messages":[{"role":"system","content":"s"},{"role":"user","content":"x"},{"role":"user","content":"y"}]}`,
+	`{"model":"m","max_tokens":1,"thinking":{"type":"adaptive"},"context_management":{},"output_config":{"effort":"high"},"messages":[{"role":"assistant","content":[{"type":"redacted_thinking","data":""},{"type":"thinking","thinking":"x","signature":""}]},{"role":"user","content":[]}],"tools":[{"type":"custom","name":"n","input_schema":{"type":"object"},"defer_loading":true},{"type":"function","function":{"name":"f","parameters":{}}},{"type":"web_search_20250305","name":"web_search"}]}`,
+}
+
+// Rewrite runs one request through p's converter and checks the result.
+func Rewrite(t *testing.T, p providers.Provider, body []byte) {
+	req, err := providers.ParseRequest(body)
+	if err != nil {
+		return
+	}
+	s := &providers.Settings{SplitTags: true, DefaultThinking: true, Signer: providers.NewSigner([]byte("k"))}
+	x := providers.NewExchange(s, req, body, nil)
+	x.Path = "/v1/messages"
+	out := &providers.Outbound{Path: x.Path, Header: http.Header{"X-Api-Key": {"client"}}}
+	if err := p.Rewrite(x, out); err != nil {
+		var e *providers.Error
+		if !errors.As(err, &e) || e.Status < 400 || e.Status >= 500 {
+			t.Fatalf("Rewrite error is not an Anthropic 4xx error: %#v", err)
+		}
+		return
+	}
+	if len(out.Body) > 0 && !json.Valid(out.Body) {
+		t.Fatalf("upstream body is not JSON: %q", out.Body)
+	}
+	if strings.Contains(out.Path, "..") || strings.ContainsAny(out.Path, "?#\r\n") || !strings.HasPrefix(out.Path, "/") {
+		t.Fatalf("unsafe upstream path %q", out.Path)
+	}
+	for k, vs := range out.Header {
+		for _, v := range vs {
+			if strings.ContainsAny(k+v, "\r\n\x00") {
+				t.Fatalf("header injection: %q: %q", k, v)
+			}
+		}
+	}
+}
+
+// Stream feeds upstream bytes to p's stream translator in chunks whose sizes
+// come from splits, then closes it, and checks that every event written is
+// an SSE frame whose data is JSON carrying the event's type.
+func Stream(t *testing.T, p providers.Provider, upstream, splits []byte) {
+	req, _ := providers.ParseRequest([]byte(`{"model":"m","max_tokens":10,"stream":true,"messages":[{"role":"user","content":"hi"}]}`))
+	s := &providers.Settings{SplitTags: true, DefaultThinking: true, Signer: providers.NewSigner([]byte("k"))}
+	x := providers.NewExchange(s, req, nil, nil)
+	em := providers.NewEmitter(providers.FormThinking, s.Signer)
+	st := p.NewStream(x, em)
+	var out []byte
+	for i := 0; len(upstream) > 0; i++ {
+		n := len(upstream)
+		if len(splits) > 0 {
+			n = 1 + int(splits[i%len(splits)])%len(upstream)
+		}
+		err := st.Write(upstream[:n])
+		upstream = upstream[n:]
+		out = append(out, em.Buf...)
+		em.Buf = em.Buf[:0]
+		if err != nil {
+			return
+		}
+	}
+	_ = st.Close()
+	out = append(out, em.Buf...)
+	for _, frame := range bytes.Split(out, []byte("\n\n")) {
+		if len(frame) == 0 {
+			continue
+		}
+		lines := bytes.SplitN(frame, []byte("\n"), 2)
+		if len(lines) != 2 || !bytes.HasPrefix(lines[0], []byte("event: ")) || !bytes.HasPrefix(lines[1], []byte("data: ")) {
+			t.Fatalf("malformed frame %q", frame)
+		}
+		var d struct {
+			Type string `json:"type"`
+		}
+		if err := json.Unmarshal(lines[1][len("data: "):], &d); err != nil || d.Type != string(lines[0][len("event: "):]) {
+			t.Fatalf("frame data %q: %v", frame, err)
+		}
+	}
+}
