@@ -4,11 +4,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"os"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
 	"github.com/anthropics/anthropic-sdk-go"
+	"github.com/caddyserver/caddy/v2/caddyconfig"
 
 	"github.com/thinkgate/thinkgate/caddymodule"
 	"github.com/thinkgate/thinkgate/internal/testgw"
@@ -358,5 +360,38 @@ func TestJSONConfig(t *testing.T) {
 	msg, _ := tester.Stream(userParams(true))
 	if len(msg.Content) != 3 || msg.Content[1].Type != "text" || msg.Content[1].Text != seed000Thinking {
 		t.Fatalf("content: %+v", msg.Content)
+	}
+}
+
+// TestCaddyfileExample: the shipped example runs as it is (ports moved to the
+// test's), the demo upstream's tags come out as a thinking block, and the
+// file adapts without warnings.
+func TestCaddyfileExample(t *testing.T) {
+	raw, err := os.ReadFile("Caddyfile.example")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, warnings, err := caddyconfig.GetAdapter("caddyfile").Adapt(raw, map[string]any{"filename": "Caddyfile.example"})
+	if err != nil || len(warnings) > 0 {
+		t.Fatalf("adapt: %v %v", err, warnings)
+	}
+	p := testgw.PortsFor(testgw.SlotRoot)
+	cfg := strings.NewReplacer(
+		"http_port 8080", fmt.Sprintf("http_port %d\n\tadmin localhost:%d\n\tgrace_period 1ns", p.HTTP, p.Admin),
+		"https_port 8443", fmt.Sprintf("https_port %d", p.HTTPS),
+		"localhost:8080", fmt.Sprintf("localhost:%d", p.HTTP),
+		"localhost:8443", fmt.Sprintf("localhost:%d", p.HTTPS),
+		"8099", "9099",
+	).Replace(string(raw))
+	gw := testgw.StartConfig(t, testgw.SlotRoot, cfg)
+	msg, _ := gw.Stream(userParams(true))
+	if len(msg.Content) != 3 || msg.Content[0].Text != seed000Intro || msg.Content[1].Thinking != seed000Thinking || msg.Content[2].Text != seed000Answer {
+		t.Fatalf("content: %+v", msg.Content)
+	}
+	gw.URL = fmt.Sprintf("https://localhost:%d", p.HTTPS)
+	client := gw.Client(optionHTTPClient(gw))
+	m, err := client.Messages.New(t.Context(), userParams(false))
+	if err != nil || len(m.Content) != 3 || m.Content[1].Thinking != seed000Thinking {
+		t.Fatalf("non-streaming over HTTPS: %v %+v", err, m)
 	}
 }
