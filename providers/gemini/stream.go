@@ -94,7 +94,7 @@ func (t *translator) chunk(data []byte) error {
 		return malformed("expected a JSON object")
 	}
 	t.candRaw, t.usageRaw, t.feedback, t.errRaw = nil, nil, nil, nil
-	if err := jsonparser.ObjectEach(data, t.topFn); err != nil {
+	if err := providers.ScanObject(data, t.topFn); err != nil {
 		return malformed(err.Error())
 	}
 	if t.errRaw != nil {
@@ -115,7 +115,7 @@ func (t *translator) chunk(data []byte) error {
 		cand, vt, _, err := jsonparser.Get(t.candRaw, "[0]")
 		if err == nil && vt == jsonparser.Object {
 			t.partsRaw = nil
-			if err := jsonparser.ObjectEach(cand, t.candFn); err != nil {
+			if err := providers.ScanObject(cand, t.candFn); err != nil {
 				return malformed(err.Error())
 			}
 			if t.partsRaw != nil {
@@ -187,7 +187,7 @@ func (t *translator) part(value []byte, vt jsonparser.ValueType, _ int, _ error)
 		return
 	}
 	t.pText, t.pHasText, t.pThought, t.pSig, t.pCall = nil, false, false, nil, nil
-	if err := jsonparser.ObjectEach(value, t.partKeyFn); err != nil {
+	if err := providers.ScanObject(value, t.partKeyFn); err != nil {
 		t.partErr = malformed(err.Error())
 		return
 	}
@@ -340,7 +340,7 @@ func (t *translator) functionCall(call, sig []byte) {
 // are output.
 func (t *translator) readUsage(u []byte) {
 	t.um = usageMeta{}
-	if jsonparser.ObjectEach(u, t.usageFn) != nil {
+	if providers.ScanObject(u, t.usageFn) != nil {
 		return
 	}
 	m := t.um

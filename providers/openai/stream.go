@@ -105,7 +105,7 @@ func (s *Stream) event(name, data []byte) error {
 	}
 	c := &s.chunk
 	*c = chunk{}
-	if err := jsonparser.ObjectEach(data, s.onTop); err != nil {
+	if err := providers.ScanObject(data, s.onTop); err != nil {
 		return s.fail(malformed("chunk is not valid JSON: " + truncate(string(data), 200)))
 	}
 	if len(c.err) > 0 && c.errType != jsonparser.Null {
@@ -132,7 +132,7 @@ func (s *Stream) topField(key, value []byte, typ jsonparser.ValueType, _ int) er
 		// ObjectEach stops at its closing brace, so the array is not
 		// walked a second time to find where the element ends.
 		if typ == jsonparser.Array {
-			if v := bytes.TrimLeft(value[1:], " \t\r\n"); len(v) > 0 && v[0] == '{' {
+			if v := trimSpace(value[1:]); len(v) > 0 && v[0] == '{' {
 				s.chunk.choice = v
 			}
 		}
@@ -175,9 +175,9 @@ func (s *Stream) field(key, value []byte, typ jsonparser.ValueType, _ int) error
 
 func (s *Stream) choice() {
 	c := &s.chunk
-	_ = jsonparser.ObjectEach(c.choice, s.onField)
+	_ = providers.ScanObject(c.choice, s.onField)
 	if len(c.delta) > 0 {
-		_ = jsonparser.ObjectEach(c.delta, s.onField)
+		_ = providers.ScanObject(c.delta, s.onField)
 		// DeepSeek sends reasoning_content, vLLM and OpenRouter reasoning;
 		// a server that sends both means the same text.
 		if c.reasoningContentOK && len(c.reasoningContent) > 0 {
@@ -260,4 +260,13 @@ func parseUsage(u []byte) providers.Usage {
 		OutputTokens:         completion,
 		CacheReadInputTokens: cached,
 	}
+}
+
+// trimSpace drops leading JSON whitespace; bytes.TrimLeft with a cutset
+// builds its lookup table on every call.
+func trimSpace(b []byte) []byte {
+	for len(b) > 0 && (b[0] == ' ' || b[0] == '\t' || b[0] == '\r' || b[0] == '\n') {
+		b = b[1:]
+	}
+	return b
 }

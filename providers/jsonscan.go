@@ -1,0 +1,165 @@
+package providers
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+
+	"github.com/buger/jsonparser"
+)
+
+// ScanObject calls fn for each member of the JSON object data, in order, the
+// way jsonparser.ObjectEach does (same callback; string values come without
+// their quotes and still escaped). It exists for the streaming hot path:
+// most of an OpenAI or Gemini chunk is wrapper (ids, model names, nested
+// objects) around a few bytes of text, and jsonparser walks every byte of
+// every string one at a time, where this finds the end of a string with a
+// vectorised bytes.IndexByte. Like jsonparser it checks structure, not every
+// detail of JSON's grammar.
+func ScanObject(data []byte, fn func(key, value []byte, typ jsonparser.ValueType, offset int) error) error {
+	i := skipSpace(data, 0)
+	if i >= len(data) || data[i] != '{' {
+		return errScanNotObject
+	}
+	i = skipSpace(data, i+1)
+	if i < len(data) && data[i] == '}' {
+		return nil
+	}
+	for {
+		if i >= len(data) || data[i] != '"' {
+			return scanError(data, i)
+		}
+		end := scanStringEnd(data, i+1)
+		if end < 0 {
+			return scanError(data, len(data))
+		}
+		key := data[i+1 : end]
+		i = skipSpace(data, end+1)
+		if i >= len(data) || data[i] != ':' {
+			return scanError(data, i)
+		}
+		i = skipSpace(data, i+1)
+		typ, vend := scanValue(data, i)
+		if vend < 0 {
+			if typ == jsonparser.Unknown {
+				return scanError(data, i)
+			}
+			return scanError(data, len(data))
+		}
+		value := data[i:vend]
+		if typ == jsonparser.String {
+			value = data[i+1 : vend-1]
+		}
+		if err := fn(key, value, typ, vend); err != nil {
+			return err
+		}
+		i = skipSpace(data, vend)
+		if i >= len(data) {
+			return scanError(data, i)
+		}
+		switch data[i] {
+		case ',':
+			i = skipSpace(data, i+1)
+		case '}':
+			return nil
+		default:
+			return scanError(data, i)
+		}
+	}
+}
+
+var errScanNotObject = errors.New("not a JSON object")
+
+// scanError reports where the JSON went wrong (allocating only on failure).
+func scanError(data []byte, at int) error {
+	if at >= len(data) {
+		return errors.New("malformed JSON: unexpected end")
+	}
+	return fmt.Errorf("malformed JSON at byte %d (%q)", at, data[at])
+}
+
+func skipSpace(data []byte, i int) int {
+	for i < len(data) && (data[i] == ' ' || data[i] == '\n' || data[i] == '\r' || data[i] == '\t') {
+		i++
+	}
+	return i
+}
+
+// scanStringEnd returns the index of the quote that closes the string whose
+// content starts at from, or -1.
+func scanStringEnd(data []byte, from int) int {
+	for j := from; ; {
+		q := bytes.IndexByte(data[j:], '"')
+		if q < 0 {
+			return -1
+		}
+		q += j
+		backslashes := 0
+		for k := q - 1; k >= from && data[k] == '\\'; k-- {
+			backslashes++
+		}
+		if backslashes%2 == 0 {
+			return q
+		}
+		j = q + 1
+	}
+}
+
+// scanValue returns the type of the value at i and the index just past it
+// (-1 if malformed).
+func scanValue(data []byte, i int) (jsonparser.ValueType, int) {
+	if i >= len(data) {
+		return jsonparser.NotExist, -1
+	}
+	switch c := data[i]; {
+	case c == '"':
+		end := scanStringEnd(data, i+1)
+		if end < 0 {
+			return jsonparser.String, -1
+		}
+		return jsonparser.String, end + 1
+	case c == '{' || c == '[':
+		typ := jsonparser.Object
+		if c == '[' {
+			typ = jsonparser.Array
+		}
+		depth := 0
+		for j := i; j < len(data); j++ {
+			switch data[j] {
+			case '"':
+				end := scanStringEnd(data, j+1)
+				if end < 0 {
+					return typ, -1
+				}
+				j = end
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return typ, j + 1
+				}
+			}
+		}
+		return typ, -1
+	case c == 't':
+		if bytes.HasPrefix(data[i:], []byte("true")) {
+			return jsonparser.Boolean, i + 4
+		}
+	case c == 'f':
+		if bytes.HasPrefix(data[i:], []byte("false")) {
+			return jsonparser.Boolean, i + 5
+		}
+	case c == 'n':
+		if bytes.HasPrefix(data[i:], []byte("null")) {
+			return jsonparser.Null, i + 4
+		}
+	case c == '-' || (c >= '0' && c <= '9'):
+		j := i + 1
+		for j < len(data) && (data[j] >= '0' && data[j] <= '9' || data[j] == '.' || data[j] == 'e' || data[j] == 'E' || data[j] == '+' || data[j] == '-') {
+			j++
+		}
+		return jsonparser.Number, j
+	}
+	return jsonparser.Unknown, -1
+}
