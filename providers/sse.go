@@ -10,9 +10,13 @@ import "bytes"
 // the colon. id and retry fields carry nothing the gateway uses and are
 // ignored.
 type SSEDecoder struct {
-	buf     []byte // bytes of the unfinished line
-	event   []byte // event field of the event being built
-	data    []byte // data field(s) of the event being built
+	buf   []byte // bytes of the unfinished line
+	event []byte // event field of the event being built
+	data  []byte // data field(s) of the event being built
+	// ref is the event's one data line while it still lies in the caller's
+	// bytes: most events arrive whole in one write, and are then handed on
+	// without being copied. Before Write returns it is copied into data.
+	ref     []byte
 	hasData bool
 	skipLF  bool // the previous chunk ended in CR: a leading LF belongs to it
 	// MaxLine bounds one line; longer lines fail the stream. 0 means 16 MiB.
@@ -54,6 +58,7 @@ func (d *SSEDecoder) Write(p []byte, fn SSEHandler) error {
 				return ErrSSELineTooLong
 			}
 			d.buf = append(d.buf, p...)
+			d.own()
 			return nil
 		}
 		// A line that arrives whole is bounded too, so the outcome does not
@@ -61,10 +66,10 @@ func (d *SSEDecoder) Write(p []byte, fn SSEHandler) error {
 		if len(d.buf)+i > max {
 			return ErrSSELineTooLong
 		}
-		line := p[:i]
+		line, borrowed := p[:i], true
 		if len(d.buf) > 0 {
 			d.buf = append(d.buf, line...)
-			line = d.buf
+			line, borrowed = d.buf, false
 		}
 		if p[i] == '\r' {
 			if i+1 < len(p) {
@@ -81,13 +86,22 @@ func (d *SSEDecoder) Write(p []byte, fn SSEHandler) error {
 				lf = bytes.IndexByte(p, '\n')
 			}
 		}
-		err := d.line(line, fn)
+		err := d.line(line, borrowed, fn)
 		d.buf = d.buf[:0]
 		if err != nil {
 			return err
 		}
 	}
+	d.own()
 	return nil
+}
+
+// own copies a borrowed data line into the decoder's buffer.
+func (d *SSEDecoder) own() {
+	if d.ref != nil {
+		d.data = append(d.data[:0], d.ref...)
+		d.ref = nil
+	}
 }
 
 // Close dispatches an event whose blank line never came (a lenient reading of
@@ -95,7 +109,7 @@ func (d *SSEDecoder) Write(p []byte, fn SSEHandler) error {
 func (d *SSEDecoder) Close(fn SSEHandler) error {
 	var err error
 	if len(d.buf) > 0 {
-		err = d.line(d.buf, fn)
+		err = d.line(d.buf, false, fn)
 	}
 	if err == nil && d.hasData {
 		err = fn(d.event, d.data)
@@ -106,18 +120,23 @@ func (d *SSEDecoder) Close(fn SSEHandler) error {
 
 // Reset clears all state, keeping buffers.
 func (d *SSEDecoder) Reset() {
-	d.buf, d.event, d.data = d.buf[:0], d.event[:0], d.data[:0]
+	d.buf, d.event, d.data, d.ref = d.buf[:0], d.event[:0], d.data[:0], nil
 	d.hasData, d.skipLF = false, false
 }
 
-func (d *SSEDecoder) line(line []byte, fn SSEHandler) error {
+// line takes one line; borrowed means it lies in the caller's bytes.
+func (d *SSEDecoder) line(line []byte, borrowed bool, fn SSEHandler) error {
 	if len(line) == 0 {
 		if !d.hasData {
 			d.event = d.event[:0]
 			return nil
 		}
-		err := fn(d.event, d.data)
-		d.event, d.data, d.hasData = d.event[:0], d.data[:0], false
+		data := d.data
+		if d.ref != nil {
+			data = d.ref
+		}
+		err := fn(d.event, data)
+		d.event, d.data, d.ref, d.hasData = d.event[:0], d.data[:0], nil, false
 		return err
 	}
 	if line[0] == ':' {
@@ -132,10 +151,16 @@ func (d *SSEDecoder) line(line []byte, fn SSEHandler) error {
 	}
 	switch string(name) {
 	case "data":
-		if d.hasData {
+		switch {
+		case !d.hasData && borrowed:
+			d.ref = value
+		case !d.hasData:
+			d.data = append(d.data[:0], value...)
+		default:
+			d.own()
 			d.data = append(d.data, '\n')
+			d.data = append(d.data, value...)
 		}
-		d.data = append(d.data, value...)
 		d.hasData = true
 	case "event":
 		d.event = append(d.event[:0], value...)
