@@ -86,7 +86,7 @@ func main() {
 		paths = paths[:2]
 	}
 	type result struct {
-		mbps, cpuPerMB, p50, p99, idleKiB float64
+		streamMBps, sseMBps, cpuPerMB, p50, p99, idleKiB float64
 	}
 	results := make([]result, len(paths))
 	for i, p := range paths {
@@ -94,23 +94,26 @@ func main() {
 		caddy := startCaddy(bin)
 		warm(p.port)
 		stopProfile := startProfile(i)
-		mbps, cpu := throughput(caddy.Process.Pid, p.port, p.upstream)
+		streamMBps, sseMBps, cpu := throughput(caddy.Process.Pid, p.port, p.upstream, len(text))
 		stopProfile()
 		p50, p99 := ttfb(p.port)
 		idle := idleMemory(caddy.Process.Pid, p.port)
-		results[i] = result{mbps, cpu, p50, p99, idle}
+		results[i] = result{streamMBps, sseMBps, cpu, p50, p99, idle}
 		_ = caddy.Process.Kill()
 		_, _ = caddy.Process.Wait()
 		client.CloseIdleConnections()
 	}
 	base := results[0]
-	fmt.Printf("%-32s %14s %16s %14s %14s %16s\n", "path", "MB/s to client", "CPU s / MB up", "TTFB p50", "TTFB p99", "KiB / idle stream")
+	fmt.Println("answer MB/s: MB of the model's text delivered per second (the same answer on every path, whatever the wire format);")
+	fmt.Println("SSE MB/s: bytes the client received per second (thinkgate merges deltas that reach it in one read, so it sends fewer).")
+	fmt.Printf("%-32s %16s %10s %16s %10s %10s %16s\n", "path", "answer MB/s", "SSE MB/s", "CPU s / MB up", "TTFB p50", "TTFB p99", "KiB/idle stream")
 	for i, p := range paths {
 		r := results[i]
-		fmt.Printf("%-32s %8.1f (%.2fx) %9.4f (%.2fx) %8.2fms %13.2fms %8.1f (%.2fx)\n", p.name,
-			r.mbps, r.mbps/base.mbps, r.cpuPerMB, r.cpuPerMB/base.cpuPerMB, r.p50, r.p99, r.idleKiB, r.idleKiB/base.idleKiB)
+		fmt.Printf("%-32s %8.1f (%.2fx) %10.1f %9.4f (%.2fx) %8.2fms %8.2fms %8.1f (%.2fx)\n", p.name,
+			r.streamMBps, r.streamMBps/base.streamMBps, r.sseMBps, r.cpuPerMB, r.cpuPerMB/base.cpuPerMB,
+			r.p50, r.p99, r.idleKiB, r.idleKiB/base.idleKiB)
 		if i > 0 {
-			fmt.Printf("%-32s %14s %16s %+8.3fms %+12.3fms\n", "", "", "added TTFB:", r.p50-base.p50, r.p99-base.p99)
+			fmt.Printf("%-32s %56s %+8.3fms %+8.3fms\n", "", "added TTFB:", r.p50-base.p50, r.p99-base.p99)
 		}
 	}
 }
@@ -369,8 +372,11 @@ func startProfile(path int) func() {
 }
 
 // throughput streams the whole response rounds times, sequentially, and
-// returns MB/s of SSE received and Caddy CPU seconds per MB of upstream.
-func throughput(pid, port, upstreamBytes int) (mbps, cpuPerMB float64) {
+// returns the rate at which the answer was delivered (MB of model text per
+// second of wall time: the same answer on every path, whatever its wire
+// format), the SSE bytes the client received per second,
+// and Caddy's CPU seconds per MB of upstream.
+func throughput(pid, port, upstreamBytes, textBytes int) (streamMBps, sseMBps, cpuPerMB float64) {
 	cpu0 := cpuSeconds(pid)
 	start := time.Now()
 	var received int64
@@ -388,7 +394,9 @@ func throughput(pid, port, upstreamBytes int) (mbps, cpuPerMB float64) {
 	}
 	elapsed := time.Since(start).Seconds()
 	cpu := cpuSeconds(pid) - cpu0
-	return float64(received) / 1e6 / elapsed, cpu / (float64(upstreamBytes) * float64(*rounds) / 1e6)
+	upMB := float64(upstreamBytes) * float64(*rounds) / 1e6
+	textMB := float64(textBytes) * float64(*rounds) / 1e6
+	return textMB / elapsed, float64(received) / 1e6 / elapsed, cpu / upMB
 }
 
 // ttfb opens ttfbStreams streams one after another, keeping each open (idle

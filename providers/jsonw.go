@@ -29,6 +29,12 @@ var safeASCII = func() (t [utf8.RuneSelf]bool) {
 // replaced by U+FFFD, as encoding/json does.
 func AppendJSONString[S ~string | ~[]byte](dst []byte, s S) []byte {
 	dst = append(dst, '"')
+	dst = appendJSONStringBody(dst, s)
+	return append(dst, '"')
+}
+
+// appendJSONStringBody appends s escaped for a JSON string, without quotes.
+func appendJSONStringBody[S ~string | ~[]byte](dst []byte, s S) []byte {
 	start := 0
 	for i := 0; i < len(s); {
 		if b := s[i]; b < utf8.RuneSelf {
@@ -76,8 +82,7 @@ func AppendJSONString[S ~string | ~[]byte](dst []byte, s S) []byte {
 		}
 		i += size
 	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
+	return append(dst, s[start:]...)
 }
 
 // AppendJSONInt appends n as a JSON number.

@@ -1,0 +1,50 @@
+package providers
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/thinkgate/thinkgate/thinkparse"
+)
+
+// TestDeltaMerge: deltas of one block written back to back, unflushed, are
+// one event; a flush, another event, or another block starts a new one.
+func TestDeltaMerge(t *testing.T) {
+	em := NewEmitter(FormThinking, nil)
+	em.MessageStart("msg_1", "m", Usage{})
+	em.Text([]byte("a"))
+	em.Text([]byte("b\"<"))
+	if got := strings.Count(string(em.Buf), "text_delta"); got != 1 || !strings.Contains(string(em.Buf), `"text":"ab\"\u003c"}}`+"\n\n") {
+		t.Fatalf("unflushed deltas not merged:\n%s", em.Buf)
+	}
+	em.Buf = em.Buf[:0] // flushed
+	em.Text([]byte("c"))
+	if want := "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"c\"}}\n\n"; string(em.Buf) != want {
+		t.Fatalf("after a flush:\n%q\nwant\n%q", em.Buf, want)
+	}
+	em.Ping()
+	em.Text([]byte("d"))
+	if got := strings.Count(string(em.Buf), "text_delta"); got != 2 {
+		t.Fatalf("merged across a ping:\n%s", em.Buf)
+	}
+	em.ThinkingStart(&thinkparse.Meta{})
+	em.Thinking([]byte("x"))
+	em.Thinking([]byte("y"))
+	em.ThinkingEnd()
+	em.Text([]byte("e"))
+	out := string(em.Buf)
+	if strings.Count(out, "thinking_delta") != 1 || !strings.Contains(out, `"thinking":"xy"`) || !strings.Contains(out, `"index":2,"delta":{"type":"text_delta","text":"e"}`) {
+		t.Fatalf("blocks:\n%s", out)
+	}
+	// A flush followed by other events of exactly the same length must not
+	// be mistaken for the unflushed delta.
+	em2 := NewEmitter(FormThinking, nil)
+	em2.MessageStart("msg_1", "m", Usage{})
+	em2.Text([]byte("z"))
+	n := len(em2.Buf)
+	em2.Buf = append(em2.Buf[:0], strings.Repeat("x", n)...)
+	em2.Text([]byte("w"))
+	if !strings.HasSuffix(string(em2.Buf), `"text":"w"}}`+"\n\n") || !strings.HasPrefix(string(em2.Buf), strings.Repeat("x", n)) {
+		t.Fatalf("merged into foreign bytes:\n%s", em2.Buf)
+	}
+}
