@@ -38,6 +38,7 @@ import (
 var (
 	textMB      = flag.Float64("mb", 4, "MB of model text per stream")
 	rounds      = flag.Int("rounds", 5, "streams per throughput measurement")
+	repeat      = flag.Int("repeat", 3, "throughput measurements per path; the median is reported")
 	ttfbStreams = flag.Int("ttfb-streams", 200, "concurrent streams for time to first byte")
 	idleStreams = flag.Int("idle-streams", 10000, "concurrent idle streams for the memory figure")
 	caddyBin    = flag.String("caddy", "", "Caddy binary with thinkgate (default: build ./cmd/caddy)")
@@ -94,7 +95,13 @@ func main() {
 		caddy := startCaddy(bin)
 		warm(p.port)
 		stopProfile := startProfile(i)
-		streamMBps, sseMBps, cpu := throughput(caddy.Process.Pid, p.port, p.upstream, len(text))
+		var runs [][3]float64
+		for range *repeat {
+			a, b, c := throughput(caddy.Process.Pid, p.port, p.upstream, len(text))
+			runs = append(runs, [3]float64{a, b, c})
+		}
+		sort.Slice(runs, func(i, j int) bool { return runs[i][0] < runs[j][0] })
+		streamMBps, sseMBps, cpu := runs[len(runs)/2][0], runs[len(runs)/2][1], runs[len(runs)/2][2]
 		stopProfile()
 		p50, p99 := ttfb(p.port)
 		idle := idleMemory(caddy.Process.Pid, p.port)
