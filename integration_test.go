@@ -3,6 +3,7 @@ package thinkgate
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/thinkgate/thinkgate/internal/golden"
 	"net/http"
 	"os"
 	"strings"
@@ -154,7 +155,7 @@ func TestStreamGolden(t *testing.T) {
 	_, body := gw.PostRead("/v1/messages", requestJSON)
 	// Delta boundaries follow how the upstream's bytes were read; the
 	// events and their content do not.
-	testgw.Golden(t, "seed000_thinking.sse", ssetest.Coalesce([]byte(body)))
+	golden.Bytes(t, "seed000_thinking.sse", ssetest.Coalesce([]byte(body)))
 }
 
 // TestMultibyte: CJK and emoji around and inside spans survive any split of

@@ -8,6 +8,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/thinkgate/thinkgate/internal/golden"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -195,7 +196,7 @@ func goldenBody(t *testing.T, name string, body []byte) {
 	if err != nil {
 		t.Fatalf("golden: %v (UPDATE_GOLDEN=1 creates it)", err)
 	}
-	if !testgw.JSONEqual(t, got, want) {
+	if !golden.EqualJSON(t, got, want) {
 		t.Errorf("upstream body differs from %s:\n%s", path, got)
 	}
 }

@@ -6,6 +6,7 @@ package anthropic_test
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/thinkgate/thinkgate/internal/golden"
 	"io"
 	"net/http"
 	"strings"
@@ -326,7 +327,7 @@ func TestHistoryUnsigned(t *testing.T) {
 	if res, _ := gw.PostRead("/v1/messages", reqBody); res.StatusCode != 200 {
 		t.Fatalf("status %d", res.StatusCode)
 	}
-	if got := up.Last(t).Body; !testgw.JSONEqual(t, got, []byte(want)) {
+	if got := up.Last(t).Body; !golden.EqualJSON(t, got, []byte(want)) {
 		t.Errorf("upstream body\n%s\nwant\n%s", got, want)
 	}
 }

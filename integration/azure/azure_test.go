@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/thinkgate/thinkgate/internal/golden"
 	"io"
 	"net/http"
 	"os"
@@ -346,7 +347,7 @@ func TestGatewaySignedHistory(t *testing.T) {
 	want := `{"model":"` + deployment + `","max_tokens":2048,"messages":[{"role":"user","content":[{"type":"text","text":"q"}]},` +
 		`{"role":"assistant","content":[{"type":"text","text":"Intro. "},{"type":"text","text":"The answer is 42."}]},` +
 		`{"role":"user","content":[{"type":"text","text":"and then?"}]}],"stream":true}`
-	if got := up.Last(t).Body; !testgw.JSONEqual(t, got, []byte(want)) {
+	if got := up.Last(t).Body; !golden.EqualJSON(t, got, []byte(want)) {
 		t.Errorf("Azure received\n%s\nwant\n%s", got, want)
 	}
 }
@@ -401,7 +402,7 @@ func TestCountTokens(t *testing.T) {
 		t.Errorf("upstream %s?%s %v", last.Path, last.RawQuery, last.Header)
 	}
 	want := `{"model":"` + deployment + `","messages":[{"role":"user","content":"Hello"}],"tools":[{"name":"Read","input_schema":{"type":"object"}}]}`
-	if !testgw.JSONEqual(t, last.Body, []byte(want)) {
+	if !golden.EqualJSON(t, last.Body, []byte(want)) {
 		t.Errorf("upstream body %s", last.Body)
 	}
 	client := gw.Client()
@@ -585,7 +586,7 @@ thinkgate azure {
 }
 reverse_proxy https://myres.services.ai.azure.com`)
 	want := `{"api_key":"{env.AZURE_API_KEY}","drop_betas":["context-1m-2025-08-07","web-search-2025-03-05"],"drop_fields":["output_config","container"],"name":"azure","path":"/anthropic/v1/messages"}`
-	if !testgw.JSONEqual(t, got, []byte(want)) {
+	if !golden.EqualJSON(t, got, []byte(want)) {
 		t.Errorf("provider JSON %s\nwant %s", got, want)
 	}
 }
@@ -617,7 +618,7 @@ func goldenJSON(t testing.TB, name string, got []byte) {
 			t.Fatal(err)
 		}
 	}
-	if !testgw.JSONEqual(t, got, readFile(t, path)) {
+	if !golden.EqualJSON(t, got, readFile(t, path)) {
 		t.Errorf("Azure received a body that differs from %s:\n%s", path, got)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/thinkgate/thinkgate/internal/golden"
 	"github.com/thinkgate/thinkgate/internal/ssetest"
 	"io"
 	"net/http"
@@ -254,7 +255,7 @@ func TestStream(t *testing.T) {
 				t.Errorf("upstream target %s?%s", last.Path, last.RawQuery)
 			}
 			want := `{"contents":[{"role":"user","parts":[{"text":"What are the first three letters of the alphabet?"}]}],"generationConfig":{"maxOutputTokens":1024,"thinkingConfig":{"includeThoughts":true,"thinkingBudget":1024}}}`
-			if !testgw.JSONEqual(t, last.Body, []byte(want)) {
+			if !golden.EqualJSON(t, last.Body, []byte(want)) {
 				t.Errorf("upstream body %s", last.Body)
 			}
 
@@ -290,7 +291,7 @@ func TestStreamGolden(t *testing.T) {
 	body = regexp.MustCompile(`"id":"msg_[A-Za-z0-9]+"`).ReplaceAllString(body, `"id":"msg_X"`)
 	// Delta boundaries follow how the upstream's bytes were read; the
 	// events and their content do not.
-	testgw.Golden(t, "thinking_stream.sse", ssetest.Coalesce([]byte(body)))
+	golden.Bytes(t, "thinking_stream.sse", ssetest.Coalesce([]byte(body)))
 }
 
 // TestNonStreaming: generateContent's body becomes one Message, through the
@@ -387,10 +388,10 @@ func TestTwoTurns(t *testing.T) {
 				if err := json.Unmarshal(body, &got); err != nil || len(got.Contents) != 3 {
 					t.Fatalf("%s: turn two body %s", c.name, body)
 				}
-				if !testgw.JSONEqual(t, got.Contents[1], []byte(c.model)) {
+				if !golden.EqualJSON(t, got.Contents[1], []byte(c.model)) {
 					t.Errorf("%s: model turn\n%s\nwant\n%s", c.name, got.Contents[1], c.model)
 				}
-				if !testgw.JSONEqual(t, got.Contents[2], []byte(wantTail)) {
+				if !golden.EqualJSON(t, got.Contents[2], []byte(wantTail)) {
 					t.Errorf("%s: tool result turn %s", c.name, got.Contents[2])
 				}
 			}
@@ -431,7 +432,7 @@ func TestMockEnforcesSignatures(t *testing.T) {
 		Contents json.RawMessage `json:"contents"`
 	}
 	_ = json.Unmarshal(up.Last(t).Body, &got)
-	if !testgw.JSONEqual(t, got.Contents, []byte(want)) {
+	if !golden.EqualJSON(t, got.Contents, []byte(want)) {
 		t.Errorf("contents %s", got.Contents)
 	}
 }
@@ -470,7 +471,7 @@ func TestCountTokens(t *testing.T) {
 	}
 	last := up.Last(t)
 	want := `{"generateContentRequest":{"model":"models/gemini-2.5-flash","contents":[{"role":"user","parts":[{"text":"Hello"}]}],"systemInstruction":{"parts":[{"text":"Be brief."}]}}}`
-	if last.Path != "/v1beta/models/gemini-2.5-flash:countTokens" || !testgw.JSONEqual(t, last.Body, []byte(want)) {
+	if last.Path != "/v1beta/models/gemini-2.5-flash:countTokens" || !golden.EqualJSON(t, last.Body, []byte(want)) {
 		t.Errorf("upstream %s %s", last.Path, last.Body)
 	}
 	res, body := gw.PostRead("/v1/messages/count_tokens", `{"model":"claude-sonnet-4-5","messages":[{"role":"user","content":"Hello"}]}`)
@@ -697,7 +698,7 @@ func TestSplitTags(t *testing.T) {
 		Contents []json.RawMessage `json:"contents"`
 	}
 	_ = json.Unmarshal(up.Last(t).Body, &got)
-	if len(got.Contents) != 3 || !testgw.JSONEqual(t, got.Contents[1], []byte(want)) {
+	if len(got.Contents) != 3 || !golden.EqualJSON(t, got.Contents[1], []byte(want)) {
 		t.Errorf("history: %s", up.Last(t).Body)
 	}
 }
@@ -822,7 +823,7 @@ reverse_proxy https://generativelanguage.googleapis.com`), nil)
 	}
 	provider, _ := json.Marshal(p)
 	m := [][]byte{nil, provider}
-	if want := `{"api_key":"{env.GEMINI_API_KEY}","api_version":"v1","name":"gemini","thinking_budget":-1}`; !testgw.JSONEqual(t, m[1], []byte(want)) {
+	if want := `{"api_key":"{env.GEMINI_API_KEY}","api_version":"v1","name":"gemini","thinking_budget":-1}`; !golden.EqualJSON(t, m[1], []byte(want)) {
 		t.Errorf("provider JSON %s\nwant %s", m[1], want)
 	}
 }
@@ -859,7 +860,7 @@ func goldenJSON(t testing.TB, name string, got []byte) {
 			t.Fatal(err)
 		}
 	}
-	if !testgw.JSONEqual(t, got, readFile(t, path)) {
+	if !golden.EqualJSON(t, got, readFile(t, path)) {
 		t.Errorf("Gemini received a body that differs from %s:\n%s", path, got)
 	}
 }
@@ -919,12 +920,12 @@ func TestSignatureOnEmptyPart(t *testing.T) {
 		t.Fatalf("contents %s", up.Last(t).Body)
 	}
 	for i := range want {
-		if !testgw.JSONEqual(t, got.Contents[i], []byte(want[i])) {
+		if !golden.EqualJSON(t, got.Contents[i], []byte(want[i])) {
 			t.Errorf("contents[%d] = %s\nwant %s", i, got.Contents[i], want[i])
 		}
 	}
 	// A tool without arguments is declared without parameters.
-	if !testgw.JSONEqual(t, got.Tools, []byte(`[{"functionDeclarations":[{"name":"list_files"}]}]`)) {
+	if !golden.EqualJSON(t, got.Tools, []byte(`[{"functionDeclarations":[{"name":"list_files"}]}]`)) {
 		t.Errorf("tools %s", got.Tools)
 	}
 }

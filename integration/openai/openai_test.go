@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/thinkgate/thinkgate/internal/golden"
 	"io"
 	"net/http"
 	"os"
@@ -146,7 +147,7 @@ func goldenJSON(t *testing.T, name string, got []byte) {
 	if err != nil {
 		t.Fatalf("golden file: %v (UPDATE_GOLDEN=1 creates it)", err)
 	}
-	if !testgw.JSONEqual(t, got, want) {
+	if !golden.EqualJSON(t, got, want) {
 		t.Errorf("upstream body differs from %s.\n--- got\n%s\n--- want\n%s", path, got, want)
 	}
 }
@@ -328,7 +329,7 @@ func TestModelAndThinkingOff(t *testing.T) {
 	testgw.Diff(t, "events", got, []string{"message_start", `content_block_start 0 {"type":"text","text":""}`, `text_delta 0 "Hi there"`,
 		"content_block_stop 0", "message_delta end_turn", "message_stop"})
 	want := `{"model":"deepseek-chat","messages":[{"role":"system","content":"Be kind."},{"role":"user","content":"Hi"},{"role":"assistant","content":"Hello"},{"role":"user","content":"Again"}],"max_tokens":64,"stream":true,"stream_options":{"include_usage":true}}`
-	if body := up.Last(t).Body; !testgw.JSONEqual(t, body, []byte(want)) {
+	if body := up.Last(t).Body; !golden.EqualJSON(t, body, []byte(want)) {
 		t.Errorf("upstream body %s\nwant %s", body, want)
 	}
 	msg, _ := gw.Stream(userParams())
@@ -506,7 +507,7 @@ func TestProviderOptions(t *testing.T) {
 	want := `{"model":"claude-test","messages":[{"role":"system","content":"<thinking_mode>interleaved</thinking_mode><max_thinking_length>16000</max_thinking_length>"},` +
 		`{"role":"user","content":"Hi"},{"role":"assistant","content":null,"reasoning_content":"plan","tool_calls":[{"id":"toolu_1","type":"function","function":{"name":"ls","arguments":"{}"}}]},` +
 		`{"role":"tool","content":"a.go","tool_call_id":"toolu_1"}],"max_completion_tokens":99,"stream":true,"stream_options":{"include_usage":true}}`
-	if !testgw.JSONEqual(t, req.Body, []byte(want)) {
+	if !golden.EqualJSON(t, req.Body, []byte(want)) {
 		t.Errorf("upstream body %s\nwant %s", req.Body, want)
 	}
 }
@@ -526,7 +527,7 @@ func TestCaddyfile(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := `{"api_key":"{env.OPENAI_API_KEY}","max_tokens_field":"max_completion_tokens","name":"openai","path":"/v1/chat/completions","reasoning_history":"reasoning_content"}`
-	if !testgw.JSONEqual(t, h.ProviderRaw, []byte(want)) {
+	if !golden.EqualJSON(t, h.ProviderRaw, []byte(want)) {
 		t.Errorf("provider JSON %s", h.ProviderRaw)
 	}
 	for cfg, wantErr := range map[string]string{

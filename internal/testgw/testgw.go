@@ -16,8 +16,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -369,27 +367,6 @@ func Diff(t testing.TB, what string, got, want []string) {
 	t.Errorf("%s differs.\n--- got\n%s\n--- want\n%s", what, strings.Join(got, "\n"), strings.Join(want, "\n"))
 }
 
-// Golden compares got with testdata/<name>, rewriting it under UPDATE_GOLDEN=1.
-func Golden(t testing.TB, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if os.Getenv("UPDATE_GOLDEN") == "1" {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("golden file: %v (run with UPDATE_GOLDEN=1 to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("output differs from %s.\n--- got\n%s\n--- want\n%s", path, got, want)
-	}
-}
-
 // Captured is one request an upstream received.
 type Captured struct {
 	Method, Path, RawQuery string
@@ -467,19 +444,4 @@ func SSE(events ...Event) []byte {
 		fmt.Fprintf(&b, "data: %s\n\n", e.Data)
 	}
 	return b.Bytes()
-}
-
-// JSONEqual reports whether two JSON documents are equal as values.
-func JSONEqual(t testing.TB, got, want []byte) bool {
-	t.Helper()
-	var g, w any
-	if err := json.Unmarshal(got, &g); err != nil {
-		t.Fatalf("got is not JSON: %v: %s", err, got)
-	}
-	if err := json.Unmarshal(want, &w); err != nil {
-		t.Fatalf("want is not JSON: %v: %s", err, want)
-	}
-	gb, _ := json.Marshal(g)
-	wb, _ := json.Marshal(w)
-	return bytes.Equal(gb, wb)
 }

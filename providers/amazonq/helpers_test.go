@@ -3,8 +3,6 @@ package amazonq
 import (
 	"bytes"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -44,48 +42,6 @@ func exchange(t testing.TB, s *providers.Settings, body string) *providers.Excha
 	x := providers.NewExchange(s, req, []byte(body), nil)
 	x.MessageID = "msg_test"
 	return x
-}
-
-// golden compares got (JSON) with testdata/<name> as JSON values, rewriting
-// the file under UPDATE_GOLDEN=1.
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if os.Getenv("UPDATE_GOLDEN") == "1" {
-		var v any
-		if err := json.Unmarshal(got, &v); err != nil {
-			t.Fatalf("not JSON: %v", err)
-		}
-		var buf bytes.Buffer
-		enc := json.NewEncoder(&buf)
-		enc.SetEscapeHTML(false)
-		enc.SetIndent("", "  ")
-		_ = enc.Encode(v)
-		if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("golden file: %v (run with UPDATE_GOLDEN=1 to create it)", err)
-	}
-	if !jsonEqual(t, got, want) {
-		t.Errorf("%s differs.\n--- got\n%s\n--- want\n%s", path, got, want)
-	}
-}
-
-func jsonEqual(t testing.TB, a, b []byte) bool {
-	t.Helper()
-	var x, y any
-	if err := json.Unmarshal(a, &x); err != nil {
-		t.Fatalf("not JSON: %v: %s", err, a)
-	}
-	if err := json.Unmarshal(b, &y); err != nil {
-		t.Fatalf("not JSON: %v: %s", err, b)
-	}
-	xb, _ := json.Marshal(x)
-	yb, _ := json.Marshal(y)
-	return bytes.Equal(xb, yb)
 }
 
 // Frames as Amazon Q sends them, encoded with the same library's Encoder.

@@ -2,6 +2,7 @@ package amazonq
 
 import (
 	"encoding/json"
+	"github.com/thinkgate/thinkgate/internal/golden"
 	"net/http"
 	"strings"
 	"testing"
@@ -99,7 +100,7 @@ func TestRewriteGolden(t *testing.T) {
 			if err := testProvider(tc.cfg).Rewrite(x, out); err != nil {
 				t.Fatalf("Rewrite: %v", err)
 			}
-			golden(t, "requests/"+tc.name+".json", out.Body)
+			golden.JSON(t, "requests/"+tc.name+".json", out.Body)
 			if out.Path != PathJSON || out.RawQuery != "" {
 				t.Errorf("path %q query %q", out.Path, out.RawQuery)
 			}

@@ -2,11 +2,12 @@ package azure
 
 import (
 	"fmt"
-	"github.com/thinkgate/thinkgate/internal/ssetest"
 	"net/http"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/thinkgate/thinkgate/internal/ssetest"
 
 	"github.com/thinkgate/thinkgate/providers"
 )

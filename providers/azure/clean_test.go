@@ -8,6 +8,8 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/thinkgate/thinkgate/internal/golden"
+
 	"github.com/thinkgate/thinkgate/providers"
 )
 
@@ -77,7 +79,7 @@ func TestCleanGolden(t *testing.T) {
 				// Nothing to clean: the client's bytes go through as they are.
 				t.Errorf("unchanged request was rewritten:\n%s", got)
 			}
-			goldenJSON(t, filepath.Join("testdata", "clean", c.name+".after.json"), got)
+			golden.JSON(t, filepath.Join("clean", c.name+".after.json"), got)
 		})
 	}
 }
@@ -141,38 +143,6 @@ func readFile(t testing.TB, path string) []byte {
 		t.Fatal(err)
 	}
 	return b
-}
-
-// goldenJSON compares got with a golden JSON file as JSON values, rewriting
-// the file (indented) under UPDATE_GOLDEN=1.
-func goldenJSON(t testing.TB, path string, got []byte) {
-	t.Helper()
-	if os.Getenv("UPDATE_GOLDEN") == "1" {
-		var buf bytes.Buffer
-		if err := json.Indent(&buf, bytes.TrimSpace(got), "", "  "); err != nil {
-			t.Fatal(err)
-		}
-		buf.WriteByte('\n')
-		if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want := readFile(t, path)
-	if !jsonEqual(t, got, want) {
-		t.Errorf("output differs from %s as JSON.\n--- got\n%s\n--- want\n%s", path, got, want)
-	}
-}
-
-func jsonEqual(t testing.TB, a, b []byte) bool {
-	t.Helper()
-	var av, bv any
-	if err := json.Unmarshal(a, &av); err != nil {
-		t.Fatalf("not JSON: %v: %s", err, a)
-	}
-	if err := json.Unmarshal(b, &bv); err != nil {
-		t.Fatalf("not JSON: %v: %s", err, b)
-	}
-	return reflect.DeepEqual(av, bv)
 }
 
 // TestCleanEdges: odd but valid requests are handled without error.

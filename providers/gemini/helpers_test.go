@@ -1,8 +1,6 @@
 package gemini
 
 import (
-	"bytes"
-	"encoding/json"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -42,68 +40,6 @@ func rewrite(t testing.TB, p *Provider, x *providers.Exchange, header http.Heade
 	out := &providers.Outbound{Path: "/v1/messages", RawQuery: "beta=true", Header: header}
 	err := p.Rewrite(x, out)
 	return out, err
-}
-
-// goldenJSON compares got with testdata/<name> as JSON values; UPDATE_GOLDEN=1
-// rewrites the file, indented.
-func goldenJSON(t testing.TB, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if os.Getenv("UPDATE_GOLDEN") == "1" {
-		var buf bytes.Buffer
-		if err := json.Indent(&buf, got, "", "  "); err != nil {
-			t.Fatalf("got is not JSON: %v: %s", err, got)
-		}
-		buf.WriteByte('\n')
-		writeFile(t, path, buf.Bytes())
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("golden file: %v (run with UPDATE_GOLDEN=1 to create it)", err)
-	}
-	if !jsonEqual(t, got, want) {
-		t.Errorf("%s differs.\n--- got\n%s\n--- want\n%s", path, got, want)
-	}
-}
-
-// goldenText compares got with testdata/<name> byte for byte.
-func goldenText(t testing.TB, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if os.Getenv("UPDATE_GOLDEN") == "1" {
-		writeFile(t, path, got)
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("golden file: %v (run with UPDATE_GOLDEN=1 to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs.\n--- got\n%s\n--- want\n%s", path, got, want)
-	}
-}
-
-func writeFile(t testing.TB, path string, b []byte) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func jsonEqual(t testing.TB, a, b []byte) bool {
-	t.Helper()
-	var x, y any
-	if err := json.Unmarshal(a, &x); err != nil {
-		t.Fatalf("not JSON: %v: %s", err, a)
-	}
-	if err := json.Unmarshal(b, &y); err != nil {
-		t.Fatalf("not JSON: %v: %s", err, b)
-	}
-	xb, _ := json.Marshal(x)
-	yb, _ := json.Marshal(y)
-	return bytes.Equal(xb, yb)
 }
 
 func readTestdata(t testing.TB, name string) []byte {

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/thinkgate/thinkgate/internal/golden"
+
 	"github.com/thinkgate/thinkgate/providers"
 )
 
@@ -40,7 +42,7 @@ func TestRewriteGolden(t *testing.T) {
 			if out.Path != c.path || out.RawQuery != c.query {
 				t.Errorf("target %s?%s, want %s?%s", out.Path, out.RawQuery, c.path, c.query)
 			}
-			goldenJSON(t, "requests/"+c.name+".gemini.json", out.Body)
+			golden.JSON(t, "requests/"+c.name+".gemini.json", out.Body)
 		})
 	}
 }
@@ -265,7 +267,7 @@ func TestSignedHistory(t *testing.T) {
 	    {"functionResponse":{"name":"get_weather","response":{"output":"snow"}}}
 	  ]}
 	]`
-	if !jsonEqual(t, got.Contents, []byte(want)) {
+	if !golden.EqualJSON(t, got.Contents, []byte(want)) {
 		t.Errorf("contents:\n%s\nwant\n%s", got.Contents, want)
 	}
 }

@@ -3,9 +3,11 @@ package gemini
 import (
 	"bytes"
 	"fmt"
-	"github.com/thinkgate/thinkgate/internal/ssetest"
 	"strings"
 	"testing"
+
+	"github.com/thinkgate/thinkgate/internal/golden"
+	"github.com/thinkgate/thinkgate/internal/ssetest"
 
 	"github.com/thinkgate/thinkgate/providers"
 )
@@ -41,14 +43,14 @@ func TestStreamGolden(t *testing.T) {
 		{name: "unknown_parts"},
 	}
 	for _, c := range cases {
-		golden := c.name
+		goldenName := c.name
 		if c.splitTags {
-			golden += ".split_tags"
+			goldenName += ".split_tags"
 		}
 		if c.form == providers.FormText {
-			golden += ".text_form"
+			goldenName += ".text_form"
 		}
-		t.Run(golden, func(t *testing.T) {
+		t.Run(goldenName, func(t *testing.T) {
 			body := readTestdata(t, "streams/"+c.name+".sse")
 			s := testSettings()
 			s.SplitTags, s.Form = c.splitTags, c.form
@@ -66,7 +68,7 @@ func TestStreamGolden(t *testing.T) {
 				out := ssetest.Coalesce(normalizeToolIDs(t, s.Signer, r.events))
 				if first == nil {
 					first = out
-					goldenText(t, "streams/"+golden+".golden", out)
+					golden.Bytes(t, "streams/"+goldenName+".golden", out)
 					continue
 				}
 				if !bytes.Equal(out, first) {
@@ -152,7 +154,7 @@ func TestMessageGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			goldenJSON(t, "messages/"+name+".anthropic.json", normalizeToolIDs(t, s.Signer, got))
+			golden.JSON(t, "messages/"+name+".anthropic.json", normalizeToolIDs(t, s.Signer, got))
 		})
 	}
 }

@@ -1,7 +1,6 @@
 package openai
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -187,48 +186,6 @@ func diff(t testing.TB, what string, got, want []string) {
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("%s differs.\n--- got\n%s\n--- want\n%s", what, strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
-}
-
-// golden compares got with testdata/name as JSON values, rewriting the file
-// under UPDATE_GOLDEN=1.
-func golden(t testing.TB, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if os.Getenv("UPDATE_GOLDEN") == "1" {
-		// Indented in the order it was written, so the file reads like the wire.
-		var b bytes.Buffer
-		if err := json.Indent(&b, got, "", "  "); err != nil {
-			t.Fatalf("not JSON: %v: %s", err, got)
-		}
-		b.WriteByte('\n')
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("golden file: %v (UPDATE_GOLDEN=1 creates it)", err)
-	}
-	if !jsonEqual(t, got, want) {
-		t.Errorf("%s differs.\n--- got\n%s\n--- want\n%s", path, got, want)
-	}
-}
-
-func jsonEqual(t testing.TB, a, b []byte) bool {
-	t.Helper()
-	var x, y any
-	if err := json.Unmarshal(a, &x); err != nil {
-		t.Fatalf("not JSON: %v: %s", err, a)
-	}
-	if err := json.Unmarshal(b, &y); err != nil {
-		t.Fatalf("not JSON: %v: %s", err, b)
-	}
-	xb, _ := json.Marshal(x)
-	yb, _ := json.Marshal(y)
-	return bytes.Equal(xb, yb)
 }
 
 func readFile(t testing.TB, name string) string {

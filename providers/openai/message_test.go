@@ -2,6 +2,7 @@ package openai
 
 import (
 	"encoding/json"
+	"github.com/thinkgate/thinkgate/internal/golden"
 	"testing"
 
 	"github.com/anthropics/anthropic-sdk-go"
@@ -47,7 +48,7 @@ func TestConvertMessageGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			golden(t, "messages/"+tc.name+".json", out)
+			golden.JSON(t, "messages/"+tc.name+".json", out)
 			var m anthropic.Message
 			if err := json.Unmarshal(out, &m); err != nil || m.ID != "msg_test" || m.Model != "claude-test" {
 				t.Errorf("SDK decode: %v %+v", err, m)

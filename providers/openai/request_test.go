@@ -2,6 +2,7 @@ package openai
 
 import (
 	"encoding/json"
+	"github.com/thinkgate/thinkgate/internal/golden"
 	"net/http"
 	"strings"
 	"testing"
@@ -49,7 +50,7 @@ func TestConvertRequestGolden(t *testing.T) {
 			if !json.Valid(body) {
 				t.Fatalf("invalid JSON: %s", body)
 			}
-			golden(t, "requests/"+tc.name+".out.json", body)
+			golden.JSON(t, "requests/"+tc.name+".out.json", body)
 			// Every shortened name maps back to the client's.
 			for short, orig := range state.toolNames {
 				if !validToolName(short) || state.original([]byte(short)) != orig {
@@ -265,7 +266,7 @@ func TestPlainTextDocument(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !jsonEqual(t, body, []byte(`{"model":"m","messages":[{"role":"user","content":"notes\nsummarise"}],"max_tokens":1}`)) {
+	if !golden.EqualJSON(t, body, []byte(`{"model":"m","messages":[{"role":"user","content":"notes\nsummarise"}],"max_tokens":1}`)) {
 		t.Errorf("got %s", body)
 	}
 }
