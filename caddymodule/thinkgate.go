@@ -215,6 +215,15 @@ func (h *Handler) Validate() error {
 
 // ServeHTTP converts the request, hands it to next, and converts the response.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
+	// Client keys guard every request the handler sees, Messages API or not.
+	if len(h.clientKeys) > 0 {
+		if !h.clientKeyOK(r.Header) {
+			return writeError(w, &providers.Error{Status: http.StatusUnauthorized, Type: "authentication_error", Message: "invalid x-api-key"})
+		}
+		// The client's key is the gateway's own: it never goes upstream.
+		r.Header.Del("X-Api-Key")
+		r.Header.Del("Authorization")
+	}
 	countTokens := strings.HasSuffix(r.URL.Path, "/messages/count_tokens")
 	if !countTokens && !strings.HasSuffix(r.URL.Path, "/messages") {
 		// Not a Messages API call (e.g. GET /v1/models): not ours to change.
@@ -226,15 +235,6 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 		m.status = e.Status
 		m.firstByte = time.Now()
 		return writeError(w, e)
-	}
-
-	if len(h.clientKeys) > 0 {
-		if !h.clientKeyOK(r.Header) {
-			return fail(&providers.Error{Status: http.StatusUnauthorized, Type: "authentication_error", Message: "invalid x-api-key"})
-		}
-		// The client's key is the gateway's own: it never goes upstream.
-		r.Header.Del("X-Api-Key")
-		r.Header.Del("Authorization")
 	}
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", http.MethodPost)

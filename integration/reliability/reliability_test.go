@@ -375,6 +375,26 @@ func TestClientKeys(t *testing.T) {
 			}
 		})
 	}
+	// Other paths are guarded too, and pass through without the client key.
+	req, _ := http.NewRequest("GET", gw.URL+"/v1/models", nil)
+	res, err := gw.Tester.Client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != 401 || string(b) != unauthorized {
+		t.Fatalf("GET /v1/models without a key: %d %s", res.StatusCode, b)
+	}
+	req, _ = http.NewRequest("GET", gw.URL+"/v1/models", nil)
+	req.Header.Set("x-api-key", "literal-key")
+	if res, err = gw.Tester.Client.Do(req); err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if last := up.Last(t); last.Path != "/v1/models" || last.Header.Get("X-Api-Key") != "" {
+		t.Fatalf("GET /v1/models with a key reached the upstream as %s with x-api-key %q", last.Path, last.Header.Get("X-Api-Key"))
+	}
 	// Without api_key the client key is still the gateway's: nothing goes upstream.
 	gw = gateway(t, up, "\tclient_keys literal-key")
 	if res, body := gw.PostRead("/v1/messages", streamRequest, "x-api-key", "literal-key"); res.StatusCode != 200 {
