@@ -1,7 +1,6 @@
 package providers
 
 import (
-	"bytes"
 	"encoding/json"
 	"strconv"
 	"unicode/utf8"
@@ -62,7 +61,9 @@ func appendUsage(dst []byte, u Usage) []byte {
 // flushes and then truncates. In collect mode (NewCollector) the same calls
 // build one non-streaming Message.
 type Emitter struct {
-	// Buf holds encoded events not yet written to the client.
+	// Buf holds encoded events not yet written to the client. The caller
+	// writes and truncates it; everything else goes through the emitter's
+	// methods (RawEvent for events it does not know).
 	Buf []byte
 
 	form    BlockForm
@@ -119,6 +120,7 @@ func (e *Emitter) MessageStart(id, model string, usage Usage) {
 	b = append(b, `,"content":[],"stop_reason":null,"stop_sequence":null,"usage":`...)
 	b = appendUsage(b, usage)
 	e.Buf = append(b, "}}\n\n"...)
+	e.merge.kind = deltaNone
 }
 
 // MessageStartRaw emits an upstream's message_start data unchanged.
@@ -129,6 +131,7 @@ func (e *Emitter) MessageStartRaw(data []byte) {
 	e.started = true
 	if e.collect == nil {
 		e.Buf = AppendSSE(e.Buf, "message_start", data)
+		e.merge.kind = deltaNone
 	}
 }
 
@@ -168,12 +171,6 @@ func (e *Emitter) Thinking(p []byte) {
 	if len(p) == 0 || e.finished {
 		return
 	}
-	if !utf8.Valid(p) {
-		// The client gets each invalid byte as U+FFFD; the signature must
-		// cover the text it will send back, and collect mode must hold it too.
-		e.valid = appendValidUTF8(e.valid[:0], p)
-		p = e.valid
-	}
 	kind := blockThinking
 	if e.form == FormText {
 		kind = blockThinkingText
@@ -181,18 +178,31 @@ func (e *Emitter) Thinking(p []byte) {
 	if e.open != kind {
 		e.openBlock(kind)
 	}
-	if e.mac != nil && kind == blockThinking {
-		e.mac.Write(p)
-	}
 	if e.collect != nil {
+		if !utf8.Valid(p) {
+			e.valid = appendValidUTF8(e.valid[:0], p)
+			p = e.valid
+		}
+		if e.mac != nil && kind == blockThinking {
+			e.mac.Write(p)
+		}
 		c := e.collect.cur()
 		c.text = append(c.text, p...)
 		return
 	}
-	if kind == blockThinking {
-		e.appendDelta(deltaThinking, p)
-	} else {
+	if kind == blockThinkingText {
 		e.appendDelta(deltaText, p)
+		return
+	}
+	if replaced := e.appendDelta(deltaThinking, p); e.mac != nil {
+		// The client gets each invalid byte as U+FFFD: the signature must
+		// cover the text it will send back. The escaper already said
+		// whether there was any, so valid text is not scanned twice.
+		if replaced {
+			e.valid = appendValidUTF8(e.valid[:0], p)
+			p = e.valid
+		}
+		e.mac.Write(p)
 	}
 }
 
@@ -230,6 +240,7 @@ func (e *Emitter) ToolUseStart(id, name string) {
 	b = append(b, `,"name":`...)
 	b = AppendJSONString(b, name)
 	e.Buf = append(b, `,"input":{}}}`+"\n\n"...)
+	e.merge.kind = deltaNone
 }
 
 // ToolInput appends a fragment of the open tool_use block's JSON input.
@@ -261,6 +272,7 @@ func (e *Emitter) RawBlockStart(block []byte) {
 	b := e.startEvent()
 	b = append(b, block...)
 	e.Buf = append(b, "}\n\n"...)
+	e.merge.kind = deltaNone
 }
 
 // RawDelta emits a delta of the open passed-through block.
@@ -273,10 +285,21 @@ func (e *Emitter) RawDelta(delta []byte) {
 	b = append(b, `,"delta":`...)
 	b = append(b, delta...)
 	e.Buf = append(b, "}\n\n"...)
+	e.merge.kind = deltaNone
 }
 
 // CloseBlock closes the open block, if any.
 func (e *Emitter) CloseBlock() { e.closeOpen() }
+
+// RawEvent forwards an event the emitter does not know (an upstream's newer
+// event type), as it is.
+func (e *Emitter) RawEvent(name string, data []byte) {
+	if e.collect != nil || e.finished {
+		return
+	}
+	e.Buf = AppendSSE(e.Buf, name, data)
+	e.merge.kind = deltaNone
+}
 
 // Ping emits a ping event (keepalive).
 func (e *Emitter) Ping() {
@@ -284,6 +307,7 @@ func (e *Emitter) Ping() {
 		return
 	}
 	e.Buf = append(e.Buf, "event: ping\ndata: {\"type\": \"ping\"}\n\n"...)
+	e.merge.kind = deltaNone
 }
 
 // Finish closes the open block and ends the message.
@@ -304,6 +328,7 @@ func (e *Emitter) Finish(stopReason, stopSequence string, usage Usage) {
 	b = append(b, `},"usage":`...)
 	b = appendUsage(b, usage)
 	e.Buf = append(b, "}\n\n"...)
+	e.merge.kind = deltaNone
 	e.MessageStop()
 }
 
@@ -315,6 +340,7 @@ func (e *Emitter) MessageDeltaRaw(data []byte) {
 	e.closeOpen()
 	if e.collect == nil {
 		e.Buf = AppendSSE(e.Buf, "message_delta", data)
+		e.merge.kind = deltaNone
 	}
 }
 
@@ -327,6 +353,7 @@ func (e *Emitter) MessageStop() {
 	e.finished = true
 	if e.collect == nil {
 		e.Buf = append(e.Buf, "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n"...)
+		e.merge.kind = deltaNone
 	}
 }
 
@@ -344,6 +371,7 @@ func (e *Emitter) Fail(typ, msg string) {
 	e.Buf = append(e.Buf, "event: error\ndata: "...)
 	e.Buf = AppendErrorJSON(e.Buf, typ, msg)
 	e.Buf = append(e.Buf, "\n\n"...)
+	e.merge.kind = deltaNone
 }
 
 // FailRaw closes the open block and forwards an upstream error event's data.
@@ -362,6 +390,7 @@ func (e *Emitter) FailRaw(data []byte) {
 		return
 	}
 	e.Buf = AppendSSE(e.Buf, "error", data)
+	e.merge.kind = deltaNone
 }
 
 // appendValidUTF8 appends p with every byte that is not part of a valid
@@ -418,6 +447,7 @@ func (e *Emitter) openBlock(kind blockKind) {
 		b = append(b, '}')
 	}
 	e.Buf = append(b, "}\n\n"...)
+	e.merge.kind = deltaNone
 }
 
 func (e *Emitter) appendMeta(b []byte) []byte {
@@ -487,6 +517,7 @@ func (e *Emitter) closeOpen() {
 	b = append(b, "event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":"...)
 	b = strconv.AppendInt(b, int64(e.index), 10)
 	e.Buf = append(b, "}\n\n"...)
+	e.merge.kind = deltaNone
 	e.index++
 }
 
@@ -515,29 +546,31 @@ const (
 )
 
 // appendDelta writes a delta of kind for the open block, extending the last
-// event when it is a delta of the same kind and block and nothing has been
-// written after it (and Buf was not flushed since: its bytes are checked).
-func (e *Emitter) appendDelta(kind deltaKind, p []byte) {
-	if e.merge.kind == kind && e.merge.index == e.index && e.merge.end == len(e.Buf) &&
-		e.merge.start < e.merge.end && bytes.HasPrefix(e.Buf[e.merge.start:], []byte(deltaEventHead)) &&
-		bytes.HasSuffix(e.Buf, []byte(deltaTail)) {
-		b := appendJSONStringBody(e.Buf[:len(e.Buf)-len(deltaTail)], p)
+// event when it is a delta of the same kind and block that ends Buf. Every
+// other write resets merge, and a flushed (truncated) Buf is shorter than
+// merge.end until something else is written: so the bytes at merge.end are
+// always that delta's when the check passes.
+// It reports whether p held invalid UTF-8 (written as U+FFFD).
+func (e *Emitter) appendDelta(kind deltaKind, p []byte) (replaced bool) {
+	var b []byte
+	if e.merge.kind == kind && e.merge.index == e.index && e.merge.end == len(e.Buf) {
+		b, replaced = appendJSONStringBodyReport(e.Buf[:len(e.Buf)-len(deltaTail)], p)
 		e.Buf = append(b, deltaTail...)
 		e.merge.end = len(e.Buf)
-		return
+		return replaced
 	}
-	start := len(e.Buf)
-	b := append(e.Buf, deltaEventHead...)
+	b = append(e.Buf, deltaEventHead...)
 	b = strconv.AppendInt(b, int64(e.index), 10)
 	b = append(b, deltaHeads[kind]...)
-	b = appendJSONStringBody(b, p)
+	b, replaced = appendJSONStringBodyReport(b, p)
 	e.Buf = append(b, deltaTail...)
-	e.merge = deltaMerge{kind: kind, index: e.index, start: start, end: len(e.Buf)}
+	e.merge = deltaMerge{kind: kind, index: e.index, end: len(e.Buf)}
+	return replaced
 }
 
 // deltaMerge locates the last delta event written to Buf.
 type deltaMerge struct {
-	kind       deltaKind
-	index      int
-	start, end int
+	kind  deltaKind
+	index int
+	end   int
 }

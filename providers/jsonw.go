@@ -35,6 +35,13 @@ func AppendJSONString[S ~string | ~[]byte](dst []byte, s S) []byte {
 
 // appendJSONStringBody appends s escaped for a JSON string, without quotes.
 func appendJSONStringBody[S ~string | ~[]byte](dst []byte, s S) []byte {
+	dst, _ = appendJSONStringBodyReport(dst, s)
+	return dst
+}
+
+// appendJSONStringBodyReport is appendJSONStringBody that also reports
+// whether s held invalid UTF-8, which it writes as U+FFFD.
+func appendJSONStringBodyReport[S ~string | ~[]byte](dst []byte, s S) (_ []byte, replaced bool) {
 	start := 0
 	for i := 0; i < len(s); {
 		if b := s[i]; b < utf8.RuneSelf {
@@ -66,6 +73,7 @@ func appendJSONStringBody[S ~string | ~[]byte](dst []byte, s S) []byte {
 		// A rune is at most 4 bytes: the conversion stays on the stack.
 		r, size := utf8.DecodeRuneInString(string(s[i:min(i+utf8.UTFMax, len(s))]))
 		if r == utf8.RuneError && size == 1 {
+			replaced = true
 			dst = append(dst, s[start:i]...)
 			dst = append(dst, `\ufffd`...)
 			i += size
@@ -82,7 +90,7 @@ func appendJSONStringBody[S ~string | ~[]byte](dst []byte, s S) []byte {
 		}
 		i += size
 	}
-	return append(dst, s[start:]...)
+	return append(dst, s[start:]...), replaced
 }
 
 // AppendJSONInt appends n as a JSON number.

@@ -45,13 +45,18 @@ func (d *SSEDecoder) Write(p []byte, fn SSEHandler) error {
 	// Two vectorised scans beat one bytes.IndexAny, which goes byte by byte.
 	// lf, the next LF in p (-1: none), is kept across lines so that a stream
 	// of CR-only line ends does not rescan the chunk for every line.
+	// Most upstreams end lines with LF alone: one scan of the chunk for CR
+	// spares a scan of every line.
 	lf := bytes.IndexByte(p, '\n')
+	hasCR := bytes.IndexByte(p, '\r') >= 0
 	for len(p) > 0 {
 		i := lf
 		if lf < 0 {
 			i = bytes.IndexByte(p, '\r')
-		} else if cr := bytes.IndexByte(p[:lf], '\r'); cr >= 0 {
-			i = cr
+		} else if hasCR {
+			if cr := bytes.IndexByte(p[:lf], '\r'); cr >= 0 {
+				i = cr
+			}
 		}
 		if i < 0 {
 			if len(d.buf)+len(p) > max {

@@ -346,7 +346,7 @@ func (s *SplitStream) event(name, data []byte) error {
 		if typ, err := rawString(data, "type"); err != nil || !bytes.Equal(typ, name) || !json.Valid(data) {
 			return malformed(string(name) + " event whose data is not a JSON object of that type")
 		}
-		s.em.Buf = providers.AppendSSE(s.em.Buf, string(name), data)
+		s.em.RawEvent(string(name), data)
 	}
 	return nil
 }
