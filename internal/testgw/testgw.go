@@ -61,6 +61,17 @@ type Gateway struct {
 	Ports  Ports
 	// URL is the gateway's plain-HTTP base URL.
 	URL string
+	// sdkHTTP is the SDK clients' HTTP client. Each gateway has its own
+	// connections: loading a config closes the previous servers' idle
+	// connections, and a POST sent on one of those fails with EOF.
+	sdkHTTP *http.Client
+}
+
+func newGateway(t testing.TB, tester *caddytest.Tester, p Ports) *Gateway {
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	t.Cleanup(tr.CloseIdleConnections)
+	return &Gateway{T: t, Tester: tester, Ports: p, URL: fmt.Sprintf("http://localhost:%d", p.HTTP),
+		sdkHTTP: &http.Client{Transport: tr}}
 }
 
 // Preamble returns the global options block for a slot.
@@ -105,7 +116,7 @@ func StartConfig(t testing.TB, slot int, caddyfile string) *Gateway {
 		LoadRequestTimeout: 10 * time.Second,
 	})
 	tester.InitServer(caddyfile, "caddyfile")
-	return &Gateway{T: t, Tester: tester, Ports: p, URL: fmt.Sprintf("http://localhost:%d", p.HTTP)}
+	return newGateway(t, tester, p)
 }
 
 // StartJSON loads a whole JSON config (admin on the slot's admin port, a
@@ -122,7 +133,7 @@ func StartJSON(t testing.TB, slot int, config string) *Gateway {
 		LoadRequestTimeout: 10 * time.Second,
 	})
 	tester.InitServer(config, "json")
-	return &Gateway{T: t, Tester: tester, Ports: p, URL: fmt.Sprintf("http://localhost:%d", p.HTTP)}
+	return newGateway(t, tester, p)
 }
 
 // LoadError loads a config that must fail, returning Caddy's error text.
@@ -193,6 +204,7 @@ func (g *Gateway) Client(opts ...option.RequestOption) anthropic.Client {
 		option.WithAPIKey("client-key"),
 		option.WithMaxRetries(0),
 		option.WithRequestTimeout(30 * time.Second),
+		option.WithHTTPClient(g.sdkHTTP),
 	}
 	return anthropic.NewClient(append(base, opts...)...)
 }
