@@ -207,7 +207,7 @@ func TestKeepalive(t *testing.T) {
 		rc := http.NewResponseController(w)
 		_, _ = w.Write(testgw.SSE(messageStart(), textStart(), textDelta("one ")))
 		_ = rc.Flush()
-		time.Sleep(700 * time.Millisecond)
+		time.Sleep(900 * time.Millisecond)
 		_, _ = w.Write(testgw.SSE(append([]testgw.Event{textDelta("two")}, streamEnd()...)...))
 	})
 	gw := gateway(t, up, "\tkeepalive 200ms")
@@ -219,8 +219,9 @@ func TestKeepalive(t *testing.T) {
 			pings++
 		}
 	}
+	// Four ticks fit the silence; a loaded machine may fire fewer, never more.
 	if pings < 2 || pings > 4 {
-		t.Fatalf("got %d pings in a 700ms silence with keepalive 200ms: %v", pings, sum)
+		t.Fatalf("got %d pings in a 900ms silence with keepalive 200ms: %v", pings, sum)
 	}
 	// The pings sit between the two deltas, which still join into one block.
 	if sum[0] != "message_start" || sum[len(sum)-1] != "message_stop" {
