@@ -77,11 +77,34 @@ func RewriteBody(x *providers.Exchange) ([]byte, error) {
 			return nil, err
 		}
 		changed = true
+		// With thinking on, Anthropic wants the assistant turn of a tool
+		// loop to open with a thinking block; one whose thinking became
+		// text cannot, so thinking goes for this request (as on Azure).
+		if _, ok := req.Fields["thinking"]; ok && req.Thinking.Enabled(false) && toolTurnLacksThinking(msgs) {
+			delete(req.Fields, "thinking")
+		}
 	}
 	if !changed {
 		return x.Body, nil
 	}
 	return req.MarshalFields()
+}
+
+// toolTurnLacksThinking reports whether the last assistant turn calls a tool
+// without opening with a thinking block.
+func toolTurnLacksThinking(msgs []providers.Message) bool {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].Role != "assistant" {
+			continue
+		}
+		blocks := msgs[i].Content.Blocks
+		hasTool := false
+		for _, b := range blocks {
+			hasTool = hasTool || b.Type == "tool_use"
+		}
+		return hasTool && (len(blocks) == 0 || (blocks[0].Type != "thinking" && blocks[0].Type != "redacted_thinking"))
+	}
+	return false
 }
 
 // unsignHistory rewrites the assistant turns that hold gateway-signed

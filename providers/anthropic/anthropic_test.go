@@ -72,6 +72,12 @@ func TestRewriteBody(t *testing.T) {
 		{name: "foreign thinking dropped, empty turn dropped",
 			body: `{"model":"m","messages":[{"role":"user","content":"go"},{"role":"assistant","content":[{"type":"thinking","thinking":"Gemini's thought.","signature":"` + gemSig + `"}]},{"role":"assistant","content":[{"type":"thinking","thinking":"Gemini's thought.","signature":"` + gemSig + `"},{"type":"text","text":"Done."}]},{"role":"user","content":"ok"}]}`,
 			want: `{"model":"m","messages":[{"role":"user","content":"go"},{"role":"assistant","content":[{"type":"text","text":"Done."}]},{"role":"user","content":"ok"}]}`},
+		{name: "tool turn whose thinking became text: thinking off",
+			body: `{"model":"m","thinking":{"type":"adaptive"},"messages":[{"role":"user","content":"weather?"},{"role":"assistant","content":[{"type":"thinking","thinking":"Need the weather.","signature":"` + tagSig + `"},{"type":"tool_use","id":"toolu_1","name":"w","input":{}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"sun"}]}]}`,
+			want: `{"model":"m","messages":[{"role":"user","content":"weather?"},{"role":"assistant","content":[{"type":"text","text":"<thinking>Need the weather.</thinking>"},{"type":"tool_use","id":"toolu_1","name":"w","input":{}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"sun"}]}]}`},
+		{name: "no tool call: thinking stays",
+			body: `{"model":"m","thinking":{"type":"enabled","budget_tokens":2048},"messages":[{"role":"user","content":"q"},{"role":"assistant","content":[{"type":"thinking","thinking":"Need the weather.","signature":"` + tagSig + `"},{"type":"text","text":"a"}]},{"role":"user","content":"more"}]}`,
+			want: `{"model":"m","thinking":{"type":"enabled","budget_tokens":2048},"messages":[{"role":"user","content":"q"},{"role":"assistant","content":[{"type":"text","text":"<thinking>Need the weather.</thinking>"},{"type":"text","text":"a"}]},{"role":"user","content":"more"}]}`},
 		{name: "user turns never touched",
 			body: `{"model":"m","messages":[{"role":"user","content":[{"type":"thinking","thinking":"Need the weather.","signature":"` + tagSig + `"},{"type":"text","text":"odd but the client's"}]}]}`},
 	}
