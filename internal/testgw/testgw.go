@@ -67,6 +67,12 @@ type Gateway struct {
 	sdkHTTP *http.Client
 }
 
+// settle waits out the previous config's servers. Caddy answers the config
+// load before they have stopped, and until then one of them may still accept
+// a connection on the shared listener, run it through the old routes (whose
+// upstream the previous test has closed) and cut it when it stops.
+func settle() { time.Sleep(150 * time.Millisecond) }
+
 func newGateway(t testing.TB, tester *caddytest.Tester, p Ports) *Gateway {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	t.Cleanup(tr.CloseIdleConnections)
@@ -116,6 +122,7 @@ func StartConfig(t testing.TB, slot int, caddyfile string) *Gateway {
 		LoadRequestTimeout: 10 * time.Second,
 	})
 	tester.InitServer(caddyfile, "caddyfile")
+	settle()
 	return newGateway(t, tester, p)
 }
 
@@ -133,6 +140,7 @@ func StartJSON(t testing.TB, slot int, config string) *Gateway {
 		LoadRequestTimeout: 10 * time.Second,
 	})
 	tester.InitServer(config, "json")
+	settle()
 	return newGateway(t, tester, p)
 }
 
