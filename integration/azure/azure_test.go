@@ -7,7 +7,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"github.com/thinkgate/thinkgate/internal/golden"
 	"io"
 	"net/http"
 	"os"
@@ -16,9 +15,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/thinkgate/thinkgate/internal/golden"
+
 	"github.com/anthropics/anthropic-sdk-go"
 	"github.com/anthropics/anthropic-sdk-go/option"
-	"github.com/caddyserver/caddy/v2/caddyconfig"
 
 	"github.com/thinkgate/thinkgate/internal/testgw"
 )
@@ -576,7 +576,7 @@ func TestConfigErrors(t *testing.T) {
 
 // TestAdapt: the Caddyfile options become the module's JSON fields.
 func TestAdapt(t *testing.T) {
-	got := adapt(t, `:8080
+	got := testgw.AdaptProvider(t, `:8080
 thinkgate azure {
 	api_key {env.AZURE_API_KEY}
 	path /anthropic/v1/messages
@@ -621,44 +621,4 @@ func goldenJSON(t testing.TB, name string, got []byte) {
 	if !golden.EqualJSON(t, got, readFile(t, path)) {
 		t.Errorf("Azure received a body that differs from %s:\n%s", path, got)
 	}
-}
-
-// adapt adapts a Caddyfile and returns the thinkgate handler's provider JSON.
-func adapt(t *testing.T, caddyfile string) []byte {
-	t.Helper()
-	out, _, err := caddyconfig.GetAdapter("caddyfile").Adapt([]byte(caddyfile), nil)
-	if err != nil {
-		t.Fatalf("adapt: %v", err)
-	}
-	var cfg any
-	if err := json.Unmarshal(out, &cfg); err != nil {
-		t.Fatal(err)
-	}
-	var find func(v any) any
-	find = func(v any) any {
-		switch v := v.(type) {
-		case map[string]any:
-			if v["handler"] == "thinkgate" {
-				return v["provider"]
-			}
-			for _, e := range v {
-				if p := find(e); p != nil {
-					return p
-				}
-			}
-		case []any:
-			for _, e := range v {
-				if p := find(e); p != nil {
-					return p
-				}
-			}
-		}
-		return nil
-	}
-	p := find(cfg)
-	if p == nil {
-		t.Fatalf("no thinkgate handler in %s", out)
-	}
-	b, _ := json.Marshal(p)
-	return b
 }

@@ -10,8 +10,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/thinkgate/thinkgate/internal/golden"
-	"github.com/thinkgate/thinkgate/internal/ssetest"
 	"io"
 	"net/http"
 	"os"
@@ -22,9 +20,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/thinkgate/thinkgate/internal/golden"
+	"github.com/thinkgate/thinkgate/internal/ssetest"
+
 	"github.com/anthropics/anthropic-sdk-go"
 	"github.com/anthropics/anthropic-sdk-go/option"
-	"github.com/caddyserver/caddy/v2/caddyconfig"
 
 	"github.com/thinkgate/thinkgate/internal/testgw"
 )
@@ -781,50 +781,16 @@ func TestConfigErrors(t *testing.T) {
 
 // TestAdapt: the Caddyfile options become the module's JSON fields.
 func TestAdapt(t *testing.T) {
-	out, _, err := caddyconfig.GetAdapter("caddyfile").Adapt([]byte(`:8080
+	provider := testgw.AdaptProvider(t, `:8080
 thinkgate gemini {
 	api_key {env.GEMINI_API_KEY}
 	api_version v1
 	thinking_budget -1
 	model claude-* gemini-2.5-pro
 }
-reverse_proxy https://generativelanguage.googleapis.com`), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var cfg any
-	if err := json.Unmarshal(out, &cfg); err != nil {
-		t.Fatal(err)
-	}
-	var find func(v any) any
-	find = func(v any) any {
-		switch v := v.(type) {
-		case map[string]any:
-			if v["handler"] == "thinkgate" {
-				return v["provider"]
-			}
-			for _, e := range v {
-				if p := find(e); p != nil {
-					return p
-				}
-			}
-		case []any:
-			for _, e := range v {
-				if p := find(e); p != nil {
-					return p
-				}
-			}
-		}
-		return nil
-	}
-	p := find(cfg)
-	if p == nil {
-		t.Fatalf("no thinkgate handler in %s", out)
-	}
-	provider, _ := json.Marshal(p)
-	m := [][]byte{nil, provider}
-	if want := `{"api_key":"{env.GEMINI_API_KEY}","api_version":"v1","name":"gemini","thinking_budget":-1}`; !golden.EqualJSON(t, m[1], []byte(want)) {
-		t.Errorf("provider JSON %s\nwant %s", m[1], want)
+reverse_proxy https://generativelanguage.googleapis.com`)
+	if want := `{"api_key":"{env.GEMINI_API_KEY}","api_version":"v1","name":"gemini","thinking_budget":-1}`; !golden.EqualJSON(t, provider, []byte(want)) {
+		t.Errorf("provider JSON %s\nwant %s", provider, want)
 	}
 }
 

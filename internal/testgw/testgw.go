@@ -23,6 +23,7 @@ import (
 
 	"github.com/anthropics/anthropic-sdk-go"
 	"github.com/anthropics/anthropic-sdk-go/option"
+	"github.com/caddyserver/caddy/v2/caddyconfig"
 	"github.com/caddyserver/caddy/v2/caddytest"
 
 	// Caddy's standard modules and thinkgate.
@@ -464,4 +465,45 @@ func SSE(events ...Event) []byte {
 		fmt.Fprintf(&b, "data: %s\n\n", e.Data)
 	}
 	return b.Bytes()
+}
+
+// AdaptProvider adapts a Caddyfile and returns the JSON of its thinkgate
+// handler's provider module.
+func AdaptProvider(t testing.TB, caddyfile string) []byte {
+	t.Helper()
+	out, _, err := caddyconfig.GetAdapter("caddyfile").Adapt([]byte(caddyfile), nil)
+	if err != nil {
+		t.Fatalf("adapt: %v", err)
+	}
+	var cfg any
+	if err := json.Unmarshal(out, &cfg); err != nil {
+		t.Fatal(err)
+	}
+	var find func(v any) any
+	find = func(v any) any {
+		switch v := v.(type) {
+		case map[string]any:
+			if v["handler"] == "thinkgate" {
+				return v["provider"]
+			}
+			for _, e := range v {
+				if p := find(e); p != nil {
+					return p
+				}
+			}
+		case []any:
+			for _, e := range v {
+				if p := find(e); p != nil {
+					return p
+				}
+			}
+		}
+		return nil
+	}
+	p := find(cfg)
+	if p == nil {
+		t.Fatalf("no thinkgate handler in %s", out)
+	}
+	b, _ := json.Marshal(p)
+	return b
 }
