@@ -234,7 +234,7 @@ func TestClaudeCodeRequest(t *testing.T) {
 					t.Errorf("upstream %s = %q, want %q", k, got, want)
 				}
 			}
-			goldenJSON(t, "claude_code.upstream.json", last.Body)
+			golden.JSON(t, "claude_code.upstream.json", last.Body)
 		})
 	}
 }
@@ -598,27 +598,4 @@ func readFile(t testing.TB, path string) []byte {
 		t.Fatal(err)
 	}
 	return b
-}
-
-// goldenJSON compares got with testdata/<name> as JSON values, rewriting the
-// file (indented) under UPDATE_GOLDEN=1.
-func goldenJSON(t testing.TB, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if os.Getenv("UPDATE_GOLDEN") == "1" {
-		var buf bytes.Buffer
-		if err := json.Indent(&buf, got, "", "  "); err != nil {
-			t.Fatal(err)
-		}
-		buf.WriteByte('\n')
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if !golden.EqualJSON(t, got, readFile(t, path)) {
-		t.Errorf("Azure received a body that differs from %s:\n%s", path, got)
-	}
 }

@@ -13,7 +13,6 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"sync/atomic"
@@ -395,7 +394,7 @@ func TestTwoTurns(t *testing.T) {
 					t.Errorf("%s: tool result turn %s", c.name, got.Contents[2])
 				}
 			}
-			goldenJSON(t, "two_turns_first_request.json", firstReq)
+			golden.JSON(t, "two_turns_first_request.json", firstReq)
 		})
 	}
 }
@@ -452,7 +451,7 @@ func TestClaudeCodeRequest(t *testing.T) {
 	if last.RawQuery != "alt=sse" || last.Header.Get("X-App") != "cli" {
 		t.Errorf("query %q headers %v", last.RawQuery, last.Header)
 	}
-	goldenJSON(t, "claude_code_request.gemini.json", last.Body)
+	golden.JSON(t, "claude_code_request.gemini.json", last.Body)
 }
 
 // TestCountTokens: /v1/messages/count_tokens becomes :countTokens with the
@@ -808,29 +807,6 @@ func readFile(t testing.TB, path string) []byte {
 	return b
 }
 
-// goldenJSON compares got with testdata/<name> as JSON values, rewriting the
-// file (indented) under UPDATE_GOLDEN=1.
-func goldenJSON(t testing.TB, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if os.Getenv("UPDATE_GOLDEN") == "1" {
-		var buf bytes.Buffer
-		if err := json.Indent(&buf, got, "", "  "); err != nil {
-			t.Fatal(err)
-		}
-		buf.WriteByte('\n')
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if !golden.EqualJSON(t, got, readFile(t, path)) {
-		t.Errorf("Gemini received a body that differs from %s:\n%s", path, got)
-	}
-}
-
 // TestConversationShape: system prompt and role:"system" messages, merged
 // consecutive turns, documents and URL images, tool_choice, sampling
 // parameters and thinking:false reach Gemini exactly as pinned.
@@ -845,7 +821,7 @@ func TestConversationShape(t *testing.T) {
 	if last.Path != "/v1beta/models/gemini-2.5-pro:generateContent" {
 		t.Errorf("path %s", last.Path)
 	}
-	goldenJSON(t, "conversation.gemini.json", last.Body)
+	golden.JSON(t, "conversation.gemini.json", last.Body)
 }
 
 // TestSignatureOnEmptyPart: a signature Gemini sends on an empty part before
