@@ -89,3 +89,25 @@ func FuzzAppendJSONString(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkAppendJSONStringDelta: a delta as the end-to-end benchmark's
+// model writes it, about one non-ASCII word in six.
+func BenchmarkAppendJSONStringDelta(b *testing.B) {
+	s := []byte("writes an answer with code, café and 你好 then numbers 42 and 3.14 so 🎯 the model reasons")
+	dst := make([]byte, 0, 256)
+	b.ReportAllocs()
+	b.SetBytes(int64(len(s)))
+	for b.Loop() {
+		dst = AppendJSONString(dst[:0], s)
+	}
+}
+
+func BenchmarkAppendJSONStringASCII(b *testing.B) {
+	s := []byte("the model reasons about a question and writes an answer with code")
+	dst := make([]byte, 0, 256)
+	b.ReportAllocs()
+	b.SetBytes(int64(len(s)))
+	for b.Loop() {
+		dst = AppendJSONString(dst[:0], s)
+	}
+}
