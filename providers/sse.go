@@ -19,6 +19,8 @@ type SSEDecoder struct {
 	ref     []byte
 	hasData bool
 	skipLF  bool // the previous chunk ended in CR: a leading LF belongs to it
+	// shape is WriteShaped's, forgotten at every event dispatched to fn.
+	shape *Shape
 	// MaxLine bounds one line; longer lines fail the stream. 0 means 16 MiB.
 	MaxLine int
 }
@@ -101,6 +103,49 @@ func (d *SSEDecoder) Write(p []byte, fn SSEHandler) error {
 	return nil
 }
 
+// WriteShaped is Write with a fast path for a stream's delta events: every
+// event that has the form shape holds (see Shape) goes to text with its raw,
+// still escaped, string; all others go to fn, which may record a new shape.
+// The decoder forgets the shape at every event fn sees.
+func (d *SSEDecoder) WriteShaped(p []byte, shape *Shape, text func(raw []byte) error, fn SSEHandler) error {
+	max := d.MaxLine
+	if max == 0 {
+		max = 16 << 20
+	}
+	for len(p) > 0 {
+		if d.idle() {
+			if raw, n := shape.match(p); n > 0 && n <= max {
+				if err := text(raw); err != nil {
+					return err
+				}
+				p = p[n:]
+				continue
+			}
+		}
+		// Up to the end of the event under way. Bytes that end in a blank
+		// line leave the decoder idle, whatever came before.
+		k := bytes.Index(p, eventEnd)
+		if k < 0 {
+			k = len(p) - 2
+		}
+		d.shape = shape
+		err := d.Write(p[:k+2], fn)
+		d.shape = nil
+		if err != nil {
+			return err
+		}
+		p = p[k+2:]
+	}
+	return nil
+}
+
+var eventEnd = []byte("\n\n")
+
+// idle reports whether the decoder is between events, holding nothing.
+func (d *SSEDecoder) idle() bool {
+	return len(d.buf) == 0 && !d.hasData && len(d.event) == 0 && !d.skipLF
+}
+
 // own copies a borrowed data line into the decoder's buffer.
 func (d *SSEDecoder) own() {
 	if d.ref != nil {
@@ -139,6 +184,9 @@ func (d *SSEDecoder) line(line []byte, borrowed bool, fn SSEHandler) error {
 		data := d.data
 		if d.ref != nil {
 			data = d.ref
+		}
+		if d.shape != nil {
+			d.shape.Forget()
 		}
 		err := fn(d.event, data)
 		d.event, d.data, d.ref, d.hasData = d.event[:0], d.data[:0], nil, false

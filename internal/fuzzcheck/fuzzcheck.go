@@ -97,3 +97,42 @@ func Stream(t *testing.T, p providers.Provider, upstream, splits []byte) {
 		}
 	}
 }
+
+// Run is one stream translator under test, with the emitter it writes to.
+type Run struct {
+	Write func([]byte) error
+	Close func() error
+	Em    *providers.Emitter
+}
+
+// SameOutput feeds upstream, in chunks whose sizes come from splits, to two
+// translators and fails unless they emit the same bytes after every chunk
+// and return the same errors. It holds a translator's fast path to the
+// general one.
+func SameOutput(t *testing.T, upstream, splits []byte, a, b Run) {
+	t.Helper()
+	for i := 0; len(upstream) > 0; i++ {
+		n := len(upstream)
+		if len(splits) > 0 {
+			n = 1 + int(splits[i%len(splits)])%len(upstream)
+		}
+		errA, errB := a.Write(upstream[:n]), b.Write(upstream[:n])
+		upstream = upstream[n:]
+		compare(t, "write", a, b, errA, errB)
+		if errA != nil {
+			return
+		}
+	}
+	compare(t, "close", a, b, a.Close(), b.Close())
+}
+
+func compare(t *testing.T, step string, a, b Run, errA, errB error) {
+	t.Helper()
+	if !bytes.Equal(a.Em.Buf, b.Em.Buf) {
+		t.Fatalf("%s: the runs emitted different events:\n%s\n---- versus ----\n%s", step, a.Em.Buf, b.Em.Buf)
+	}
+	if (errA == nil) != (errB == nil) || errA != nil && errA.Error() != errB.Error() {
+		t.Fatalf("%s: the runs returned different errors: %v versus %v", step, errA, errB)
+	}
+	a.Em.Buf, b.Em.Buf = a.Em.Buf[:0], b.Em.Buf[:0]
+}

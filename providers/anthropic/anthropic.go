@@ -206,15 +206,24 @@ type SplitStream struct {
 	parser  *thinkparse.Parser
 	inText  bool // the upstream's open block is a text block
 	scratch []byte
+	// shape is the form of the upstream's text_delta events; the callbacks
+	// are bound once, as method values made per write would allocate.
+	shape   providers.Shape
+	onText  func(raw []byte) error
+	onEvent providers.SSEHandler
 }
 
 // NewSplitStream returns a translator writing to em.
 func NewSplitStream(x *providers.Exchange, em *providers.Emitter) *SplitStream {
-	return &SplitStream{x: x, em: em, parser: thinkparse.New(x.Settings.Parse, em)}
+	s := &SplitStream{x: x, em: em, parser: thinkparse.New(x.Settings.Parse, em)}
+	s.onText, s.onEvent = s.text, s.event
+	return s
 }
 
 // Write decodes upstream bytes.
-func (s *SplitStream) Write(p []byte) error { return s.dec.Write(p, s.event) }
+func (s *SplitStream) Write(p []byte) error {
+	return s.dec.WriteShaped(p, &s.shape, s.onText, s.onEvent)
+}
 
 // Close ends the stream; an upstream that stopped before message_stop is an error.
 func (s *SplitStream) Close() error {
@@ -284,11 +293,10 @@ func fastTextDelta(data []byte) (raw []byte, ok bool) {
 func (s *SplitStream) event(name, data []byte) error {
 	if s.inText && string(name) == "content_block_delta" {
 		if raw, ok := fastTextDelta(data); ok {
-			t, err := s.unescape(raw)
-			if err != nil {
-				return malformed("bad string in text_delta")
+			if err := s.text(raw); err != nil {
+				return err
 			}
-			s.parser.Write(t)
+			s.shape.Record("event: content_block_delta\n", data, raw)
 			return nil
 		}
 	}
@@ -371,6 +379,16 @@ func (s *SplitStream) event(name, data []byte) error {
 		}
 		s.em.RawEvent(string(name), data)
 	}
+	return nil
+}
+
+// text takes the raw string of a text_delta of the open text block.
+func (s *SplitStream) text(raw []byte) error {
+	t, err := s.unescape(raw)
+	if err != nil {
+		return malformed("bad string in text_delta")
+	}
+	s.parser.Write(t)
 	return nil
 }
 

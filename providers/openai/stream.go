@@ -22,6 +22,10 @@ type Stream struct {
 	onTop   func(key, value []byte, typ jsonparser.ValueType, _ int) error
 	onField func(key, value []byte, typ jsonparser.ValueType, _ int) error
 	onTool  func(value []byte, typ jsonparser.ValueType, _ int, err error)
+	// shape is the form of the upstream's content-only chunks, which
+	// skip the JSON walk (see providers.Shape).
+	shape  providers.Shape
+	onText func(raw []byte) error
 }
 
 // chunk holds the raw fields of one chunk, found in one pass per object
@@ -51,6 +55,7 @@ func NewStream(x *providers.Exchange, em *providers.Emitter) *Stream {
 	s.onTop = s.topField
 	s.onField = s.field
 	s.onTool = s.toolCall
+	s.onText = s.text
 	em.MessageStart(x.MessageID, x.ClientModel, providers.Usage{})
 	return s
 }
@@ -60,7 +65,7 @@ func (s *Stream) Write(p []byte) error {
 	if s.t.done {
 		return nil
 	}
-	return s.dec.Write(p, s.onEvent)
+	return s.dec.WriteShaped(p, &s.shape, s.onText, s.onEvent)
 }
 
 // Close ends the stream. Without [DONE] the upstream stopped early: what
@@ -119,6 +124,23 @@ func (s *Stream) event(name, data []byte) error {
 	}
 	if len(c.usage) > 0 {
 		s.t.usage = parseUsage(c.usage)
+	}
+	if len(name) == 0 && c.contentOnly() {
+		s.shape.Record("", data, c.content)
+	}
+	return nil
+}
+
+// contentOnly reports whether the chunk's one effect was its delta's content.
+func (c *chunk) contentOnly() bool {
+	return c.contentOK && len(c.usage) == 0 && !c.reasoningContentOK && !c.reasoningOK &&
+		!c.refusalOK && len(c.toolCalls) == 0 && !c.finishOK && !c.stopOK
+}
+
+// text takes the content of a chunk shaped like the last content-only one.
+func (s *Stream) text(raw []byte) error {
+	if !s.t.done {
+		s.t.content(s.unescape(raw))
 	}
 	return nil
 }
