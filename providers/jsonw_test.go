@@ -111,3 +111,20 @@ func BenchmarkAppendJSONStringASCII(b *testing.B) {
 		dst = AppendJSONString(dst[:0], s)
 	}
 }
+
+// BenchmarkAppendJSONStringLong: the escaper on 4 KiB of answer text, as
+// the batched deltas of one upstream read reach it.
+func BenchmarkAppendJSONStringLong(b *testing.B) {
+	words := strings.Fields("the model reasons about a question and writes an answer with code, numbers 42 and 3.14, café 你好 🎯")
+	var sb strings.Builder
+	for i := 0; sb.Len() < 4096; i++ {
+		sb.WriteString(words[(i*7)%len(words)] + " ")
+	}
+	s := []byte(sb.String())
+	dst := make([]byte, 0, 8192)
+	b.ReportAllocs()
+	b.SetBytes(int64(len(s)))
+	for b.Loop() {
+		dst = AppendJSONString(dst[:0], s)
+	}
+}

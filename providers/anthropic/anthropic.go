@@ -211,23 +211,42 @@ type SplitStream struct {
 	shape   providers.Shape
 	onText  func(raw []byte) error
 	onEvent providers.SSEHandler
+	// text is the text of the text_delta events since the last other
+	// event, unescaped: it goes through the parser in one write per
+	// upstream read instead of one per event. The parser's output does not
+	// depend on how its input is split, and the emitter merges the deltas
+	// of one read anyway, so what the client gets is the same.
+	text []byte
 }
 
 // NewSplitStream returns a translator writing to em.
 func NewSplitStream(x *providers.Exchange, em *providers.Emitter) *SplitStream {
 	s := &SplitStream{x: x, em: em, parser: thinkparse.New(x.Settings.Parse, em)}
-	s.onText, s.onEvent = s.text, s.event
+	s.onText, s.onEvent = s.textDelta, s.event
 	return s
 }
 
 // Write decodes upstream bytes.
 func (s *SplitStream) Write(p []byte) error {
-	return s.dec.WriteShaped(p, &s.shape, s.onText, s.onEvent)
+	err := s.dec.WriteShaped(p, &s.shape, s.onText, s.onEvent)
+	s.parseText()
+	return err
+}
+
+// parseText runs the collected text_delta text through the parser.
+func (s *SplitStream) parseText() {
+	if len(s.text) > 0 {
+		s.parser.Write(s.text)
+		s.text = s.text[:0]
+	}
 }
 
 // Close ends the stream; an upstream that stopped before message_stop is an error.
 func (s *SplitStream) Close() error {
-	if err := s.dec.Close(s.event); err != nil {
+	s.parseText()
+	err := s.dec.Close(s.event)
+	s.parseText()
+	if err != nil {
 		return err
 	}
 	if !s.em.Finished() {
@@ -293,13 +312,14 @@ func fastTextDelta(data []byte) (raw []byte, ok bool) {
 func (s *SplitStream) event(name, data []byte) error {
 	if s.inText && string(name) == "content_block_delta" {
 		if raw, ok := fastTextDelta(data); ok {
-			if err := s.text(raw); err != nil {
+			if err := s.textDelta(raw); err != nil {
 				return err
 			}
 			s.shape.Record("event: content_block_delta\n", data, raw)
 			return nil
 		}
 	}
+	s.parseText() // the text before this event goes first
 	if len(name) == 0 {
 		// Anthropic always names events; fall back to the payload's type.
 		name, _ = rawString(data, "type")
@@ -382,13 +402,14 @@ func (s *SplitStream) event(name, data []byte) error {
 	return nil
 }
 
-// text takes the raw string of a text_delta of the open text block.
-func (s *SplitStream) text(raw []byte) error {
-	t, err := s.unescape(raw)
+// textDelta takes the raw string of a text_delta of the open text block.
+func (s *SplitStream) textDelta(raw []byte) error {
+	t, err := providers.AppendUnescaped(s.text, raw)
 	if err != nil {
+		s.parseText()
 		return malformed("bad string in text_delta")
 	}
-	s.parser.Write(t)
+	s.text = t
 	return nil
 }
 

@@ -62,7 +62,11 @@ func sameAsGeneralPath(t *testing.T, upstream, splits []byte) {
 		s := NewSplitStream(x, em)
 		write := s.Write
 		if !shaped {
-			write = func(p []byte) error { return s.dec.Write(p, s.onEvent) }
+			write = func(p []byte) error {
+				err := s.dec.Write(p, s.onEvent)
+				s.parseText()
+				return err
+			}
 		}
 		return fuzzcheck.Run{Write: write, Close: s.Close, Em: em}
 	}
