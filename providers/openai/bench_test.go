@@ -103,3 +103,36 @@ func TestStreamSteadyStateAllocs(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkContentStream: the end-to-end benchmark's stream (go run ./bench)
+// in small form: content chunks of 8–64 bytes with a <thinking> span every
+// few hundred bytes, in the 16 KiB writes reverse_proxy hands over.
+func BenchmarkContentStream(b *testing.B) {
+	c := openaitest.New()
+	for i := 0; i < 2000; i++ {
+		c.Content("<thinking>the model reasons about a question, café 你好 🎯, numbers 42 and 3.14 and more reasoning "+
+			"before it answers</thinking>then writes an answer with code, lists and prose so that every byte path of the "+
+			"parser and the JSON writer is exercised, including unicode like naïve and emoji 🎯 and the usual punctuation.\n", 37)
+	}
+	up := c.Finish("stop").Usage(10, 1000, 0).Done().Bytes()
+	x := exchange(b, nil, streamRequest)
+	x.State = &State{}
+	em := providers.NewEmitter(x.Settings.Form, x.Settings.Signer)
+	b.SetBytes(int64(len(up)))
+	b.ReportAllocs()
+	for b.Loop() {
+		*em = *providers.NewEmitter(x.Settings.Form, x.Settings.Signer)
+		s := NewStream(x, em)
+		for p := up; len(p) > 0; {
+			n := min(16<<10, len(p))
+			if err := s.Write(p[:n]); err != nil {
+				b.Fatal(err)
+			}
+			em.Buf = em.Buf[:0]
+			p = p[n:]
+		}
+		if err := s.Close(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -82,7 +82,9 @@ func sameAsGeneralPath(t *testing.T, upstream, splits []byte) {
 				if s.t.done {
 					return nil
 				}
-				return s.dec.Write(p, s.onEvent)
+				err := s.dec.Write(p, s.onEvent)
+				s.flushContent()
+				return err
 			}
 		}
 		return fuzzcheck.Run{Write: write, Close: s.Close, Em: em}

@@ -26,6 +26,12 @@ type Stream struct {
 	// skip the JSON walk (see providers.Shape).
 	shape  providers.Shape
 	onText func(raw []byte) error
+	// content is the content of the content-only chunks since the last
+	// other chunk, unescaped: it reaches the translator in one piece per
+	// upstream read instead of one per chunk. The tag parser's output does
+	// not depend on how its input is split, and the emitter merges the
+	// deltas of one read anyway, so what the client gets is the same.
+	content []byte
 }
 
 // chunk holds the raw fields of one chunk, found in one pass per object
@@ -65,7 +71,17 @@ func (s *Stream) Write(p []byte) error {
 	if s.t.done {
 		return nil
 	}
-	return s.dec.WriteShaped(p, &s.shape, s.onText, s.onEvent)
+	err := s.dec.WriteShaped(p, &s.shape, s.onText, s.onEvent)
+	s.flushContent()
+	return err
+}
+
+// flushContent hands the collected content to the translator.
+func (s *Stream) flushContent() {
+	if len(s.content) > 0 && !s.t.done {
+		s.t.content(s.content)
+	}
+	s.content = s.content[:0]
 }
 
 // Close ends the stream. Without [DONE] the upstream stopped early: what
@@ -75,7 +91,10 @@ func (s *Stream) Close() error {
 	if s.t.done {
 		return nil
 	}
-	if err := s.dec.Close(s.onEvent); err != nil {
+	s.flushContent()
+	err := s.dec.Close(s.onEvent)
+	s.flushContent()
+	if err != nil {
 		return err
 	}
 	if s.t.done {
@@ -87,6 +106,7 @@ func (s *Stream) Close() error {
 // fail closes what is open and returns e, which the response writer turns
 // into an error event.
 func (s *Stream) fail(e *providers.Error) error {
+	s.flushContent()
 	s.t.endAll()
 	s.t.done = true
 	s.t.x.Usage = s.t.usage
@@ -103,6 +123,7 @@ func (s *Stream) event(name, data []byte) error {
 	}
 	if data[0] != '{' {
 		if string(data) == "[DONE]" {
+			s.flushContent()
 			s.t.finish()
 			return nil
 		}
@@ -120,13 +141,19 @@ func (s *Stream) event(name, data []byte) error {
 		return s.fail(streamError(data))
 	}
 	if len(c.choice) > 0 {
+		s.scanChoice()
+	}
+	if len(name) == 0 && c.contentOnly() {
+		s.content = s.appendContent(s.content, c.content)
+		s.shape.Record("", data, c.content)
+		return nil
+	}
+	s.flushContent() // the content before this chunk goes first
+	if len(c.choice) > 0 {
 		s.choice()
 	}
 	if len(c.usage) > 0 {
 		s.t.usage = parseUsage(c.usage)
-	}
-	if len(name) == 0 && c.contentOnly() {
-		s.shape.Record("", data, c.content)
 	}
 	return nil
 }
@@ -139,10 +166,18 @@ func (c *chunk) contentOnly() bool {
 
 // text takes the content of a chunk shaped like the last content-only one.
 func (s *Stream) text(raw []byte) error {
-	if !s.t.done {
-		s.t.content(s.unescape(raw))
-	}
+	s.content = s.appendContent(s.content, raw)
 	return nil
+}
+
+// appendContent appends a raw JSON string's value; a string with a bad
+// escape comes out as it was sent, as unescape has it.
+func (s *Stream) appendContent(dst, raw []byte) []byte {
+	out, err := providers.AppendUnescaped(dst, raw)
+	if err != nil {
+		return append(dst, raw...)
+	}
+	return out
 }
 
 func (s *Stream) topField(key, value []byte, typ jsonparser.ValueType, _ int) error {
@@ -195,11 +230,19 @@ func (s *Stream) field(key, value []byte, typ jsonparser.ValueType, _ int) error
 	return nil
 }
 
-func (s *Stream) choice() {
+// scanChoice collects the fields of the choice and of its delta.
+func (s *Stream) scanChoice() {
 	c := &s.chunk
 	_ = providers.ScanObject(c.choice, s.onField)
 	if len(c.delta) > 0 {
 		_ = providers.ScanObject(c.delta, s.onField)
+	}
+}
+
+// choice acts on the fields scanChoice collected.
+func (s *Stream) choice() {
+	c := &s.chunk
+	if len(c.delta) > 0 {
 		// DeepSeek sends reasoning_content, vLLM and OpenRouter reasoning;
 		// a server that sends both means the same text.
 		if c.reasoningContentOK && len(c.reasoningContent) > 0 {
