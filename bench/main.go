@@ -3,14 +3,14 @@
 //
 //	go run ./bench
 //
-// It builds Caddy with thinkgate (./cmd/caddy), starts it as its own process
-// with three sites — plain reverse_proxy, `thinkgate anthropic` with
-// split_tags, `thinkgate openai` — in front of an upstream served by this
-// process that streams the same several-MB response in Anthropic and in
-// OpenAI format, and prints for each path: throughput, CPU seconds of the
-// Caddy process per MB of upstream, time to first byte p50/p99 over
-// concurrent streams, and resident memory per idle stream, each with its
-// ratio to plain reverse_proxy.
+// It builds Caddy with thinkgate (./cmd/caddy) and starts one Caddy process
+// per path — plain reverse_proxy, `thinkgate anthropic` with split_tags,
+// `thinkgate openai` — in front of an upstream served by this process that
+// streams the same several-MB response in Anthropic and in OpenAI format.
+// The paths' throughput runs take turns; it prints for each path the median
+// throughput, CPU seconds of its Caddy per MB of upstream, time to first
+// byte p50/p99 over concurrent streams, and resident memory per idle stream,
+// each with its ratio to plain reverse_proxy.
 package main
 
 import (
@@ -36,14 +36,15 @@ import (
 )
 
 var (
-	textMB      = flag.Float64("mb", 4, "MB of model text per stream")
-	rounds      = flag.Int("rounds", 5, "streams per throughput measurement")
-	repeat      = flag.Int("repeat", 3, "throughput measurements per path; the median is reported")
-	ttfbStreams = flag.Int("ttfb-streams", 200, "concurrent streams for time to first byte")
-	idleStreams = flag.Int("idle-streams", 10000, "concurrent idle streams for the memory figure")
-	caddyBin    = flag.String("caddy", "", "Caddy binary with thinkgate (default: build ./cmd/caddy)")
-	withOpenAI  = flag.Bool("openai", true, "measure the thinkgate openai path too")
-	profileDir  = flag.String("cpuprofile", "", "write a CPU profile of Caddy during each throughput run into this directory")
+	textMB         = flag.Float64("mb", 4, "MB of model text per stream")
+	rounds         = flag.Int("rounds", 5, "streams per throughput measurement")
+	repeat         = flag.Int("repeat", 7, "throughput measurements per path, taken in turns; the median is reported")
+	ttfbStreams    = flag.Int("ttfb-streams", 200, "concurrent streams for time to first byte")
+	idleStreams    = flag.Int("idle-streams", 10000, "concurrent idle streams for the memory figure")
+	caddyBin       = flag.String("caddy", "", "Caddy binary with thinkgate (default: build ./cmd/caddy)")
+	withOpenAI     = flag.Bool("openai", true, "measure the thinkgate openai path too")
+	profileDir     = flag.String("cpuprofile", "", "write a CPU profile of each path's Caddy during its first throughput run into this directory")
+	profileSeconds = flag.Int("cpuprofile-seconds", 2, "length of each CPU profile")
 )
 
 const (
@@ -90,24 +91,38 @@ func main() {
 		streamMBps, sseMBps, cpuPerMB, p50, p99, idleKiB float64
 	}
 	results := make([]result, len(paths))
+	// One Caddy per path, so that no path inherits another's heap, all
+	// running at once: the throughput runs take turns, path after path,
+	// so that the machine's ups and downs (a shared VM's neighbours) fall
+	// on every path alike and the ratios hold still.
+	caddies := make([]*exec.Cmd, len(paths))
 	for i, p := range paths {
-		// A fresh Caddy per path, so that no path inherits another's heap.
-		caddy := startCaddy(bin)
+		caddies[i] = startCaddy(bin, i)
 		warm(p.port)
-		stopProfile := startProfile(i)
-		var runs [][3]float64
-		for range *repeat {
-			a, b, c := throughput(caddy.Process.Pid, p.port, p.upstream, len(text))
-			runs = append(runs, [3]float64{a, b, c})
+	}
+	runs := make([][][3]float64, len(paths))
+	for r := range *repeat {
+		for i, p := range paths {
+			stopProfile := func() {}
+			if r == 0 {
+				stopProfile = startProfile(i)
+			}
+			a, b, c := throughput(caddies[i].Process.Pid, p.port, p.upstream, len(text))
+			stopProfile()
+			runs[i] = append(runs[i], [3]float64{a, b, c})
 		}
-		sort.Slice(runs, func(i, j int) bool { return runs[i][0] < runs[j][0] })
-		streamMBps, sseMBps, cpu := runs[len(runs)/2][0], runs[len(runs)/2][1], runs[len(runs)/2][2]
-		stopProfile()
+	}
+	for i, p := range paths {
+		rs := runs[i]
+		sort.Slice(rs, func(i, j int) bool { return rs[i][0] < rs[j][0] })
+		med := rs[len(rs)/2]
 		p50, p99 := ttfb(p.port)
-		idle := idleMemory(caddy.Process.Pid, p.port)
-		results[i] = result{streamMBps, sseMBps, cpu, p50, p99, idle}
-		_ = caddy.Process.Kill()
-		_, _ = caddy.Process.Wait()
+		results[i] = result{med[0], med[1], med[2], p50, p99, 0}
+	}
+	for i, p := range paths {
+		results[i].idleKiB = idleMemory(caddies[i].Process.Pid, p.port)
+		_ = caddies[i].Process.Kill()
+		_, _ = caddies[i].Process.Wait()
 		client.CloseIdleConnections()
 	}
 	base := results[0]
@@ -265,43 +280,29 @@ func buildCaddy() string {
 	return bin
 }
 
-func startCaddy(bin string) *exec.Cmd {
+// startCaddy starts a Caddy that serves path i of the benchmark.
+func startCaddy(bin string, path int) *exec.Cmd {
+	sites := []string{
+		"reverse_proxy",
+		"thinkgate anthropic {\n\t\tsplit_tags\n\t\tkeepalive off\n\t}\n\treverse_proxy",
+		"thinkgate openai {\n\t\tkeepalive off\n\t}\n\treverse_proxy",
+	}
+	port := []int{plainPort, anthroPort, openaiPort}[path]
 	cfg := fmt.Sprintf(`{
-	admin localhost:%[1]d
+	admin localhost:%d
 	auto_https off
 	log default {
 		level ERROR
 	}
 }
-http://:%[2]d {
-	reverse_proxy 127.0.0.1:%[5]d {
+http://:%d {
+	%s 127.0.0.1:%d {
 		transport http {
 			versions h2c
 		}
 	}
 }
-http://:%[3]d {
-	thinkgate anthropic {
-		split_tags
-		keepalive off
-	}
-	reverse_proxy 127.0.0.1:%[5]d {
-		transport http {
-			versions h2c
-		}
-	}
-}
-%[6]shttp://:%[4]d {
-	thinkgate openai {
-		keepalive off
-	}
-	reverse_proxy 127.0.0.1:%[5]d {
-		transport http {
-			versions h2c
-		}
-	}
-}
-%[7]s`, adminPort, plainPort, anthroPort, openaiPort, upstreamPort, map[bool]string{true: "", false: "(openai_disabled) {\n"}[*withOpenAI], map[bool]string{true: "", false: "}\n"}[*withOpenAI])
+`, adminPort+path, port, sites[path], upstreamPort)
 	f, err := os.CreateTemp("", "bench-*.caddyfile")
 	if err != nil {
 		log.Fatal(err)
@@ -315,7 +316,7 @@ http://:%[3]d {
 		log.Fatal(err)
 	}
 	for i := 0; i < 100; i++ {
-		if c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", anthroPort)); err == nil {
+		if c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port)); err == nil {
 			c.Close()
 			return cmd
 		}
@@ -360,7 +361,7 @@ func startProfile(path int) func() {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		res, err := http.Get(fmt.Sprintf("http://localhost:%d/debug/pprof/profile?seconds=4", adminPort))
+		res, err := http.Get(fmt.Sprintf("http://localhost:%d/debug/pprof/profile?seconds=%d", adminPort+path, *profileSeconds))
 		if err != nil {
 			log.Printf("profile: %v", err)
 			return
