@@ -35,14 +35,16 @@ const maxShape = 4096
 // data line, and value the string's contents, a subslice of data. Events
 // that arrived in another form (several data lines, CR line ends, a data
 // line with no space after the colon) are never matched, which is safe:
-// they take the general path.
+// they take the general path. A value that is not a subslice of data is
+// refused (its offset would be meaningless), as is anything larger than a
+// delta.
 func (s *Shape) Record(fields string, data, value []byte) {
 	s.Forget()
 	// value lies within data: their capacities give its offset.
 	a := cap(data) - cap(value)
 	b := a + len(value)
 	if a < 1 || b >= len(data) || len(data) > maxShape || data[a-1] != '"' || data[b] != '"' ||
-		bytes.IndexByte(data, '\n') >= 0 || bytes.IndexByte(data, '\r') >= 0 {
+		!bytes.Equal(data[a:b], value) || bytes.IndexByte(data, '\n') >= 0 || bytes.IndexByte(data, '\r') >= 0 {
 		return
 	}
 	s.head = append(append(append(s.head, fields...), "data: "...), data[:a]...)
