@@ -28,7 +28,10 @@ grep -rl --include='*_test.go' '^func Fuzz' . | sort | while read -r file; do
 	dir=$(dirname "$file")
 	for target in $(grep -oE '^func Fuzz[A-Za-z0-9_]+' "$file" | sed 's/^func //'); do
 		echo "-- $dir $target"
-		go test -run '^$' -fuzz "^${target}\$" -fuzztime "${FUZZTIME:-10s}" "$dir" 2>&1 | tail -n 3
+		if ! out=$(go test -run '^$' -fuzz "^${target}\$" -fuzztime "${FUZZTIME:-10s}" "$dir" 2>&1); then
+			echo "$out"; exit 1
+		fi
+		echo "$out" | tail -n 3
 	done
 done
 echo "== all tests passed"

@@ -62,16 +62,6 @@ func TestAppendJSONInt(t *testing.T) {
 	}
 }
 
-func BenchmarkAppendJSONString(b *testing.B) {
-	s := []byte("The model said: \"x < y && y > z\".\nNext line with ünïcödé and a tab\t.")
-	dst := make([]byte, 0, 256)
-	b.ReportAllocs()
-	b.SetBytes(int64(len(s)))
-	for b.Loop() {
-		dst = AppendJSONString(dst[:0], s)
-	}
-}
-
 func FuzzAppendJSONString(f *testing.F) {
 	for _, s := range jsonStringCases {
 		f.Add(s)
@@ -90,41 +80,30 @@ func FuzzAppendJSONString(f *testing.F) {
 	})
 }
 
-// BenchmarkAppendJSONStringDelta: a delta as the end-to-end benchmark's
-// model writes it, about one non-ASCII word in six.
-func BenchmarkAppendJSONStringDelta(b *testing.B) {
-	s := []byte("writes an answer with code, café and 你好 then numbers 42 and 3.14 so 🎯 the model reasons")
-	dst := make([]byte, 0, 256)
-	b.ReportAllocs()
-	b.SetBytes(int64(len(s)))
-	for b.Loop() {
-		dst = AppendJSONString(dst[:0], s)
-	}
-}
-
-func BenchmarkAppendJSONStringASCII(b *testing.B) {
-	s := []byte("the model reasons about a question and writes an answer with code")
-	dst := make([]byte, 0, 256)
-	b.ReportAllocs()
-	b.SetBytes(int64(len(s)))
-	for b.Loop() {
-		dst = AppendJSONString(dst[:0], s)
-	}
-}
-
-// BenchmarkAppendJSONStringLong: the escaper on 4 KiB of answer text, as
-// the batched deltas of one upstream read reach it.
-func BenchmarkAppendJSONStringLong(b *testing.B) {
+// BenchmarkAppendJSONString: the escaper on short strings with every kind
+// of character, on a delta and on 4 KiB of answer text as the end-to-end
+// benchmark's model writes them (about one non-ASCII word in six), and on
+// plain ASCII.
+func BenchmarkAppendJSONString(b *testing.B) {
 	words := strings.Fields("the model reasons about a question and writes an answer with code, numbers 42 and 3.14, café 你好 🎯")
-	var sb strings.Builder
-	for i := 0; sb.Len() < 4096; i++ {
-		sb.WriteString(words[(i*7)%len(words)] + " ")
+	var long strings.Builder
+	for i := 0; long.Len() < 4096; i++ {
+		long.WriteString(words[(i*7)%len(words)] + " ")
 	}
-	s := []byte(sb.String())
-	dst := make([]byte, 0, 8192)
-	b.ReportAllocs()
-	b.SetBytes(int64(len(s)))
-	for b.Loop() {
-		dst = AppendJSONString(dst[:0], s)
+	for _, tc := range []struct{ name, s string }{
+		{"mixed", "The model said: \"x < y && y > z\".\nNext line with ünïcödé and a tab\t."},
+		{"delta", "writes an answer with code, café and 你好 then numbers 42 and 3.14 so 🎯 the model reasons"},
+		{"long", long.String()},
+		{"ascii", "the model reasons about a question and writes an answer with code"},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			s := []byte(tc.s)
+			dst := make([]byte, 0, 2*len(s))
+			b.ReportAllocs()
+			b.SetBytes(int64(len(s)))
+			for b.Loop() {
+				dst = AppendJSONString(dst[:0], s)
+			}
+		})
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -107,8 +108,8 @@ type Run struct {
 
 // SameOutput feeds upstream, in chunks whose sizes come from splits, to two
 // translators and fails unless they emit the same bytes after every chunk
-// and return the same errors. It holds a translator's fast path to the
-// general one.
+// and return the same errors (ids the gateway makes up aside). It holds a
+// translator's fast path to the general one.
 func SameOutput(t *testing.T, upstream, splits []byte, a, b Run) {
 	t.Helper()
 	for i := 0; len(upstream) > 0; i++ {
@@ -126,13 +127,38 @@ func SameOutput(t *testing.T, upstream, splits []byte, a, b Run) {
 	compare(t, "close", a, b, a.Close(), b.Close())
 }
 
+// generatedID matches the ids the gateway makes up (providers.NewID), which
+// differ from run to run.
+var generatedID = regexp.MustCompile(`"toolu_[0-9A-Za-z]{24}"`)
+
 func compare(t *testing.T, step string, a, b Run, errA, errB error) {
 	t.Helper()
-	if !bytes.Equal(a.Em.Buf, b.Em.Buf) {
+	mask := func(p []byte) []byte { return generatedID.ReplaceAll(p, []byte(`"toolu_ID"`)) }
+	if !bytes.Equal(mask(a.Em.Buf), mask(b.Em.Buf)) {
 		t.Fatalf("%s: the runs emitted different events:\n%s\n---- versus ----\n%s", step, a.Em.Buf, b.Em.Buf)
 	}
 	if (errA == nil) != (errB == nil) || errA != nil && errA.Error() != errB.Error() {
 		t.Fatalf("%s: the runs returned different errors: %v versus %v", step, errA, errB)
 	}
 	a.Em.Buf, b.Em.Buf = a.Em.Buf[:0], b.Em.Buf[:0]
+}
+
+// AddSplits adds each upstream seed to f with a few ways of splitting it,
+// for targets that take (upstream, splits).
+func AddSplits(f *testing.F, seeds ...string) {
+	for _, s := range seeds {
+		f.Add([]byte(s), []byte{5, 1, 17})
+		f.Add([]byte(s), []byte{255})
+	}
+}
+
+// EverySplit runs check on each input split into chunks of every size from
+// 1 to maxChunk bytes.
+func EverySplit(t *testing.T, inputs []string, maxChunk int, check func(t *testing.T, upstream, splits []byte)) {
+	t.Helper()
+	for _, s := range inputs {
+		for n := 1; n <= min(len(s), maxChunk); n++ {
+			check(t, []byte(s), []byte{byte(n - 1)})
+		}
+	}
 }

@@ -37,20 +37,13 @@ var shapeSeeds = []string{
 // FuzzShape: the fast path for text_delta events (WriteShaped) emits exactly
 // what the general path emits, for any upstream bytes split anywhere.
 func FuzzShape(f *testing.F) {
-	for _, s := range shapeSeeds {
-		f.Add([]byte(s), []byte{5, 1, 17})
-		f.Add([]byte(s), []byte{255})
-	}
-	f.Fuzz(func(t *testing.T, upstream, splits []byte) { sameAsGeneralPath(t, upstream, splits) })
+	fuzzcheck.AddSplits(f, shapeSeeds...)
+	f.Fuzz(sameAsGeneralPath)
 }
 
 // TestShapeEverySplit runs the seeds through both paths at every chunk size.
 func TestShapeEverySplit(t *testing.T) {
-	for _, s := range append(shapeSeeds, string(benchStream(4<<10))) {
-		for n := 1; n <= min(len(s), 400); n++ {
-			sameAsGeneralPath(t, []byte(s), []byte{byte(n - 1)})
-		}
-	}
+	fuzzcheck.EverySplit(t, append(shapeSeeds, string(benchStream(4<<10))), 400, sameAsGeneralPath)
 }
 
 func sameAsGeneralPath(t *testing.T, upstream, splits []byte) {

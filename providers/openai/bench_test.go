@@ -29,10 +29,13 @@ func longStream() []byte {
 }
 
 // BenchmarkStream measures the stream translator on longStream, written in
-// 1 KiB pieces as a proxy hands them over, the emitter's output drained
-// after each write as the response writer does.
-func BenchmarkStream(b *testing.B) {
-	up := longStream()
+// 1 KiB pieces as a proxy hands them over.
+func BenchmarkStream(b *testing.B) { benchmarkWrites(b, longStream(), 1024) }
+
+// benchmarkWrites runs upstream through the stream translator in writes of
+// chunk bytes, the emitter's output drained after each write as the
+// response writer does.
+func benchmarkWrites(b *testing.B, up []byte, chunk int) {
 	x := exchange(b, nil, streamRequest)
 	x.State = &State{}
 	em := providers.NewEmitter(x.Settings.Form, x.Settings.Signer)
@@ -42,7 +45,7 @@ func BenchmarkStream(b *testing.B) {
 		*em = *providers.NewEmitter(x.Settings.Form, x.Settings.Signer)
 		s := NewStream(x, em)
 		for p := up; len(p) > 0; {
-			n := min(1024, len(p))
+			n := min(chunk, len(p))
 			if err := s.Write(p[:n]); err != nil {
 				b.Fatal(err)
 			}
@@ -104,9 +107,10 @@ func TestStreamSteadyStateAllocs(t *testing.T) {
 	}
 }
 
-// BenchmarkContentStream: the end-to-end benchmark's stream (go run ./bench)
-// in small form: content chunks of 8–64 bytes with a <thinking> span every
-// few hundred bytes, in the 16 KiB writes reverse_proxy hands over.
+// BenchmarkContentStream: the end-to-end benchmark's kind of stream (go run
+// ./bench) in small form: content in pieces of 37 characters with a
+// <thinking> span every few hundred bytes, in the 16 KiB writes
+// reverse_proxy hands over.
 func BenchmarkContentStream(b *testing.B) {
 	c := openaitest.New()
 	for i := 0; i < 2000; i++ {
@@ -114,25 +118,5 @@ func BenchmarkContentStream(b *testing.B) {
 			"before it answers</thinking>then writes an answer with code, lists and prose so that every byte path of the "+
 			"parser and the JSON writer is exercised, including unicode like naïve and emoji 🎯 and the usual punctuation.\n", 37)
 	}
-	up := c.Finish("stop").Usage(10, 1000, 0).Done().Bytes()
-	x := exchange(b, nil, streamRequest)
-	x.State = &State{}
-	em := providers.NewEmitter(x.Settings.Form, x.Settings.Signer)
-	b.SetBytes(int64(len(up)))
-	b.ReportAllocs()
-	for b.Loop() {
-		*em = *providers.NewEmitter(x.Settings.Form, x.Settings.Signer)
-		s := NewStream(x, em)
-		for p := up; len(p) > 0; {
-			n := min(16<<10, len(p))
-			if err := s.Write(p[:n]); err != nil {
-				b.Fatal(err)
-			}
-			em.Buf = em.Buf[:0]
-			p = p[n:]
-		}
-		if err := s.Close(); err != nil {
-			b.Fatal(err)
-		}
-	}
+	benchmarkWrites(b, c.Finish("stop").Usage(10, 1000, 0).Done().Bytes(), 16<<10)
 }

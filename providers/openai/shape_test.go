@@ -53,20 +53,13 @@ data: [DONE]
 // FuzzShape: the fast path for content chunks (WriteShaped) emits exactly
 // what the general path emits, for any upstream bytes split anywhere.
 func FuzzShape(f *testing.F) {
-	for _, s := range shapeSeeds {
-		f.Add([]byte(s), []byte{5, 1, 17})
-		f.Add([]byte(s), []byte{255})
-	}
-	f.Fuzz(func(t *testing.T, upstream, splits []byte) { sameAsGeneralPath(t, upstream, splits) })
+	fuzzcheck.AddSplits(f, shapeSeeds...)
+	f.Fuzz(sameAsGeneralPath)
 }
 
 // TestShapeEverySplit runs the seeds through both paths at every chunk size.
 func TestShapeEverySplit(t *testing.T) {
-	for _, s := range append(shapeSeeds, string(longStream())) {
-		for n := 1; n <= min(len(s), 300); n++ {
-			sameAsGeneralPath(t, []byte(s), []byte{byte(n - 1)})
-		}
-	}
+	fuzzcheck.EverySplit(t, append(shapeSeeds, string(longStream())), 300, sameAsGeneralPath)
 }
 
 func sameAsGeneralPath(t *testing.T, upstream, splits []byte) {
