@@ -327,6 +327,16 @@ func (s *SplitStream) event(name, data []byte) error {
 			return malformed("event without a name or a type")
 		}
 	}
+	if !s.em.Started() {
+		// The client's stream must begin with message_start.
+		switch string(name) {
+		case "message_start", "error":
+		case "ping":
+			return nil
+		default:
+			return malformed(string(name) + " before message_start")
+		}
+	}
 	switch string(name) {
 	case "message_start":
 		if s.x.ClientModel != s.x.UpstreamModel {
