@@ -113,23 +113,17 @@ func Start(t testing.TB, slot int, site string) *Gateway {
 // StartConfig loads a whole Caddyfile (which must start with Preamble).
 func StartConfig(t testing.TB, slot int, caddyfile string) *Gateway {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("integration test: skipped under -short")
-	}
-	p := PortsFor(slot)
-	tester := caddytest.NewTester(t).WithDefaultOverrides(caddytest.Config{
-		AdminPort:          p.Admin,
-		TestRequestTimeout: 30 * time.Second,
-		LoadRequestTimeout: 10 * time.Second,
-	})
-	tester.InitServer(caddyfile, "caddyfile")
-	settle()
-	return newGateway(t, tester, p)
+	return start(t, slot, caddyfile, "caddyfile")
 }
 
 // StartJSON loads a whole JSON config (admin on the slot's admin port, a
 // server on its HTTP port).
 func StartJSON(t testing.TB, slot int, config string) *Gateway {
+	t.Helper()
+	return start(t, slot, config, "json")
+}
+
+func start(t testing.TB, slot int, config, adapter string) *Gateway {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("integration test: skipped under -short")
@@ -140,7 +134,7 @@ func StartJSON(t testing.TB, slot int, config string) *Gateway {
 		TestRequestTimeout: 30 * time.Second,
 		LoadRequestTimeout: 10 * time.Second,
 	})
-	tester.InitServer(config, "json")
+	tester.InitServer(config, adapter)
 	settle()
 	return newGateway(t, tester, p)
 }
