@@ -31,6 +31,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -38,6 +39,7 @@ import (
 var (
 	textMB         = flag.Float64("mb", 4, "MB of model text per stream")
 	rounds         = flag.Int("rounds", 5, "streams per throughput measurement")
+	parallel       = flag.Int("parallel", 4, "streams at once for the capacity figure (each runs -rounds streams); 0 skips it")
 	repeat         = flag.Int("repeat", 7, "throughput measurements per path, taken in turns; the median is reported")
 	ttfbStreams    = flag.Int("ttfb-streams", 200, "concurrent streams for time to first byte")
 	ttfbRepeat     = flag.Int("ttfb-repeat", 5, "time-to-first-byte rounds; the median of each figure is reported")
@@ -89,7 +91,7 @@ func main() {
 		paths = paths[:2]
 	}
 	type result struct {
-		streamMBps, sseMBps, cpuPerMB, p50, p99, idleKiB float64
+		streamMBps, sseMBps, cpuPerMB, capacityMBps, p50, p99, idleKiB float64
 	}
 	results := make([]result, len(paths))
 	// One Caddy per path, so that no path inherits another's heap, all
@@ -102,15 +104,20 @@ func main() {
 		warm(p.port)
 	}
 	runs := make([][][3]float64, len(paths))
+	capacity := make([][]float64, len(paths))
 	for r := range *repeat {
 		for i, p := range paths {
 			stopProfile := func() {}
 			if r == 0 {
 				stopProfile = startProfile(i)
 			}
-			a, b, c := throughput(caddies[i].Process.Pid, p.port, p.upstream, len(text))
+			a, b, c := throughput(caddies[i].Process.Pid, p.port, p.upstream, len(text), 1)
 			stopProfile()
 			runs[i] = append(runs[i], [3]float64{a, b, c})
+			if *parallel > 0 {
+				a, _, _ = throughput(caddies[i].Process.Pid, p.port, p.upstream, len(text), *parallel)
+				capacity[i] = append(capacity[i], a)
+			}
 		}
 	}
 	ports := make([]int, len(paths))
@@ -129,7 +136,11 @@ func main() {
 		rs := runs[i]
 		sort.Slice(rs, func(i, j int) bool { return rs[i][0] < rs[j][0] })
 		med := rs[len(rs)/2]
-		results[i] = result{med[0], med[1], med[2], p50s[i], p99s[i], 0}
+		results[i] = result{med[0], med[1], med[2], 0, p50s[i], p99s[i], 0}
+		if cs := capacity[i]; len(cs) > 0 {
+			sort.Float64s(cs)
+			results[i].capacityMBps = cs[len(cs)/2]
+		}
 	}
 	for i, p := range paths {
 		results[i].idleKiB = idleMemory(caddies[i].Process.Pid, p.port)
@@ -138,16 +149,17 @@ func main() {
 		client.CloseIdleConnections()
 	}
 	base := results[0]
-	fmt.Println("answer MB/s: MB of the model's text delivered per second (the same answer on every path, whatever the wire format);")
-	fmt.Println("SSE MB/s: bytes the client received per second (thinkgate merges deltas that reach it in one read, so it sends fewer).")
-	fmt.Printf("%-32s %16s %10s %16s %10s %10s %16s\n", "path", "answer MB/s", "SSE MB/s", "CPU s / MB up", "TTFB p50", "TTFB p99", "KiB/idle stream")
+	fmt.Println("answer MB/s: MB of the model's text delivered per second, one stream at a time (the same answer on every path, whatever the wire format);")
+	fmt.Println("SSE MB/s: bytes that one stream's client received per second (thinkgate merges deltas that reach it in one read, so it sends fewer);")
+	fmt.Printf("capacity: answer MB/s of %d streams at once, the machine's total through the path.\n", *parallel)
+	fmt.Printf("%-32s %16s %10s %16s %16s %10s %10s %16s\n", "path", "answer MB/s", "SSE MB/s", "capacity MB/s", "CPU s / MB up", "TTFB p50", "TTFB p99", "KiB/idle stream")
 	for i, p := range paths {
 		r := results[i]
-		fmt.Printf("%-32s %8.1f (%.2fx) %10.1f %9.4f (%.2fx) %8.2fms %8.2fms %8.1f (%.2fx)\n", p.name,
-			r.streamMBps, r.streamMBps/base.streamMBps, r.sseMBps, r.cpuPerMB, r.cpuPerMB/base.cpuPerMB,
-			r.p50, r.p99, r.idleKiB, r.idleKiB/base.idleKiB)
+		fmt.Printf("%-32s %8.1f (%.2fx) %10.1f %8.1f (%.2fx) %9.4f (%.2fx) %8.2fms %8.2fms %8.1f (%.2fx)\n", p.name,
+			r.streamMBps, r.streamMBps/base.streamMBps, r.sseMBps, r.capacityMBps, r.capacityMBps/base.capacityMBps,
+			r.cpuPerMB, r.cpuPerMB/base.cpuPerMB, r.p50, r.p99, r.idleKiB, r.idleKiB/base.idleKiB)
 		if i > 0 {
-			fmt.Printf("%-32s %56s %+8.3fms %+8.3fms\n", "", "added TTFB:", r.p50-base.p50, r.p99-base.p99)
+			fmt.Printf("%-32s %73s %+8.3fms %+8.3fms\n", "", "added TTFB:", r.p50-base.p50, r.p99-base.p99)
 		}
 	}
 }
@@ -391,32 +403,38 @@ func startProfile(path int) func() {
 	return func() { <-done }
 }
 
-// throughput streams the whole response rounds times, sequentially, and
-// returns the rate at which the answer was delivered (MB of model text per
-// second of wall time: the same answer on every path, whatever its wire
-// format), the SSE bytes the client received per second,
-// and Caddy's CPU seconds per MB of upstream.
-func throughput(pid, port, upstreamBytes, textBytes int) (streamMBps, sseMBps, cpuPerMB float64) {
+// throughput runs streams clients at once, each streaming the whole
+// response rounds times, one after another, and returns the rate at which
+// the answer was delivered (MB of model text per second of wall time: the
+// same answer on every path, whatever its wire format), the SSE bytes the
+// clients received per second, and Caddy's CPU seconds per MB of upstream.
+func throughput(pid, port, upstreamBytes, textBytes, streams int) (streamMBps, sseMBps, cpuPerMB float64) {
 	cpu0 := cpuSeconds(pid)
 	start := time.Now()
-	var received int64
-	for i := 0; i < *rounds; i++ {
-		res, err := client.Do(request(port, false))
-		if err != nil {
-			log.Fatal(err)
-		}
-		n, err := io.Copy(io.Discard, res.Body)
-		res.Body.Close()
-		if err != nil {
-			log.Fatal(err)
-		}
-		received += n
+	var received atomic.Int64
+	var wg sync.WaitGroup
+	for range streams {
+		wg.Go(func() {
+			for i := 0; i < *rounds; i++ {
+				res, err := client.Do(request(port, false))
+				if err != nil {
+					log.Fatal(err)
+				}
+				n, err := io.Copy(io.Discard, res.Body)
+				res.Body.Close()
+				if err != nil {
+					log.Fatal(err)
+				}
+				received.Add(n)
+			}
+		})
 	}
+	wg.Wait()
 	elapsed := time.Since(start).Seconds()
 	cpu := cpuSeconds(pid) - cpu0
-	upMB := float64(upstreamBytes) * float64(*rounds) / 1e6
-	textMB := float64(textBytes) * float64(*rounds) / 1e6
-	return textMB / elapsed, float64(received) / 1e6 / elapsed, cpu / upMB
+	upMB := float64(upstreamBytes) * float64(*rounds*streams) / 1e6
+	textMB := float64(textBytes) * float64(*rounds*streams) / 1e6
+	return textMB / elapsed, float64(received.Load()) / 1e6 / elapsed, cpu / upMB
 }
 
 // ttfb opens ttfbStreams streams on each path, one after another and the
