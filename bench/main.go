@@ -253,13 +253,16 @@ func startUpstream(anthropicBody, openaiBody []byte) *http.Server {
 		w.Header().Set("Content-Type", "text/event-stream")
 		rc := http.NewResponseController(w)
 		if r.Header.Get("X-Bench-Idle") != "" {
-			// The first frames, then silence until released.
-			cut := bytes.Index(body[300:], []byte("\n\n")) + 302
-			_, _ = w.Write(body[:cut])
-			_ = rc.Flush()
+			// The first frames, then silence until released. The gate is
+			// taken before the frames go out: once the client has them it
+			// may release the gate, and a gate taken after that would
+			// never open.
 			idleGate.Lock()
 			ch := idleGate.ch
 			idleGate.Unlock()
+			cut := bytes.Index(body[300:], []byte("\n\n")) + 302
+			_, _ = w.Write(body[:cut])
+			_ = rc.Flush()
 			select {
 			case <-ch:
 			case <-r.Context().Done():
