@@ -151,12 +151,18 @@ func main() {
 	base := results[0]
 	fmt.Println("answer MB/s: MB of the model's text delivered per second, one stream at a time (the same answer on every path, whatever the wire format);")
 	fmt.Println("SSE MB/s: bytes that one stream's client received per second (thinkgate merges deltas that reach it in one read, so it sends fewer);")
-	fmt.Printf("capacity: answer MB/s of %d streams at once, the machine's total through the path.\n", *parallel)
+	if *parallel > 0 {
+		fmt.Printf("capacity: answer MB/s of %d streams at once, the machine's total through the path.\n", *parallel)
+	}
 	fmt.Printf("%-32s %16s %10s %16s %16s %10s %10s %16s\n", "path", "answer MB/s", "SSE MB/s", "capacity MB/s", "CPU s / MB up", "TTFB p50", "TTFB p99", "KiB/idle stream")
 	for i, p := range paths {
 		r := results[i]
-		fmt.Printf("%-32s %8.1f (%.2fx) %10.1f %8.1f (%.2fx) %9.4f (%.2fx) %8.2fms %8.2fms %8.1f (%.2fx)\n", p.name,
-			r.streamMBps, r.streamMBps/base.streamMBps, r.sseMBps, r.capacityMBps, r.capacityMBps/base.capacityMBps,
+		capacity := fmt.Sprintf("%8.1f (%.2fx)", r.capacityMBps, r.capacityMBps/base.capacityMBps)
+		if *parallel <= 0 {
+			capacity = "-"
+		}
+		fmt.Printf("%-32s %8.1f (%.2fx) %10.1f %16s %9.4f (%.2fx) %8.2fms %8.2fms %8.1f (%.2fx)\n", p.name,
+			r.streamMBps, r.streamMBps/base.streamMBps, r.sseMBps, capacity,
 			r.cpuPerMB, r.cpuPerMB/base.cpuPerMB, r.p50, r.p99, r.idleKiB, r.idleKiB/base.idleKiB)
 		if i > 0 {
 			fmt.Printf("%-32s %73s %+8.3fms %+8.3fms\n", "", "added TTFB:", r.p50-base.p50, r.p99-base.p99)
