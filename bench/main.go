@@ -42,7 +42,7 @@ var (
 	parallel       = flag.Int("parallel", 4, "streams at once for the capacity figure (each runs -rounds streams); 0 skips it")
 	repeat         = flag.Int("repeat", 7, "throughput measurements per path, taken in turns; the median is reported")
 	ttfbStreams    = flag.Int("ttfb-streams", 200, "concurrent streams for time to first byte")
-	ttfbRepeat     = flag.Int("ttfb-repeat", 5, "time-to-first-byte rounds; the median of each figure is reported")
+	ttfbRepeat     = flag.Int("ttfb-repeat", 15, "time-to-first-byte rounds; the median of each figure is reported")
 	idleStreams    = flag.Int("idle-streams", 10000, "concurrent idle streams for the memory figure")
 	caddyBin       = flag.String("caddy", "", "Caddy binary with thinkgate (default: build ./cmd/caddy)")
 	withOpenAI     = flag.Bool("openai", true, "measure the thinkgate openai path too")
@@ -154,18 +154,19 @@ func main() {
 	if *parallel > 0 {
 		fmt.Printf("capacity: answer MB/s of %d streams at once, the machine's total through the path.\n", *parallel)
 	}
-	fmt.Printf("%-32s %16s %10s %16s %16s %10s %10s %16s\n", "path", "answer MB/s", "SSE MB/s", "capacity MB/s", "CPU s / MB up", "TTFB p50", "TTFB p99", "KiB/idle stream")
+	fmt.Printf("%-32s %16s %10s %16s %16s %16s %16s %16s\n", "path", "answer MB/s", "SSE MB/s", "capacity MB/s", "CPU s / MB up", "TTFB p50", "TTFB p99", "KiB/idle stream")
 	for i, p := range paths {
 		r := results[i]
 		capacity := fmt.Sprintf("%8.1f (%.2fx)", r.capacityMBps, r.capacityMBps/base.capacityMBps)
 		if *parallel <= 0 {
 			capacity = "-"
 		}
-		fmt.Printf("%-32s %8.1f (%.2fx) %10.1f %16s %9.4f (%.2fx) %8.2fms %8.2fms %8.1f (%.2fx)\n", p.name,
+		fmt.Printf("%-32s %8.1f (%.2fx) %10.1f %16s %9.4f (%.2fx) %6.2fms (%.2fx) %6.2fms (%.2fx) %8.1f (%.2fx)\n", p.name,
 			r.streamMBps, r.streamMBps/base.streamMBps, r.sseMBps, capacity,
-			r.cpuPerMB, r.cpuPerMB/base.cpuPerMB, r.p50, r.p99, r.idleKiB, r.idleKiB/base.idleKiB)
+			r.cpuPerMB, r.cpuPerMB/base.cpuPerMB, r.p50, r.p50/base.p50, r.p99, r.p99/base.p99,
+			r.idleKiB, r.idleKiB/base.idleKiB)
 		if i > 0 {
-			fmt.Printf("%-32s %73s %+8.3fms %+8.3fms\n", "", "added TTFB:", r.p50-base.p50, r.p99-base.p99)
+			fmt.Printf("%-32s %73s %+14.3fms %+14.3fms\n", "", "added TTFB:", r.p50-base.p50, r.p99-base.p99)
 		}
 	}
 }
@@ -209,12 +210,22 @@ func frames(text string) []string {
 	return out
 }
 
+// jsonString encodes s as the model APIs do: '<', '>' and '&' raw, where
+// encoding/json would write \u003c and the like.
+func jsonString(s string) []byte {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s)
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+}
+
 func anthropicStream(text string) []byte {
 	var b bytes.Buffer
 	b.WriteString("event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_bench\",\"type\":\"message\",\"role\":\"assistant\",\"model\":\"bench\",\"content\":[],\"stop_reason\":null,\"stop_sequence\":null,\"usage\":{\"input_tokens\":10,\"output_tokens\":1}}}\n\n")
 	b.WriteString("event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n")
 	for _, f := range frames(text) {
-		j, _ := json.Marshal(f)
+		j := jsonString(f)
 		fmt.Fprintf(&b, "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":%s}}\n\n", j)
 	}
 	b.WriteString("event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\n")
@@ -227,7 +238,7 @@ func openaiStream(text string) []byte {
 	var b bytes.Buffer
 	b.WriteString(`data: {"id":"chatcmpl-bench","object":"chat.completion.chunk","created":1,"model":"bench","choices":[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}]}` + "\n\n")
 	for _, f := range frames(text) {
-		j, _ := json.Marshal(f)
+		j := jsonString(f)
 		fmt.Fprintf(&b, `data: {"id":"chatcmpl-bench","object":"chat.completion.chunk","created":1,"model":"bench","choices":[{"index":0,"delta":{"content":%s},"finish_reason":null}]}`+"\n\n", j)
 	}
 	b.WriteString(`data: {"id":"chatcmpl-bench","object":"chat.completion.chunk","created":1,"model":"bench","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}` + "\n\n")
