@@ -40,7 +40,7 @@ var (
 	textMB         = flag.Float64("mb", 4, "MB of model text per stream")
 	rounds         = flag.Int("rounds", 5, "streams per throughput measurement")
 	parallel       = flag.Int("parallel", 4, "streams at once for the capacity figure (each runs -rounds streams); 0 skips it")
-	repeat         = flag.Int("repeat", 7, "throughput measurements per path, taken in turns; the median is reported")
+	repeat         = flag.Int("repeat", 15, "throughput measurements per path, taken in turns; the median is reported")
 	ttfbStreams    = flag.Int("ttfb-streams", 200, "concurrent streams for time to first byte")
 	ttfbRepeat     = flag.Int("ttfb-repeat", 15, "time-to-first-byte rounds; the median of each figure is reported")
 	idleStreams    = flag.Int("idle-streams", 10000, "concurrent idle streams for the memory figure")
