@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole thinkgate test suite, as CI runs it:
 #   formatting and vet, every test with the race detector (integration tests
-#   through a real in-process Caddy included), the 1,000-stream load test
+#   through a real in-process Caddy included), the providers built without
+#   their AVX2 scanner (-tags purego), the 1,000-stream load test
 #   (which the race detector's goroutine limit rules out), and a short run of
 #   every fuzz target.
 # FUZZTIME (default 10s) sets how long each fuzz target runs. A target that
@@ -20,6 +21,9 @@ go vet ./...
 
 echo "== go test -race"
 go test -race -count=1 -timeout 30m ./...
+
+echo "== portable build (the providers without the AVX2 scanner)"
+go test -count=1 -tags purego ./providers/...
 
 echo "== load test (1,000 concurrent streams)"
 go test -count=1 -timeout 10m -run '^TestLoad$' -v ./integration/load | grep -E '^(---|ok|FAIL|PASS)|load_test.go'

@@ -73,6 +73,10 @@ type Emitter struct {
 	started, finished bool
 	open              blockKind
 	index             int // index of the open block, or of the next one
+	// indexText is the decimal form of index+1 (so that the zero value
+	// is stale): every event of a block carries it.
+	indexText         []byte
+	indexOf           int
 	pendingMeta       []byte
 	pendingAttrs      bool
 	pendingConfidence float64
@@ -281,7 +285,7 @@ func (e *Emitter) RawDelta(delta []byte) {
 		return
 	}
 	b := append(e.Buf, "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":"...)
-	b = strconv.AppendInt(b, int64(e.index), 10)
+	b = e.appendIndex(b)
 	b = append(b, `,"delta":`...)
 	b = append(b, delta...)
 	e.Buf = append(b, "}\n\n"...)
@@ -472,8 +476,17 @@ func (e *Emitter) startBlock(kind blockKind) {
 
 func (e *Emitter) startEvent() []byte {
 	b := append(e.Buf, "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":"...)
-	b = strconv.AppendInt(b, int64(e.index), 10)
+	b = e.appendIndex(b)
 	return append(b, `,"content_block":`...)
+}
+
+// appendIndex appends the open block's index, formatted once per block.
+func (e *Emitter) appendIndex(b []byte) []byte {
+	if e.indexOf != e.index+1 {
+		e.indexText = strconv.AppendInt(e.indexText[:0], int64(e.index), 10)
+		e.indexOf = e.index + 1
+	}
+	return append(b, e.indexText...)
 }
 
 // closeOpen emits content_block_stop for the open block, preceded by the
@@ -509,13 +522,13 @@ func (e *Emitter) closeOpen() {
 	b := e.Buf
 	if sig != nil {
 		b = append(b, "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":"...)
-		b = strconv.AppendInt(b, int64(e.index), 10)
+		b = e.appendIndex(b)
 		b = append(b, `,"delta":{"type":"signature_delta","signature":`...)
 		b = AppendJSONString(b, sig)
 		b = append(b, "}}\n\n"...)
 	}
 	b = append(b, "event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":"...)
-	b = strconv.AppendInt(b, int64(e.index), 10)
+	b = e.appendIndex(b)
 	e.Buf = append(b, "}\n\n"...)
 	e.merge.kind = deltaNone
 	e.index++
@@ -560,7 +573,7 @@ func (e *Emitter) appendDelta(kind deltaKind, p []byte) (replaced bool) {
 		return replaced
 	}
 	b = append(e.Buf, deltaEventHead...)
-	b = strconv.AppendInt(b, int64(e.index), 10)
+	b = e.appendIndex(b)
 	b = append(b, deltaHeads[kind]...)
 	b, replaced = appendJSONStringBodyReport(b, p)
 	e.Buf = append(b, deltaTail...)

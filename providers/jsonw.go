@@ -1,9 +1,12 @@
 package providers
 
 import (
+	"bytes"
+	"encoding/binary"
 	"math/bits"
 	"strconv"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // The event emitter writes its small JSON objects by appending to one buffer:
@@ -30,41 +33,58 @@ var safeASCII = func() (t [utf8.RuneSelf]bool) {
 // replaced by U+FFFD, as encoding/json does.
 func AppendJSONString[S ~string | ~[]byte](dst []byte, s S) []byte {
 	dst = append(dst, '"')
-	dst = appendJSONStringBody(dst, s)
+	dst, _ = appendJSONStringBodyReport(dst, bytesOf(s))
 	return append(dst, '"')
 }
 
-// appendJSONStringBody appends s escaped for a JSON string, without quotes.
-func appendJSONStringBody[S ~string | ~[]byte](dst []byte, s S) []byte {
-	dst, _ = appendJSONStringBodyReport(dst, s)
-	return dst
+// bytesOf returns s's bytes without a copy for the plain string and []byte
+// types (the escaper only reads them).
+func bytesOf[S ~string | ~[]byte](s S) []byte {
+	switch v := any(s).(type) {
+	case []byte:
+		return v
+	case string:
+		return unsafe.Slice(unsafe.StringData(v), len(v))
+	}
+	return []byte(s) // a named type: a copy, never on the hot path
 }
 
-// appendJSONStringBodyReport is appendJSONStringBody that also reports
-// whether s held invalid UTF-8, which it writes as U+FFFD.
+// appendJSONStringBodyReport appends s escaped for a JSON string, without
+// quotes, and reports whether s held invalid UTF-8, which it writes as
+// U+FFFD.
 //
 // This is the gateway's hottest loop: every byte of text and thinking goes
-// through it. It looks at eight bytes at a time and stops only at a byte that
-// may need escaping (control, quote, backslash, <, >, &) or is not ASCII.
-func appendJSONStringBodyReport[S ~string | ~[]byte](dst []byte, s S) (_ []byte, replaced bool) {
+// through it. With AVX2 it finds the next byte that needs escaping 32 bytes
+// at a time (scan_amd64.s: a byte loop, or eight bytes at a time, was
+// the largest cost of a translated stream) and checks the UTF-8 of the run
+// before it with utf8.Valid; a run whose UTF-8 is invalid, or that holds
+// U+2028 or U+2029, goes through the rune-by-rune loop instead.
+func appendJSONStringBodyReport(dst, s []byte) (_ []byte, replaced bool) {
 	start, i := 0, 0
+	slowTo := 0 // s[:slowTo] goes through the rune-by-rune loop
 	for i < len(s) {
-		for i+8 <= len(s) {
-			_ = s[i+7] // one bounds check for the eight loads
-			w := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
-				uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
-			// Written out (not a call) so that it stays in registers. Or-ing
-			// in one bit maps '"' and '&' to '&', '<' and '>' to '>'.
-			q, a, bs := w|0x04*lsbs^'&'*lsbs, w|0x02*lsbs^'>'*lsbs, w^'\\'*lsbs
-			m := (w-0x20*lsbs)&^w | // control characters
-				(q-lsbs)&^q | (a-lsbs)&^a | (bs-lsbs)&^bs |
-				w // not ASCII
-			if m &= msbs; m != 0 {
-				// The lowest flagged byte is always a true one.
+		if i+8 <= len(s) {
+			m := escapeStops(binary.LittleEndian.Uint64(s[i:]))
+			if m == 0 {
+				i += 8
+			} else {
 				i += bits.TrailingZeros64(m) >> 3
-				break
 			}
-			i += 8
+			// A run of text ahead (eight clean bytes, or a non-ASCII
+			// rune): the vector scan finds its end, and its runes are
+			// checked in one pass. Quotes, line ends and markup close
+			// together are found by the word test above, sooner than by
+			// setting up the vector scan.
+			if (m == 0 || s[i] >= utf8.RuneSelf) && useAVX2 && i >= slowTo && len(s)-i >= 32 {
+				if n, high := indexSpecialAVX2(s[i:], '<', '>', '&'); high && !plainUTF8(s[i:i+n]) {
+					slowTo = i + n
+				} else {
+					i += n
+				}
+			}
+			if m == 0 {
+				continue
+			}
 		}
 		if i >= len(s) {
 			break
@@ -117,6 +137,57 @@ func appendJSONStringBodyReport[S ~string | ~[]byte](dst []byte, s S) (_ []byte,
 	return append(dst, s[start:]...), replaced
 }
 
+// escapeStops flags (0x80) the bytes of w that may need escaping or are not
+// ASCII. Flags above the lowest may be false; the lowest is always true.
+func escapeStops(w uint64) uint64 {
+	// Or-ing in one bit maps '"' and '&' to '&', '<' and '>' to '>'.
+	q, a, bs := w|0x04*lsbs^'&'*lsbs, w|0x02*lsbs^'>'*lsbs, w^'\\'*lsbs
+	return ((w-0x20*lsbs)&^w | // control characters
+		(q-lsbs)&^q | (a-lsbs)&^a | (bs-lsbs)&^bs |
+		w) & msbs // not ASCII
+}
+
+// validUTF8 is utf8.Valid, with AVX2 on long input: text with a non-ASCII
+// word now and then costs utf8.Valid a mispredicted branch at each rune.
+func validUTF8(p []byte) bool {
+	if !useAVX2 || len(p) < 64 {
+		return utf8.Valid(p)
+	}
+	end := len(p) &^ 31
+	if !validUTF8AVX2(p[:end]) {
+		return false
+	}
+	// The rest, from the lead of a sequence the chunks may have cut.
+	k := end
+	for j := 1; j <= 3; j++ {
+		if c := p[end-j]; c&0xC0 != 0x80 {
+			if c >= 0xC0 {
+				k = end - j
+			}
+			break
+		}
+	}
+	return utf8.Valid(p[k:])
+}
+
+// plainUTF8 reports whether p, which holds bytes of 0x80 or more, is valid
+// UTF-8 without U+2028 or U+2029, so that the escaper may copy it whole.
+func plainUTF8(p []byte) bool {
+	if !validUTF8(p) {
+		return false
+	}
+	for {
+		i := bytes.IndexByte(p, 0xE2)
+		if i < 0 {
+			return true
+		}
+		if p[i+1] == 0x80 && p[i+2]&^1 == 0xA8 { // valid: two more bytes follow
+			return false
+		}
+		p = p[i+3:]
+	}
+}
+
 // Word-at-a-time byte tests: (v-lsbs)&^v&msbs flags the zero bytes of v,
 // exactly at the lowest one (a borrow only carries upwards).
 const (
@@ -127,7 +198,7 @@ const (
 // runeLen returns the length of the UTF-8 sequence at s[i], which is not
 // ASCII, and whether it is valid (the rules of utf8.DecodeRune: no overlong
 // forms, no surrogates, nothing beyond U+10FFFF).
-func runeLen[S ~string | ~[]byte](s S, i int) (int, bool) {
+func runeLen(s []byte, i int) (int, bool) {
 	b0, n := s[i], len(s)-i
 	cont := func(k int, lo, hi byte) bool { return k < n && s[i+k] >= lo && s[i+k] <= hi }
 	switch {

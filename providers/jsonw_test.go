@@ -29,17 +29,44 @@ var jsonStringCases = []string{
 }
 
 func TestAppendJSONStringMatchesEncodingJSON(t *testing.T) {
-	for _, s := range jsonStringCases {
-		want, err := json.Marshal(s)
-		if err != nil {
-			t.Fatal(err)
+	forEachScanner(t, func(scanner string) {
+		for _, s := range jsonStringCases {
+			// Each case alone and inside longer text, so that the vector
+			// scanner meets it at the start, the middle and the tail of a
+			// 32-byte chunk.
+			for _, pad := range []int{0, 5, 31, 32, 45} {
+				checkJSONString(t, scanner, strings.Repeat("x", pad)+s+strings.Repeat("y", 45-pad))
+			}
 		}
-		if got := AppendJSONString(nil, s); string(got) != string(want) {
-			t.Errorf("string %q:\n got %s\nwant %s", s, got, want)
+	})
+}
+
+// TestAppendJSONStringEveryPosition puts each kind of character the
+// escaper treats apart at every position of ASCII text of 32 to 80 bytes.
+func TestAppendJSONStringEveryPosition(t *testing.T) {
+	forEachScanner(t, func(scanner string) {
+		for _, c := range []string{"\"", "\\", "\n", "\x01", "<", ">", "&", "é", "日", "🎯", "\u2028", "\xff", "\xe6\x97", "\xed\xa0\x80"} {
+			for n := 32; n <= 80; n++ {
+				for pos := 0; pos <= n; pos++ {
+					base := strings.Repeat("a", n)
+					checkJSONString(t, scanner, base[:pos]+c+base[pos:])
+				}
+			}
 		}
-		if got := AppendJSONString([]byte("x"), []byte(s)); string(got) != "x"+string(want) {
-			t.Errorf("[]byte %q:\n got %s\nwant x%s", s, got, want)
-		}
+	})
+}
+
+func checkJSONString(t *testing.T, scanner, s string) {
+	t.Helper()
+	want, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := AppendJSONString(nil, s); string(got) != string(want) {
+		t.Fatalf("%s: string %q:\n got %s\nwant %s", scanner, s, got, want)
+	}
+	if got := AppendJSONString([]byte("x"), []byte(s)); string(got) != "x"+string(want) {
+		t.Fatalf("%s: []byte %q:\n got %s\nwant x%s", scanner, s, got, want)
 	}
 }
 
@@ -67,16 +94,10 @@ func FuzzAppendJSONString(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		want, err := json.Marshal(s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := AppendJSONString(nil, s); string(got) != string(want) {
-			t.Fatalf("string %q:\n got %s\nwant %s", s, got, want)
-		}
-		if got := AppendJSONString(nil, []byte(s)); string(got) != string(want) {
-			t.Fatalf("[]byte %q:\n got %s\nwant %s", s, got, want)
-		}
+		forEachScanner(t, func(scanner string) {
+			checkJSONString(t, scanner, s)
+			checkJSONString(t, scanner, strings.Repeat("x", 33)+s)
+		})
 	})
 }
 

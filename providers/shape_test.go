@@ -28,10 +28,35 @@ func TestStringEnd(t *testing.T) {
 		{"long text before the raw return, past one word \r\"", -1},
 		{"\x7f\x80\xff are not control\"", 19},
 	} {
-		if got := StringEnd([]byte(tc.in)); got != tc.want {
-			t.Errorf("StringEnd(%q) = %d, want %d", tc.in, got, tc.want)
+		// Also after 40 bytes of text, so that the vector scanner takes
+		// it, and with the portable loop.
+		pad := strings.Repeat("text ", 8)
+		padWant := tc.want
+		if padWant >= 0 {
+			padWant += len(pad)
 		}
+		forEachScanner(t, func(scanner string) {
+			if got := StringEnd([]byte(tc.in)); got != tc.want {
+				t.Errorf("%s: StringEnd(%q) = %d, want %d", scanner, tc.in, got, tc.want)
+			}
+			if got := StringEnd([]byte(pad + tc.in)); got != padWant {
+				t.Errorf("%s: StringEnd(%q) = %d, want %d", scanner, pad+tc.in, got, padWant)
+			}
+		})
 	}
+}
+
+// forEachScanner runs fn with the vector scanner, where the machine has
+// one, and with the portable loops.
+func forEachScanner(t testing.TB, fn func(scanner string)) {
+	t.Helper()
+	saved := useAVX2
+	defer func() { useAVX2 = saved }()
+	if saved {
+		fn("avx2")
+	}
+	useAVX2 = false
+	fn("portable")
 }
 
 // shapedRun decodes chunks with WriteShaped under a handler that records a
@@ -42,7 +67,10 @@ func shapedRun(t *testing.T, chunks []string) []string {
 	var d SSEDecoder
 	var shape Shape
 	var got []string
-	text := func(raw []byte) error {
+	text := func(raw []byte, escaped bool) error {
+		if escaped != strings.Contains(string(raw), "\\") {
+			t.Errorf("raw %q: escaped %v", raw, escaped)
+		}
 		got = append(got, "fast "+string(raw))
 		return nil
 	}

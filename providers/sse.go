@@ -105,17 +105,19 @@ func (d *SSEDecoder) Write(p []byte, fn SSEHandler) error {
 
 // WriteShaped is Write with a fast path for a stream's delta events: every
 // event that has the form shape holds (see Shape) goes to text with its raw,
-// still escaped, string; all others go to fn, which may record a new shape.
+// still escaped, string and whether it holds an escape (without one, the
+// raw string is its value); all others go to fn, which may record a new
+// shape.
 // The decoder forgets the shape at every event fn sees.
-func (d *SSEDecoder) WriteShaped(p []byte, shape *Shape, text func(raw []byte) error, fn SSEHandler) error {
+func (d *SSEDecoder) WriteShaped(p []byte, shape *Shape, text func(raw []byte, escaped bool) error, fn SSEHandler) error {
 	max := d.MaxLine
 	if max == 0 {
 		max = 16 << 20
 	}
 	for len(p) > 0 {
 		if d.idle() {
-			if raw, n := shape.match(p); n > 0 && n <= max {
-				if err := text(raw); err != nil {
+			if raw, escaped, n := shape.match(p); n > 0 && n <= max {
+				if err := text(raw, escaped); err != nil {
 					return err
 				}
 				p = p[n:]

@@ -209,7 +209,7 @@ type SplitStream struct {
 	// shape is the form of the upstream's text_delta events; the callbacks
 	// are bound once, as method values made per write would allocate.
 	shape   providers.Shape
-	onText  func(raw []byte) error
+	onText  func(raw []byte, escaped bool) error
 	onEvent providers.SSEHandler
 	// text is the text of the text_delta events since the last other
 	// event, unescaped: it goes through the parser in one write per
@@ -312,7 +312,7 @@ func fastTextDelta(data []byte) (raw []byte, ok bool) {
 func (s *SplitStream) event(name, data []byte) error {
 	if s.inText && string(name) == "content_block_delta" {
 		if raw, ok := fastTextDelta(data); ok {
-			if err := s.textDelta(raw); err != nil {
+			if err := s.textDelta(raw, true); err != nil {
 				return err
 			}
 			s.shape.Record("event: content_block_delta\n", data, raw)
@@ -412,8 +412,13 @@ func (s *SplitStream) event(name, data []byte) error {
 	return nil
 }
 
-// textDelta takes the raw string of a text_delta of the open text block.
-func (s *SplitStream) textDelta(raw []byte) error {
+// textDelta takes the raw string of a text_delta of the open text block;
+// without escapes it is the text.
+func (s *SplitStream) textDelta(raw []byte, escaped bool) error {
+	if !escaped {
+		s.text = append(s.text, raw...)
+		return nil
+	}
 	t, err := providers.AppendUnescaped(s.text, raw)
 	if err != nil {
 		s.parseText()

@@ -25,7 +25,7 @@ type Stream struct {
 	// shape is the form of the upstream's content-only chunks, which
 	// skip the JSON walk (see providers.Shape).
 	shape  providers.Shape
-	onText func(raw []byte) error
+	onText func(raw []byte, escaped bool) error
 	// content is the content of the content-only chunks since the last
 	// other chunk, unescaped: it reaches the translator in one piece per
 	// upstream read instead of one per chunk. The tag parser's output does
@@ -165,7 +165,11 @@ func (c *chunk) contentOnly() bool {
 }
 
 // text takes the content of a chunk shaped like the last content-only one.
-func (s *Stream) text(raw []byte) error {
+func (s *Stream) text(raw []byte, escaped bool) error {
+	if !escaped {
+		s.content = append(s.content, raw...)
+		return nil
+	}
 	s.content = s.appendContent(s.content, raw)
 	return nil
 }

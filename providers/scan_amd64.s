@@ -1,0 +1,187 @@
+//go:build !purego
+
+#include "textflag.h"
+
+// CLASSIFY sets Y1's bytes to 0xFF where the bytes of src are '"' (Y8),
+// '\\' (Y9), c1, c2 or c3 (Y5–Y7), or at most 0x1F (Y10).
+#define CLASSIFY(src) \
+	VPCMPEQB src, Y8, Y1; \
+	VPCMPEQB src, Y9, Y2; \
+	VPOR     Y1, Y2, Y1; \
+	VPCMPEQB src, Y5, Y2; \
+	VPCMPEQB src, Y6, Y3; \
+	VPOR     Y2, Y3, Y2; \
+	VPOR     Y1, Y2, Y1; \
+	VPCMPEQB src, Y7, Y2; \
+	VPMINUB  src, Y10, Y3; \
+	VPCMPEQB src, Y3, Y3; \
+	VPOR     Y2, Y3, Y2; \
+	VPOR     Y1, Y2, Y1
+
+#define SPLAT(name, b) \
+	DATA name<>+0(SB)/8, $b; \
+	DATA name<>+8(SB)/8, $b; \
+	DATA name<>+16(SB)/8, $b; \
+	DATA name<>+24(SB)/8, $b; \
+	GLOBL name<>(SB), RODATA|NOPTR, $32
+
+SPLAT(quotes, 0x2222222222222222)
+SPLAT(backslashes, 0x5c5c5c5c5c5c5c5c)
+SPLAT(controls, 0x1f1f1f1f1f1f1f1f)
+
+// func indexSpecialAVX2(p []byte, c1, c2, c3 byte) (idx int, high bool)
+// Requires AVX2, BMI2 and len(p) >= 32.
+TEXT ·indexSpecialAVX2(SB), NOSPLIT, $0-41
+	MOVQ    p_base+0(FP), SI
+	MOVQ    p_len+8(FP), BX
+	VPBROADCASTB c1+24(FP), Y5
+	VPBROADCASTB c2+25(FP), Y6
+	VPBROADCASTB c3+26(FP), Y7
+	VMOVDQU quotes<>(SB), Y8
+	VMOVDQU backslashes<>(SB), Y9
+	VMOVDQU controls<>(SB), Y10
+	XORL    R9, R9        // high bits of the bytes passed
+	XORQ    DI, DI        // offset of the chunk
+	MOVQ    BX, R8
+	ANDQ    $~31, R8      // end of the whole chunks
+
+loop:
+	CMPQ      DI, R8
+	JEQ       tail
+	VMOVDQU   (SI)(DI*1), Y0
+	CLASSIFY(Y0)
+	VPMOVMSKB Y1, AX
+	VPMOVMSKB Y0, DX
+	TESTL     AX, AX
+	JNZ       found
+	ORL       DX, R9
+	ADDQ      $32, DI
+	JMP       loop
+
+tail:
+	// The last bytes, in one load that overlaps the chunk before: the
+	// masks are shifted past the bytes already seen.
+	CMPQ      DI, BX
+	JEQ       done
+	MOVQ      BX, DI
+	SUBQ      $32, DI
+	VMOVDQU   (SI)(DI*1), Y0
+	CLASSIFY(Y0)
+	VPMOVMSKB Y1, AX
+	VPMOVMSKB Y0, DX
+	MOVQ      R8, CX
+	SUBQ      DI, CX
+	SHRXL     CX, AX, AX
+	SHRXL     CX, DX, DX
+	MOVQ      R8, DI
+	TESTL     AX, AX
+	JNZ       found
+	ORL       DX, R9
+	MOVQ      BX, DI
+	JMP       done
+
+found:
+	TZCNTL AX, CX
+	BZHIL  CX, DX, DX     // the high bits before the found byte
+	ORL    DX, R9
+	ADDQ   CX, DI
+
+done:
+	MOVQ   DI, idx+32(FP)
+	TESTL  R9, R9
+	SETNE  high+40(FP)
+	VZEROUPPER
+	RET
+
+// The tables of the UTF-8 check below, which looks up the error classes of
+// each pair of bytes by the high and low nibble of the first and the high
+// nibble of the second, and ANDs them (John Keiser and Daniel Lemire,
+// "Validating UTF-8 In Less Than One Instruction Per Byte", 2021). Bits:
+// 0x01 too short, 0x02 too long, 0x04 overlong 3-byte, 0x08 too large,
+// 0x10 surrogate, 0x20 overlong 2-byte, 0x40 too large (U+110000…) or
+// overlong 4-byte, 0x80 two continuations (where a third or fourth byte is
+// due, the must-be-continuation test cancels it).
+#define TABLE(name, lo, hi) \
+	DATA name<>+0(SB)/8, $lo; \
+	DATA name<>+8(SB)/8, $hi; \
+	DATA name<>+16(SB)/8, $lo; \
+	DATA name<>+24(SB)/8, $hi; \
+	GLOBL name<>(SB), RODATA|NOPTR, $32
+
+TABLE(byte1High, 0x0202020202020202, 0x4915012180808080)
+TABLE(byte1Low, 0xCBCBCB8B8383A3E7, 0xCBCBDBCBCBCBCBCB)
+TABLE(byte2High, 0x0101010101010101, 0x01010101BABAAEE6)
+SPLAT(nibbles, 0x0f0f0f0f0f0f0f0f)
+SPLAT(thirdBytes, 0x6060606060606060)
+SPLAT(fourthBytes, 0x7070707070707070)
+SPLAT(highBits, 0x8080808080808080)
+
+// A lead byte in the last three bytes of a chunk whose sequence does not
+// fit: a byte above these (saturating subtraction leaves it non-zero).
+DATA incomplete<>+0(SB)/8, $0xFFFFFFFFFFFFFFFF
+DATA incomplete<>+8(SB)/8, $0xFFFFFFFFFFFFFFFF
+DATA incomplete<>+16(SB)/8, $0xFFFFFFFFFFFFFFFF
+DATA incomplete<>+24(SB)/8, $0xBFDFEFFFFFFFFFFF
+GLOBL incomplete<>(SB), RODATA|NOPTR, $32
+
+// func validUTF8AVX2(p []byte) bool
+// Requires AVX2 and len(p) a multiple of 32. A sequence cut by the end of
+// p is not an error here: the caller checks the bytes from its lead on.
+TEXT ·validUTF8AVX2(SB), NOSPLIT, $0-25
+	MOVQ    p_base+0(FP), SI
+	MOVQ    p_len+8(FP), BX
+	ADDQ    SI, BX
+	VMOVDQU byte1High<>(SB), Y12
+	VMOVDQU byte1Low<>(SB), Y11
+	VMOVDQU byte2High<>(SB), Y10
+	VMOVDQU nibbles<>(SB), Y13
+	VMOVDQU thirdBytes<>(SB), Y9
+	VMOVDQU fourthBytes<>(SB), Y8
+	VMOVDQU highBits<>(SB), Y7
+	VMOVDQU incomplete<>(SB), Y6
+	VPXOR   Y15, Y15, Y15 // the chunk before
+	VPXOR   Y14, Y14, Y14 // errors
+
+loop:
+	CMPQ      SI, BX
+	JEQ       done
+	VMOVDQU   (SI), Y0
+	ADDQ      $32, SI
+	VPMOVMSKB Y0, AX
+	TESTL     AX, AX
+	JNZ       multibyte
+	// ASCII: only a sequence cut at the end of the chunk before is wrong.
+	VPSUBUSB  Y6, Y15, Y1
+	VPOR      Y1, Y14, Y14
+	VMOVDQU   Y0, Y15
+	JMP       loop
+
+multibyte:
+	VPERM2I128 $0x21, Y0, Y15, Y1 // the chunk before's high lane, this one's low
+	VPALIGNR   $15, Y1, Y0, Y2   // each byte's predecessor
+	VPSRLW     $4, Y2, Y3
+	VPAND      Y13, Y3, Y3
+	VPSHUFB    Y3, Y12, Y3
+	VPAND      Y13, Y2, Y4
+	VPSHUFB    Y4, Y11, Y4
+	VPSRLW     $4, Y0, Y5
+	VPAND      Y13, Y5, Y5
+	VPSHUFB    Y5, Y10, Y5
+	VPAND      Y3, Y4, Y3
+	VPAND      Y5, Y3, Y3
+	VPALIGNR   $14, Y1, Y0, Y4   // two bytes before: a third byte is due after a lead of 0xE0 or more
+	VPALIGNR   $13, Y1, Y0, Y5   // three before: a fourth after 0xF0 or more
+	VPSUBUSB   Y9, Y4, Y4
+	VPSUBUSB   Y8, Y5, Y5
+	VPOR       Y4, Y5, Y4
+	VPAND      Y7, Y4, Y4
+	VPXOR      Y4, Y3, Y3
+	VPOR       Y3, Y14, Y14
+	VMOVDQU    Y0, Y15
+	JMP        loop
+
+done:
+	VPTEST Y14, Y14
+	SETEQ  ret+24(FP)
+	VZEROUPPER
+	RET
