@@ -30,3 +30,12 @@ func indexSpecialAVX2(p []byte, c1, c2, c3 byte) (idx int, high bool)
 //
 //go:noescape
 func validUTF8AVX2(p []byte) bool
+
+// shapeScanAVX2 returns -1 if p does not start with head, else the index of
+// the first '"', '\\' or control byte of p from len(head) on, or len(p).
+// len(head) must be at least 32, and len(p) at least len(head)+32: the
+// head compare and the string scan of a shaped event in one call.
+// (scan_amd64.s)
+//
+//go:noescape
+func shapeScanAVX2(p, head []byte) int

@@ -185,3 +185,99 @@ done:
 	SETEQ  ret+24(FP)
 	VZEROUPPER
 	RET
+
+// func shapeScanAVX2(p, head []byte) int
+// Requires AVX2, BMI2, len(head) >= 32 and len(p) >= len(head)+32.
+// Returns -1 if p does not start with head, else the index of the first
+// '"', '\\' or control byte of p from len(head) on, or len(p).
+TEXT ·shapeScanAVX2(SB), NOSPLIT, $0-56
+	MOVQ p_base+0(FP), SI
+	MOVQ p_len+8(FP), BX
+	MOVQ head_base+24(FP), DI
+	MOVQ head_len+32(FP), R8
+	// The head, 32 bytes at a time, its last 32 bytes last (they may
+	// overlap the chunk before).
+	XORQ CX, CX
+
+head:
+	LEAQ      32(CX), DX
+	CMPQ      DX, R8
+	JA        headLast
+	VMOVDQU   (SI)(CX*1), Y0
+	VPCMPEQB  (DI)(CX*1), Y0, Y0
+	VPMOVMSKB Y0, AX
+	CMPL      AX, $0xffffffff
+	JNE       mismatch
+	MOVQ      DX, CX
+	JMP       head
+
+headLast:
+	CMPQ      CX, R8
+	JEQ       scan
+	LEAQ      -32(R8), CX
+	VMOVDQU   (SI)(CX*1), Y0
+	VPCMPEQB  (DI)(CX*1), Y0, Y0
+	VPMOVMSKB Y0, AX
+	CMPL      AX, $0xffffffff
+	JNE       mismatch
+
+scan:
+	VMOVDQU quotes<>(SB), Y8
+	VMOVDQU backslashes<>(SB), Y9
+	VMOVDQU controls<>(SB), Y10
+	MOVQ    R8, CX             // offset of the chunk
+	MOVQ    BX, R9
+	SUBQ    R8, R9
+	ANDQ    $~31, R9
+	ADDQ    R8, R9             // end of the whole chunks
+
+scanLoop:
+	CMPQ      CX, R9
+	JEQ       scanTail
+	VMOVDQU   (SI)(CX*1), Y0
+	VPCMPEQB  Y0, Y8, Y1
+	VPCMPEQB  Y0, Y9, Y2
+	VPMINUB   Y0, Y10, Y3
+	VPCMPEQB  Y0, Y3, Y3
+	VPOR      Y1, Y2, Y1
+	VPOR      Y1, Y3, Y1
+	VPMOVMSKB Y1, AX
+	TESTL     AX, AX
+	JNZ       found
+	ADDQ      $32, CX
+	JMP       scanLoop
+
+scanTail:
+	CMPQ      CX, BX
+	JEQ       done
+	LEAQ      -32(BX), CX
+	VMOVDQU   (SI)(CX*1), Y0
+	VPCMPEQB  Y0, Y8, Y1
+	VPCMPEQB  Y0, Y9, Y2
+	VPMINUB   Y0, Y10, Y3
+	VPCMPEQB  Y0, Y3, Y3
+	VPOR      Y1, Y2, Y1
+	VPOR      Y1, Y3, Y1
+	VPMOVMSKB Y1, AX
+	MOVQ      R9, DX
+	SUBQ      CX, DX
+	SHRXL     DX, AX, AX       // past the bytes already seen
+	MOVQ      R9, CX
+	TESTL     AX, AX
+	JNZ       found
+	MOVQ      BX, CX
+	JMP       done
+
+found:
+	TZCNTL AX, AX
+	ADDQ   AX, CX
+
+done:
+	MOVQ CX, ret+48(FP)
+	VZEROUPPER
+	RET
+
+mismatch:
+	MOVQ $-1, ret+48(FP)
+	VZEROUPPER
+	RET

@@ -102,3 +102,47 @@ func FuzzValidUTF8(f *testing.F) {
 		})
 	})
 }
+
+// TestShapeScanAVX2 checks the head compare at every length from 32 to 100
+// with a wrong byte at each position, and the string scan after it with
+// each byte it looks for at every position of the next 70 bytes.
+func TestShapeScanAVX2(t *testing.T) {
+	if !useAVX2 {
+		t.Skip("no AVX2 on this machine")
+	}
+	ref := func(p, head []byte) int {
+		if !bytes.HasPrefix(p, head) {
+			return -1
+		}
+		i, _ := indexSpecialRef(p[len(head):], '"', '"', '"')
+		return len(head) + i
+	}
+	check := func(p, head []byte) {
+		t.Helper()
+		if got, want := shapeScanAVX2(p, head), ref(p, head); got != want {
+			t.Fatalf("head %q, p %q: got %d, want %d", head, p, got, want)
+		}
+	}
+	for h := 32; h <= 100; h++ {
+		head := make([]byte, h)
+		for i := range head {
+			head[i] = "event: data {\"type\":\"x\",\"text\":"[i%31]
+		}
+		for _, body := range []int{32, 33, 63, 64, 70} {
+			p := append(append([]byte(nil), head...), bytes.Repeat([]byte("é a"), body)[:body]...)
+			check(p, head)
+			for pos := 0; pos < h; pos++ {
+				q := append([]byte(nil), p...)
+				q[pos] ^= 0x40
+				check(q, head)
+			}
+			for pos := h; pos < len(p); pos++ {
+				for _, c := range []byte{'"', '\\', 0, '\n', 0x1f, '<', 0x7f} {
+					q := append([]byte(nil), p...)
+					q[pos] = c
+					check(q, head)
+				}
+			}
+		}
+	}
+}

@@ -58,10 +58,24 @@ func (s *Shape) Forget() { s.head, s.tail = s.head[:0], s.tail[:0] }
 // whether it holds an escape, and the event's length, or n == 0.
 func (s *Shape) match(p []byte) (raw []byte, escaped bool, n int) {
 	h := len(s.head)
-	if h == 0 || len(p) < h+len(s.tail) || !bytes.Equal(p[:h], s.head) {
+	if h == 0 || len(p) < h+len(s.tail) {
 		return nil, false, 0
 	}
-	end, escaped := stringEnd(p[h:])
+	var end int
+	if useAVX2 && h >= 32 && len(p)-h >= 32 {
+		// The head compare and the first scan of the string in one call:
+		// an upstream read holds a hundred of these events.
+		i := shapeScanAVX2(p, s.head)
+		if i < 0 {
+			return nil, false, 0
+		}
+		end, escaped = stringEndAt(p[h:], i-h)
+	} else {
+		if !bytes.Equal(p[:h], s.head) {
+			return nil, false, 0
+		}
+		end, escaped = stringEnd(p[h:])
+	}
 	if end < 0 {
 		return nil, false, 0
 	}
@@ -84,13 +98,13 @@ func StringEnd(p []byte) int {
 // stringEnd is StringEnd that also reports whether the string holds an
 // escape (without one, the string is its own value).
 func stringEnd(p []byte) (end int, escaped bool) {
-	for i := 0; ; {
-		if useAVX2 && len(p)-i >= 32 {
-			n, _ := indexSpecialAVX2(p[i:], '"', '"', '"')
-			i += n
-		} else {
-			i = stringSpecialSWAR(p, i)
-		}
+	return stringEndAt(p, nextStringSpecial(p, 0))
+}
+
+// stringEndAt is stringEnd given the index of p's first quote, backslash or
+// control character (or len(p)).
+func stringEndAt(p []byte, i int) (end int, escaped bool) {
+	for ; ; i = nextStringSpecial(p, i) {
 		if i >= len(p) {
 			return -1, escaped
 		}
@@ -107,6 +121,16 @@ func stringEnd(p []byte) (end int, escaped bool) {
 			return -1, escaped
 		}
 	}
+}
+
+// nextStringSpecial returns the index of the first quote, backslash or
+// control character in p from i on, or len(p).
+func nextStringSpecial(p []byte, i int) int {
+	if useAVX2 && len(p)-i >= 32 {
+		n, _ := indexSpecialAVX2(p[i:], '"', '"', '"')
+		return i + n
+	}
+	return stringSpecialSWAR(p, i)
 }
 
 // stringSpecialSWAR returns the index of the first quote, backslash or
