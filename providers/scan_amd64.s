@@ -186,6 +186,17 @@ done:
 	VZEROUPPER
 	RET
 
+// CLASSIFY_STRING sets Y1's bytes to 0xFF where the bytes of src are '"'
+// (Y8), '\\' (Y9) or at most 0x1F (Y10): what ends or interrupts a JSON
+// string.
+#define CLASSIFY_STRING(src) \
+	VPCMPEQB src, Y8, Y1; \
+	VPCMPEQB src, Y9, Y2; \
+	VPMINUB  src, Y10, Y3; \
+	VPCMPEQB src, Y3, Y3; \
+	VPOR     Y1, Y2, Y1; \
+	VPOR     Y1, Y3, Y1
+
 // func shapeScanAVX2(p, head []byte) int
 // Requires AVX2, BMI2, len(head) >= 32 and len(p) >= len(head)+32.
 // Returns -1 if p does not start with head, else the index of the first
@@ -235,12 +246,7 @@ scanLoop:
 	CMPQ      CX, R9
 	JEQ       scanTail
 	VMOVDQU   (SI)(CX*1), Y0
-	VPCMPEQB  Y0, Y8, Y1
-	VPCMPEQB  Y0, Y9, Y2
-	VPMINUB   Y0, Y10, Y3
-	VPCMPEQB  Y0, Y3, Y3
-	VPOR      Y1, Y2, Y1
-	VPOR      Y1, Y3, Y1
+	CLASSIFY_STRING(Y0)
 	VPMOVMSKB Y1, AX
 	TESTL     AX, AX
 	JNZ       found
@@ -252,12 +258,7 @@ scanTail:
 	JEQ       done
 	LEAQ      -32(BX), CX
 	VMOVDQU   (SI)(CX*1), Y0
-	VPCMPEQB  Y0, Y8, Y1
-	VPCMPEQB  Y0, Y9, Y2
-	VPMINUB   Y0, Y10, Y3
-	VPCMPEQB  Y0, Y3, Y3
-	VPOR      Y1, Y2, Y1
-	VPOR      Y1, Y3, Y1
+	CLASSIFY_STRING(Y0)
 	VPMOVMSKB Y1, AX
 	MOVQ      R9, DX
 	SUBQ      CX, DX
