@@ -197,6 +197,14 @@ done:
 	VPOR     Y1, Y2, Y1; \
 	VPOR     Y1, Y3, Y1
 
+// HEAD_CHUNK compares the 32 bytes at CX of p (SI) and head (DI).
+#define HEAD_CHUNK \
+	VMOVDQU   (SI)(CX*1), Y0; \
+	VPCMPEQB  (DI)(CX*1), Y0, Y0; \
+	VPMOVMSKB Y0, AX; \
+	CMPL      AX, $0xffffffff; \
+	JNE       mismatch
+
 // func shapeScanAVX2(p, head []byte) int
 // Requires AVX2, BMI2, len(head) >= 32 and len(p) >= len(head)+32.
 // Returns -1 if p does not start with head, else the index of the first
@@ -214,11 +222,7 @@ head:
 	LEAQ      32(CX), DX
 	CMPQ      DX, R8
 	JA        headLast
-	VMOVDQU   (SI)(CX*1), Y0
-	VPCMPEQB  (DI)(CX*1), Y0, Y0
-	VPMOVMSKB Y0, AX
-	CMPL      AX, $0xffffffff
-	JNE       mismatch
+	HEAD_CHUNK
 	MOVQ      DX, CX
 	JMP       head
 
@@ -226,11 +230,7 @@ headLast:
 	CMPQ      CX, R8
 	JEQ       scan
 	LEAQ      -32(R8), CX
-	VMOVDQU   (SI)(CX*1), Y0
-	VPCMPEQB  (DI)(CX*1), Y0, Y0
-	VPMOVMSKB Y0, AX
-	CMPL      AX, $0xffffffff
-	JNE       mismatch
+	HEAD_CHUNK
 
 scan:
 	VMOVDQU quotes<>(SB), Y8
