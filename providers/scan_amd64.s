@@ -2,19 +2,24 @@
 
 #include "textflag.h"
 
-// CLASSIFY sets Y1's bytes to 0xFF where the bytes of src are '"' (Y8),
-// '\\' (Y9), c1, c2 or c3 (Y5–Y7), or at most 0x1F (Y10).
-#define CLASSIFY(src) \
+// CLASSIFY_STRING sets Y1's bytes to 0xFF where the bytes of src are '"'
+// (Y8), '\\' (Y9) or at most 0x1F (Y10): what ends or interrupts a JSON
+// string.
+#define CLASSIFY_STRING(src) \
 	VPCMPEQB src, Y8, Y1; \
 	VPCMPEQB src, Y9, Y2; \
+	VPMINUB  src, Y10, Y3; \
+	VPCMPEQB src, Y3, Y3; \
 	VPOR     Y1, Y2, Y1; \
+	VPOR     Y1, Y3, Y1
+
+// CLASSIFY is CLASSIFY_STRING with c1, c2 and c3 (Y5–Y7) too.
+#define CLASSIFY(src) \
+	CLASSIFY_STRING(src); \
 	VPCMPEQB src, Y5, Y2; \
 	VPCMPEQB src, Y6, Y3; \
 	VPOR     Y2, Y3, Y2; \
-	VPOR     Y1, Y2, Y1; \
-	VPCMPEQB src, Y7, Y2; \
-	VPMINUB  src, Y10, Y3; \
-	VPCMPEQB src, Y3, Y3; \
+	VPCMPEQB src, Y7, Y3; \
 	VPOR     Y2, Y3, Y2; \
 	VPOR     Y1, Y2, Y1
 
@@ -185,17 +190,6 @@ done:
 	SETEQ  ret+24(FP)
 	VZEROUPPER
 	RET
-
-// CLASSIFY_STRING sets Y1's bytes to 0xFF where the bytes of src are '"'
-// (Y8), '\\' (Y9) or at most 0x1F (Y10): what ends or interrupts a JSON
-// string.
-#define CLASSIFY_STRING(src) \
-	VPCMPEQB src, Y8, Y1; \
-	VPCMPEQB src, Y9, Y2; \
-	VPMINUB  src, Y10, Y3; \
-	VPCMPEQB src, Y3, Y3; \
-	VPOR     Y1, Y2, Y1; \
-	VPOR     Y1, Y3, Y1
 
 // HEAD_CHUNK compares the 32 bytes at CX of p (SI) and head (DI).
 #define HEAD_CHUNK \
