@@ -23,6 +23,7 @@
 	VPOR     Y2, Y3, Y2; \
 	VPOR     Y1, Y2, Y1
 
+// SPLAT defines name as 32 bytes of the 8-byte pattern b.
 #define SPLAT(name, b) \
 	DATA name<>+0(SB)/8, $b; \
 	DATA name<>+8(SB)/8, $b; \
