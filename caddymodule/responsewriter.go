@@ -58,10 +58,30 @@ type responseWriter struct {
 	em        *providers.Emitter
 	body      []byte
 	keepalive *time.Timer
+
+	// A translated stream's events reach the client through a writer
+	// goroutine: writeEvents queues them in pending and returns, so the
+	// next upstream read is translated while the last one's events are in
+	// the socket (one stream at a time, the copy loop was translation and
+	// system calls back to back). Events queued while the writer is busy go
+	// out in one write. The writer runs while there is something to send;
+	// writing says it runs, and drained wakes whoever waits for it to take
+	// or finish a batch.
+	pending  []byte
+	inflight []byte // the batch being written, kept for reuse
+	writing  bool
+	drained  sync.Cond
 }
 
+// maxPending bounds the events queued for a client that reads slower than
+// the upstream sends: past it, the upstream's copy loop waits, as it would
+// for a synchronous write.
+const maxPending = 64 << 10
+
 func newResponseWriter(w http.ResponseWriter, h *Handler, x *providers.Exchange, m *exchangeMetrics) *responseWriter {
-	return &responseWriter{ResponseWriterWrapper: &caddyhttp.ResponseWriterWrapper{ResponseWriter: w}, h: h, x: x, m: m}
+	rw := &responseWriter{ResponseWriterWrapper: &caddyhttp.ResponseWriterWrapper{ResponseWriter: w}, h: h, x: x, m: m}
+	rw.drained.L = &rw.mu
+	return rw
 }
 
 // serve runs next with the wrapper in place and finishes the response. An
@@ -261,19 +281,72 @@ func (rw *responseWriter) recordMetrics(clientGone bool) {
 	m.clientAborted = clientGone && (rw.mode == modeStream && !rw.em.Finished() || !rw.committed)
 }
 
-// writeEvents sends what the emitter holds and flushes it. Called with mu held.
+// writeEvents queues what the emitter holds for the writer goroutine,
+// starting it if it is not running. Called with mu held.
 func (rw *responseWriter) writeEvents() {
 	if len(rw.em.Buf) == 0 || rw.clientErr != nil {
 		return
 	}
-	rw.commit(rw.status)
-	_, err := rw.ResponseWriterWrapper.Write(rw.em.Buf)
-	rw.em.Buf = rw.em.Buf[:0]
-	if err == nil {
-		err = http.NewResponseController(rw.ResponseWriterWrapper).Flush()
+	if !rw.committed {
+		// The first events go out at once, on this goroutine: there is
+		// nothing yet to overlap them with, and the client's first byte
+		// should not wait for the writer to be scheduled.
+		rw.commit(rw.status)
+		rw.clientErr = rw.send(rw.em.Buf)
+		rw.em.Buf = rw.em.Buf[:0]
+		return
 	}
-	if err != nil {
-		rw.clientErr = err
+	if len(rw.pending) == 0 {
+		rw.pending, rw.em.Buf = rw.em.Buf, rw.pending[:0]
+	} else {
+		rw.pending = append(rw.pending, rw.em.Buf...)
+		rw.em.Buf = rw.em.Buf[:0]
+	}
+	if !rw.writing {
+		rw.writing = true
+		go rw.writeLoop()
+	}
+	for len(rw.pending) >= maxPending && rw.clientErr == nil {
+		rw.drained.Wait()
+	}
+}
+
+// writeLoop sends the queued events and flushes them, batch by batch, until
+// none are left or the client is gone. Only it writes to the client while
+// writing is set; mu is released around the write.
+func (rw *responseWriter) writeLoop() {
+	rw.mu.Lock()
+	defer rw.mu.Unlock()
+	for len(rw.pending) > 0 && rw.clientErr == nil {
+		batch := rw.pending
+		rw.pending = rw.inflight[:0]
+		rw.mu.Unlock()
+		err := rw.send(batch)
+		rw.mu.Lock()
+		rw.inflight = batch[:0]
+		if err != nil {
+			rw.clientErr = err
+		}
+		rw.drained.Broadcast()
+	}
+	rw.pending = rw.pending[:0] // after a write error nothing more can reach the client
+	rw.writing = false
+	rw.drained.Broadcast()
+}
+
+// send writes p to the client and flushes it.
+func (rw *responseWriter) send(p []byte) error {
+	if _, err := rw.ResponseWriterWrapper.Write(p); err != nil {
+		return err
+	}
+	return http.NewResponseController(rw.ResponseWriterWrapper).Flush()
+}
+
+// waitWriter waits until the writer goroutine has sent everything queued
+// (or met a write error). Called with mu held.
+func (rw *responseWriter) waitWriter() {
+	for rw.writing {
+		rw.drained.Wait()
 	}
 }
 
@@ -310,7 +383,12 @@ func (rw *responseWriter) writeErrorLocked(e *providers.Error) {
 func (rw *responseWriter) finish(upstreamErr error, aborted, clientGone bool) error {
 	rw.mu.Lock()
 	defer rw.mu.Unlock()
-	defer func() { rw.done = true }()
+	defer func() {
+		// The handler may not return while the writer uses the client's
+		// writer.
+		rw.waitWriter()
+		rw.done = true
+	}()
 	if rw.keepalive != nil {
 		rw.keepalive.Stop()
 	}

@@ -7,6 +7,7 @@ package reliability_test
 import (
 	"bufio"
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -17,10 +18,13 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/anthropics/anthropic-sdk-go"
+	"github.com/anthropics/anthropic-sdk-go/option"
 
 	"github.com/thinkgate/thinkgate/internal/testgw"
 )
@@ -284,6 +288,129 @@ func TestClientDisconnect(t *testing.T) {
 		buf := make([]byte, 1<<20)
 		t.Fatalf("%d goroutines after, %d before:\n%s", n, before, buf[:runtime.Stack(buf, true)])
 	}
+}
+
+// TestSlowClient: a client that stops reading holds the upstream back (the
+// gateway queues at most a bounded amount of translated events, it does not
+// take the whole upstream body into memory), and once it reads again it
+// gets every block exactly, in order; over HTTP/1.1 and over HTTP/2 with
+// TLS, as at the edge.
+func TestSlowClient(t *testing.T) {
+	// 6,000 spans of thinking and text, about 75 MB of SSE: far more than
+	// the socket buffers between upstream, Caddy and client hold.
+	var wantText, wantThinking []string
+	events := []testgw.Event{messageStart(), textStart()}
+	for i := range 6000 {
+		thinking := fmt.Sprintf("step %d: %s", i, strings.Repeat("weigh the options, ", 40+i%5))
+		text := fmt.Sprintf("Part %d — %s", i, strings.Repeat("the answer grows. ", 50+i%7))
+		wantThinking, wantText = append(wantThinking, thinking), append(wantText, text)
+		full := "<thinking>" + thinking + "</thinking>" + text
+		for len(full) > 0 {
+			n := min(24, len(full))
+			for !utf8.RuneStart(full[min(n, len(full)-1)]) && n < len(full) {
+				n++
+			}
+			events = append(events, textDelta(full[:n]))
+			full = full[n:]
+		}
+	}
+	body := testgw.SSE(append(events, streamEnd()...)...)
+	var sent atomic.Int64
+	up := testgw.NewUpstream(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		rc := http.NewResponseController(w)
+		for rest := body; len(rest) > 0; {
+			n, err := w.Write(rest[:min(16<<10, len(rest))])
+			if err != nil {
+				return
+			}
+			_ = rc.Flush()
+			sent.Add(int64(n))
+			rest = rest[n:]
+		}
+	})
+	site := fmt.Sprintf("thinkgate anthropic {\n\tsplit_tags\n\tsigning_key k\n}\nreverse_proxy %s", up.Addr())
+	t.Run("http1", func(t *testing.T) {
+		gw := gateway(t, up, "")
+		sent.Store(0)
+		slowClient(t, gw.Client(), 1, &sent, body, wantThinking, wantText)
+	})
+	t.Run("http2", func(t *testing.T) {
+		p := testgw.PortsFor(slot)
+		gw := testgw.StartConfig(t, slot, testgw.Preamble(p)+fmt.Sprintf("\nhttps://localhost:%d {\n\ttls internal\n%s\n}\n", p.HTTPS, site))
+		tr := &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}, ForceAttemptHTTP2: true}
+		defer tr.CloseIdleConnections()
+		sent.Store(0)
+		client := gw.Client(option.WithBaseURL(fmt.Sprintf("https://localhost:%d", p.HTTPS)), option.WithHTTPClient(&http.Client{Transport: tr}))
+		slowClient(t, client, 2, &sent, body, wantThinking, wantText)
+	})
+}
+
+// slowClient streams through client, reading nothing until the upstream has
+// stalled, then checks every block.
+func slowClient(t *testing.T, client anthropic.Client, proto int, sent *atomic.Int64, body []byte, wantThinking, wantText []string) {
+	gate := make(chan struct{})
+	stream := client.Messages.NewStreaming(context.Background(), params(), option.WithMiddleware(func(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+		res, err := next(req)
+		if err == nil {
+			if res.ProtoMajor != proto {
+				t.Errorf("response over %s, want HTTP/%d", res.Proto, proto)
+			}
+			res.Body = gatedBody{res.Body, gate}
+		}
+		return res, err
+	}))
+	defer stream.Close()
+
+	// Wait until the upstream can send no more.
+	last, stalled := int64(-1), time.Now()
+	for time.Since(stalled) < 500*time.Millisecond {
+		if n := sent.Load(); n != last {
+			last, stalled = n, time.Now()
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Logf("upstream stalled after %d of %d bytes", last, len(body))
+	if last >= int64(len(body))/2 {
+		t.Fatalf("the upstream sent %d of %d bytes to a client that reads nothing", last, len(body))
+	}
+
+	close(gate)
+	var msg anthropic.Message
+	for stream.Next() {
+		if err := msg.Accumulate(stream.Current()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := stream.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if len(msg.Content) != 2*len(wantText) {
+		t.Fatalf("%d blocks, want %d", len(msg.Content), 2*len(wantText))
+	}
+	for i := range wantText {
+		th, tx := msg.Content[2*i], msg.Content[2*i+1]
+		if th.Type != "thinking" || th.Thinking != wantThinking[i] || th.Signature == "" {
+			t.Fatalf("block %d: %s %q (signature %q), want thinking %q", 2*i, th.Type, th.Thinking, th.Signature, wantThinking[i])
+		}
+		if tx.Type != "text" || tx.Text != wantText[i] {
+			t.Fatalf("block %d: %s %q, want text %q", 2*i+1, tx.Type, tx.Text, wantText[i])
+		}
+	}
+	if msg.StopReason != "end_turn" {
+		t.Fatalf("stop reason %q", msg.StopReason)
+	}
+}
+
+// gatedBody is a response body whose reads wait until gate is closed.
+type gatedBody struct {
+	io.ReadCloser
+	gate chan struct{}
+}
+
+func (b gatedBody) Read(p []byte) (int, error) {
+	<-b.gate
+	return b.ReadCloser.Read(p)
 }
 
 func readEvents(t *testing.T, r io.Reader, n int) {
