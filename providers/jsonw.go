@@ -148,17 +148,19 @@ func escapeStops(w uint64) uint64 {
 		w) & msbs // not ASCII
 }
 
-// validUTF8 is utf8.Valid, with AVX2 on long input: text with a non-ASCII
+// validUTF8 is utf8.Valid, with AVX2 from 32 bytes on: text with a non-ASCII
 // word now and then costs utf8.Valid a mispredicted branch at each rune.
 func validUTF8(p []byte) bool {
-	if !useAVX2 || len(p) < 64 {
+	if !useAVX2 || len(p) < 32 {
 		return utf8.Valid(p)
 	}
 	end := len(p) &^ 31
 	if !validUTF8AVX2(p[:end]) {
 		return false
 	}
-	// The rest, from the lead of a sequence the chunks may have cut.
+	// The rest, from the lead of a sequence the chunks may have cut, in
+	// zeroed chunks: the zero after it is ASCII, so a sequence the input
+	// cuts short is an error there too.
 	k := end
 	for j := 1; j <= 3; j++ {
 		if c := p[end-j]; c&0xC0 != 0x80 {
@@ -168,7 +170,12 @@ func validUTF8(p []byte) bool {
 			break
 		}
 	}
-	return utf8.Valid(p[k:])
+	if k == len(p) {
+		return true
+	}
+	var tail [64]byte
+	n := copy(tail[:], p[k:])
+	return validUTF8AVX2(tail[:(n+32)&^31])
 }
 
 // plainUTF8 reports whether p, which holds bytes of 0x80 or more, is valid

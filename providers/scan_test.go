@@ -76,10 +76,12 @@ func TestValidUTF8(t *testing.T) {
 	}
 	forEachScanner(t, func(scanner string) {
 		for _, q := range seqs {
-			for n := 64; n <= 130; n++ {
+			for n := 0; n <= 130; n++ {
 				for pos := 0; pos <= n; pos++ {
 					base := strings.Repeat("a", n)
-					for _, p := range []string{base[:pos] + q + base[pos:], base[:pos] + q + "日" + base[pos:]} {
+					// q alone; followed by a valid rune; with a sequence cut
+					// by the end of the input.
+					for _, p := range []string{base[:pos] + q + base[pos:], base[:pos] + q + "日" + base[pos:], base[:pos] + q + base[pos:] + "\xe6\x97"} {
 						if got, want := validUTF8([]byte(p)), utf8.Valid([]byte(p)); got != want {
 							t.Fatalf("%s: validUTF8(%q) = %v, want %v", scanner, p, got, want)
 						}
