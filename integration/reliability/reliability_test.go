@@ -55,7 +55,12 @@ func streamEnd() []testgw.Event {
 }
 
 func gateway(t *testing.T, up *testgw.Upstream, options string) *testgw.Gateway {
-	return testgw.Start(t, slot, fmt.Sprintf("thinkgate anthropic {\n\tsplit_tags\n\tsigning_key k\n%s\n}\nreverse_proxy %s", options, up.Addr()))
+	return testgw.Start(t, slot, anthropicSite(up, options))
+}
+
+// anthropicSite is the body of the tests' site: thinkgate with options in front of up.
+func anthropicSite(up *testgw.Upstream, options string) string {
+	return fmt.Sprintf("thinkgate anthropic {\n\tsplit_tags\n\tsigning_key k\n%s\n}\nreverse_proxy %s", options, up.Addr())
 }
 
 // TestUpstreamErrorBeforeStream: a non-2xx upstream answer becomes a real
@@ -296,7 +301,7 @@ func TestClientDisconnect(t *testing.T) {
 // gets every block exactly, in order; over HTTP/1.1 and over HTTP/2 with
 // TLS, as at the edge.
 func TestSlowClient(t *testing.T) {
-	// 6,000 spans of thinking and text, about 75 MB of SSE: far more than
+	// 6,000 spans of thinking and text, about 63 MB of SSE: far more than
 	// the socket buffers between upstream, Caddy and client hold.
 	var wantText, wantThinking []string
 	events := []testgw.Event{messageStart(), textStart()}
@@ -329,7 +334,6 @@ func TestSlowClient(t *testing.T) {
 			rest = rest[n:]
 		}
 	})
-	site := fmt.Sprintf("thinkgate anthropic {\n\tsplit_tags\n\tsigning_key k\n}\nreverse_proxy %s", up.Addr())
 	t.Run("http1", func(t *testing.T) {
 		gw := gateway(t, up, "")
 		sent.Store(0)
@@ -337,7 +341,7 @@ func TestSlowClient(t *testing.T) {
 	})
 	t.Run("http2", func(t *testing.T) {
 		p := testgw.PortsFor(slot)
-		gw := testgw.StartConfig(t, slot, testgw.Preamble(p)+fmt.Sprintf("\nhttps://localhost:%d {\n\ttls internal\n%s\n}\n", p.HTTPS, site))
+		gw := testgw.StartConfig(t, slot, testgw.Preamble(p)+fmt.Sprintf("\nhttps://localhost:%d {\n\ttls internal\n%s\n}\n", p.HTTPS, anthropicSite(up, "")))
 		tr := &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}, ForceAttemptHTTP2: true}
 		defer tr.CloseIdleConnections()
 		sent.Store(0)
