@@ -101,12 +101,9 @@ func (p *Provider) Rewrite(x *providers.Exchange, out *providers.Outbound) error
 		h.Del("X-Amz-Target")
 	}
 	setAuth(h, p.cfg.APIKey)
-	// Anthropic's own headers mean nothing upstream, and the client's Accept
-	// (application/json from the SDKs) must not steer the upstream away from
-	// its event stream.
-	for _, k := range []string{"Anthropic-Version", "Anthropic-Beta", "Anthropic-Dangerous-Direct-Browser-Access", "Accept"} {
-		h.Del(k)
-	}
+	// The client's Accept (application/json from the SDKs) must not steer
+	// the upstream away from its event stream.
+	h.Del("Accept")
 	return nil
 }
 
@@ -114,6 +111,9 @@ func (p *Provider) Rewrite(x *providers.Exchange, out *providers.Outbound) error
 // client's own bearer token or x-api-key.
 func setAuth(h http.Header, key string) {
 	clientKey := h.Get("X-Api-Key")
+	// Anthropic's own headers mean nothing upstream; with a key, none of the
+	// client's credentials go beside it.
+	providers.StripClientHeaders(h, key != "", true)
 	h.Del("X-Api-Key")
 	switch {
 	case key != "":

@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"mime"
 	"net/http"
+	"strings"
 
 	"github.com/buger/jsonparser"
 
@@ -22,7 +23,13 @@ import (
 type Config struct {
 	// APIKey, when set, replaces the client's key upstream.
 	APIKey string `json:"api_key,omitempty"`
+	// Path is the upstream Messages path, default DefaultPath;
+	// count_tokens goes to Path + "/count_tokens".
+	Path string `json:"path,omitempty"`
 }
+
+// DefaultPath is the Messages endpoint of api.anthropic.com.
+const DefaultPath = "/v1/messages"
 
 // Provider is the Anthropic passthrough provider.
 type Provider struct {
@@ -30,7 +37,13 @@ type Provider struct {
 }
 
 // New returns a provider for cfg.
-func New(cfg Config) *Provider { return &Provider{cfg: cfg} }
+func New(cfg Config) *Provider {
+	cfg.Path = strings.TrimRight(cfg.Path, "/")
+	if cfg.Path == "" {
+		cfg.Path = DefaultPath
+	}
+	return &Provider{cfg: cfg}
+}
 
 // Rewrite forwards the client's request, changing only what must change.
 func (p *Provider) Rewrite(x *providers.Exchange, out *providers.Outbound) error {
@@ -39,20 +52,28 @@ func (p *Provider) Rewrite(x *providers.Exchange, out *providers.Outbound) error
 		return err
 	}
 	out.Body = body
+	// The configured path, never the client's: the client's path (dot
+	// segments, escapes, another endpoint) and query must not pick what the
+	// operator's key is spent on.
+	out.Path = p.cfg.Path
+	if x.CountTokens {
+		out.Path += "/count_tokens"
+	}
+	out.RawQuery = providers.ClientQuery(out.RawQuery)
 	SetAuth(out.Header, p.cfg.APIKey)
 	return nil
 }
 
 // SetAuth puts the upstream credential in place of the client's when key is
-// set: x-api-key carries it, and a client's Authorization (an OAuth or
-// gateway bearer token) is removed so that Anthropic sees one credential.
-// Without a key the client's own x-api-key or Authorization goes through
-// untouched.
+// set: x-api-key carries it, and every credential header of the client's (an
+// OAuth or gateway bearer token, cookies, other vendors' keys) is removed so
+// that the upstream sees one credential. Without a key the client's own
+// x-api-key or Authorization goes through untouched.
 func SetAuth(h http.Header, key string) {
 	if key == "" {
 		return
 	}
-	h.Del("Authorization")
+	providers.StripClientHeaders(h, true, false)
 	h.Set("X-Api-Key", key)
 }
 

@@ -102,8 +102,9 @@ func (p *Provider) Rewrite(x *providers.Exchange, out *providers.Outbound) error
 	if x.CountTokens {
 		out.Path += "/count_tokens"
 	}
-	// The client's query (?beta=true from the SDKs' beta namespace) is kept:
-	// Anthropic's own Foundry SDK sends it too.
+	// Of the client's query only ?beta=true (the SDKs' beta namespace, which
+	// Anthropic's own Foundry SDK sends too) is kept.
+	out.RawQuery = providers.ClientQuery(out.RawQuery)
 	p.SetAuth(out.Header)
 	ch.Betas = p.FilterBetas(out.Header)
 	if out.Header.Get("Anthropic-Version") == "" {
@@ -116,13 +117,13 @@ func (p *Provider) Rewrite(x *providers.Exchange, out *providers.Outbound) error
 }
 
 // SetAuth puts the credential in Azure's two header names. With an api_key
-// the client's own x-api-key and Authorization are removed; without one the
+// every credential header of the client's is removed; without one the
 // client's key (x-api-key or api-key) is sent under both names, and an
 // Authorization: Bearer (a Microsoft Entra ID token) passes through as it is.
 func (p *Provider) SetAuth(h http.Header) {
 	key := p.apiKey
 	if key != "" {
-		h.Del("Authorization")
+		providers.StripClientHeaders(h, true, false)
 	} else if key = h.Get("X-Api-Key"); key == "" {
 		key = h.Get("Api-Key")
 	}

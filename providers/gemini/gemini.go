@@ -86,8 +86,8 @@ func (p *Provider) Rewrite(x *providers.Exchange, out *providers.Outbound) error
 	return nil
 }
 
-// setHeaders removes the client's Anthropic credentials and headers and
-// sets Gemini's key.
+// setHeaders removes the client's Anthropic credentials and headers (with an
+// api_key, every credential header of the client's) and sets Gemini's key.
 func (p *Provider) setHeaders(h http.Header) {
 	key := p.cfg.APIKey
 	if key == "" {
@@ -98,13 +98,9 @@ func (p *Provider) setHeaders(h http.Header) {
 			}
 		}
 	}
+	providers.StripClientHeaders(h, p.cfg.APIKey != "", true)
 	h.Del("X-Api-Key")
 	h.Del("Authorization")
-	for k := range h {
-		if strings.HasPrefix(k, "Anthropic-") {
-			delete(h, k)
-		}
-	}
 	if key != "" {
 		h.Set("X-Goog-Api-Key", key)
 	}

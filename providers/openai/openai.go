@@ -114,13 +114,10 @@ func (p *Provider) Rewrite(x *providers.Exchange, out *providers.Outbound) error
 }
 
 // SetHeaders removes the client's Anthropic credentials and protocol headers
-// and sets the upstream's bearer key.
+// (with a key, every credential header of the client's) and sets the
+// upstream's bearer key.
 func SetHeaders(h http.Header, key string) {
-	for name := range h {
-		if strings.HasPrefix(strings.ToLower(name), "anthropic-") {
-			delete(h, name)
-		}
-	}
+	providers.StripClientHeaders(h, key != "", true)
 	h.Del("X-Api-Key")
 	h.Del("Authorization")
 	h.Del("Accept-Encoding")
