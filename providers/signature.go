@@ -36,10 +36,19 @@ const sigPrefix = "tg1"
 // mac = HMAC-SHA256(key, thinking || uint64(len(thinking)) || origin || foreign).
 type Signer struct {
 	key []byte
+	// previous are keys that still verify but no longer sign (a rotation).
+	previous []*Signer
 }
 
-// NewSigner returns a Signer for key.
-func NewSigner(key []byte) *Signer { return &Signer{key: append([]byte(nil), key...)} }
+// NewSigner returns a Signer that signs with key and verifies with key or
+// any of previous.
+func NewSigner(key []byte, previous ...[]byte) *Signer {
+	s := &Signer{key: append([]byte(nil), key...)}
+	for _, k := range previous {
+		s.previous = append(s.previous, NewSigner(k))
+	}
+	return s
+}
 
 // BlockMAC accumulates the MAC of one thinking block as it streams. It is
 // not safe for concurrent use; each stream owns one.
@@ -86,10 +95,25 @@ func (s *Signer) Sign(origin Origin, foreign, thinking string) string {
 }
 
 // Open checks a signature against the block's thinking text. ok is false for
-// anything the gateway did not sign with this key (Anthropic's own signatures
-// among them).
+// anything the gateway did not sign with this key or a previous one
+// (Anthropic's own signatures among them).
 func (s *Signer) Open(sig, thinking string) (origin Origin, foreign string, ok bool) {
-	if s == nil || !IsGatewaySignature(sig) {
+	if s == nil {
+		return 0, "", false
+	}
+	if origin, foreign, ok = s.openWithKey(sig, thinking); ok {
+		return origin, foreign, ok
+	}
+	for _, p := range s.previous {
+		if origin, foreign, ok = p.openWithKey(sig, thinking); ok {
+			return origin, foreign, ok
+		}
+	}
+	return 0, "", false
+}
+
+func (s *Signer) openWithKey(sig, thinking string) (origin Origin, foreign string, ok bool) {
+	if !IsGatewaySignature(sig) {
 		return 0, "", false
 	}
 	rest := sig[len(sigPrefix)+1:]
