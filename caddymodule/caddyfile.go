@@ -45,15 +45,29 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //	    thinking_hint    <text>           # hint for tag-based upstreams; {budget} is replaced
 //	    keepalive        <duration>|off   # ping when the upstream is silent this long (default 10s)
 //	    max_request_body <size>           # default 32MiB
+//	    request_body_timeout <duration>   # time to read the request body (default 30s)
 //	    client_keys      <key>...         # clients must present one of these; use {env.NAME}
 //	    client_keys_file <path>           # more client keys, one per line
 //	    signing_key      <secret>         # key of the gateway's thinking-block signatures
+//	    previous_signing_keys <secret>... # keys that still verify, not sign (rotation)
 //	    <provider options>
 //	}
 //
 // <provider> is anthropic, azure, openai, gemini or amazonq. Options that
 // only the provider knows (path, api_key …) go in the same block and are
-// handed to it; an option neither knows is an error that names it.
+// handed to it; an option neither knows is an error that names it and
+// lists the valid ones.
+//
+// model rules are tried in the order written and the first match wins, so
+// a specific pattern must come before a broader one (model claude-opus-* o3
+// before model claude-* gpt-4.1); patterns are globs, not regular
+// expressions. A rule an earlier one shadows is logged as a warning at load.
+//
+// Without signing_key the gateway makes a key once and keeps it in Caddy's
+// storage, shared by every instance on that storage.
+//
+// thinkgate must run before reverse_proxy: the directive order does that
+// at the top level of a site, but inside route {} handlers run as written.
 func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	d.Next() // directive name
 	if !d.NextArg() {
@@ -63,6 +77,9 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	name := d.Val()
 	if d.NextArg() {
 		return d.ArgErr()
+	}
+	if err := checkProviderName(name); err != nil {
+		return d.WrapErr(err)
 	}
 	provTokens := []caddyfile.Token{nameTok, {Text: "{", Line: nameTok.Line, File: nameTok.File}}
 
@@ -77,7 +94,7 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			h.SplitTags = &v
 		case "thinking_block":
 			if !d.NextArg() {
-				return d.ArgErr()
+				return missingArg(d)
 			}
 			h.ThinkingBlock = d.Val()
 			if h.ThinkingBlock != "thinking" && h.ThinkingBlock != "text" {
@@ -89,7 +106,7 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 		case "tags":
 			h.Tags = d.RemainingArgs()
 			if len(h.Tags) == 0 {
-				return d.ArgErr()
+				return missingArg(d)
 			}
 		case "start_in_thinking":
 			v, err := parseOnOff(d, true)
@@ -117,7 +134,7 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			h.DefaultThinking = &v
 		case "thinking_hint":
 			if !d.NextArg() {
-				return d.ArgErr()
+				return missingArg(d)
 			}
 			h.ThinkingHint = d.Val()
 			if d.NextArg() {
@@ -134,7 +151,7 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			h.Models = append(h.Models, providers.ModelRule{From: args[0], To: args[1]})
 		case "keepalive":
 			if !d.NextArg() {
-				return d.ArgErr()
+				return missingArg(d)
 			}
 			if d.Val() == "off" {
 				h.Keepalive = caddy.Duration(-1)
@@ -160,10 +177,20 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 				return d.Errf("max_request_body: must be positive")
 			}
 			h.MaxRequestBody = n
+		case "request_body_timeout":
+			v, err := ParseStringOption(d)
+			if err != nil {
+				return err
+			}
+			dur, err := caddy.ParseDuration(v)
+			if err != nil || dur <= 0 {
+				return d.Errf("request_body_timeout: %q is not a positive duration; write e.g. 30s or 2m", v)
+			}
+			h.RequestBodyTimeout = caddy.Duration(dur)
 		case "client_keys":
 			keys := d.RemainingArgs()
 			if len(keys) == 0 {
-				return d.ArgErr()
+				return missingArg(d)
 			}
 			h.ClientKeys = append(h.ClientKeys, keys...)
 		case "client_keys_file":
@@ -173,13 +200,17 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			}
 			h.ClientKeysFile = v
 		case "signing_key":
-			if !d.NextArg() {
-				return d.ArgErr()
+			v, err := ParseStringOption(d)
+			if err != nil {
+				return err
 			}
-			h.SigningKey = d.Val()
-			if d.NextArg() {
-				return d.ArgErr()
+			h.SigningKey = v
+		case "previous_signing_keys":
+			keys := d.RemainingArgs()
+			if len(keys) == 0 {
+				return missingArg(d)
 			}
+			h.PreviousSigningKeys = append(h.PreviousSigningKeys, keys...)
 		default:
 			// The provider's own option: its module parses (or rejects) it.
 			provTokens = append(provTokens, d.NextSegment()...)
@@ -187,6 +218,8 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	}
 
 	last := provTokens[len(provTokens)-1]
+	// The closing brace goes on a line of its own, or NextArg would read it
+	// as the last option's argument.
 	provTokens = append(provTokens, caddyfile.Token{Text: "}", Line: last.Line + 1, File: last.File})
 	pd := caddyfile.NewDispenser(provTokens)
 	pd.Next() // UnmarshalModule reads the segment at the cursor
@@ -204,7 +237,7 @@ func parseOnOff(d *caddyfile.Dispenser, bare bool) (bool, error) {
 		if bare {
 			return true, nil
 		}
-		return false, d.ArgErr()
+		return false, missingArg(d)
 	}
 	var v bool
 	switch d.Val() {
@@ -224,11 +257,11 @@ func parseOnOff(d *caddyfile.Dispenser, bare bool) (bool, error) {
 func parseSize(d *caddyfile.Dispenser) (int64, error) {
 	opt := d.Val()
 	if !d.NextArg() {
-		return 0, d.ArgErr()
+		return 0, missingArg(d)
 	}
 	n, err := humanize.ParseBytes(d.Val())
 	if err != nil {
-		return 0, d.Errf("%s: %v", opt, err)
+		return 0, d.Errf("%s: %q is not a size; write a number of bytes with a unit, e.g. 32MiB or 64KiB", opt, d.Val())
 	}
 	if d.NextArg() {
 		return 0, d.ArgErr()
@@ -241,18 +274,13 @@ func pathMatch(pattern string) (bool, error) { return path.Match(pattern, "") }
 // ParseStringOption reads an option's single argument.
 func ParseStringOption(d *caddyfile.Dispenser) (string, error) {
 	if !d.NextArg() {
-		return "", d.ArgErr()
+		return "", missingArg(d)
 	}
 	v := d.Val()
 	if d.NextArg() {
 		return "", d.ArgErr()
 	}
 	return v, nil
-}
-
-// UnknownOption is the error for an option the provider does not take.
-func UnknownOption(d *caddyfile.Dispenser, provider string) error {
-	return d.Errf("thinkgate %s: unknown option '%s'", provider, d.Val())
 }
 
 // Interface guards

@@ -48,9 +48,17 @@ func (AmazonQProvider) CaddyModule() caddy.ModuleInfo {
 
 // Provision resolves the secrets' placeholders and builds the provider.
 func (p *AmazonQProvider) Provision(ctx caddy.Context) error {
+	key, err := secret("api_key", p.APIKey)
+	if err != nil {
+		return err
+	}
+	arn, err := secret("profile_arn", p.ProfileARN)
+	if err != nil {
+		return err
+	}
 	p.provider = amazonq.New(amazonq.Config{
-		APIKey:     resolveSecret(p.APIKey),
-		ProfileARN: resolveSecret(p.ProfileARN),
+		APIKey:     key,
+		ProfileARN: arn,
 		Protocol:   p.Protocol,
 		Origin:     p.Origin,
 	})
@@ -102,7 +110,7 @@ func (p *AmazonQProvider) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 				p.Origin = v
 			}
 		default:
-			return UnknownOption(d, "amazonq")
+			return UnknownOption(d, "amazonq", "api_key", "profile_arn", "protocol", "origin")
 		}
 	}
 	return nil

@@ -1,6 +1,9 @@
 package caddymodule
 
 import (
+	"fmt"
+	"strings"
+
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 
@@ -19,6 +22,11 @@ type AnthropicProvider struct {
 	// APIKey replaces the client's key upstream when set. Use {env.NAME}.
 	APIKey string `json:"api_key,omitempty"`
 
+	// Path is the upstream Messages path, default /v1/messages;
+	// count_tokens requests go to Path + "/count_tokens". The client's own
+	// path is never forwarded.
+	Path string `json:"path,omitempty"`
+
 	provider *anthropic.Provider
 }
 
@@ -32,7 +40,22 @@ func (AnthropicProvider) CaddyModule() caddy.ModuleInfo {
 
 // Provision resolves the key's placeholders.
 func (p *AnthropicProvider) Provision(ctx caddy.Context) error {
-	p.provider = anthropic.New(anthropic.Config{APIKey: resolveSecret(p.APIKey)})
+	key, err := secret("api_key", p.APIKey)
+	if err != nil {
+		return err
+	}
+	p.provider = anthropic.New(anthropic.Config{APIKey: key, Path: p.Path})
+	return nil
+}
+
+// Validate checks the path.
+func (p *AnthropicProvider) Validate() error { return checkPath(p.Path) }
+
+// checkPath accepts an absolute upstream path without a query.
+func checkPath(path string) error {
+	if path != "" && (!strings.HasPrefix(path, "/") || strings.ContainsAny(path, "?#")) {
+		return fmt.Errorf("path: must start with / and carry no query, got %q", path)
+	}
 	return nil
 }
 
@@ -45,6 +68,7 @@ func (p *AnthropicProvider) SplitTagsByDefault() bool { return false }
 // UnmarshalCaddyfile takes the provider's options from the thinkgate block:
 //
 //	api_key <key>
+//	path    <path>     # default /v1/messages
 func (p *AnthropicProvider) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	d.Next()
 	for d.NextBlock(0) {
@@ -55,8 +79,17 @@ func (p *AnthropicProvider) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 				return err
 			}
 			p.APIKey = v
+		case "path":
+			v, err := ParseStringOption(d)
+			if err != nil {
+				return err
+			}
+			if err := checkPath(v); err != nil {
+				return d.Err(err.Error())
+			}
+			p.Path = v
 		default:
-			return UnknownOption(d, "anthropic")
+			return UnknownOption(d, "anthropic", "api_key", "path")
 		}
 	}
 	return nil
@@ -71,6 +104,7 @@ func resolveSecret(s string) string {
 // Interface guards
 var (
 	_ caddy.Provisioner     = (*AnthropicProvider)(nil)
+	_ caddy.Validator       = (*AnthropicProvider)(nil)
 	_ caddyfile.Unmarshaler = (*AnthropicProvider)(nil)
 	_ ProviderModule        = (*AnthropicProvider)(nil)
 )

@@ -49,8 +49,12 @@ func (AzureProvider) CaddyModule() caddy.ModuleInfo {
 
 // Provision resolves the key's placeholders.
 func (p *AzureProvider) Provision(ctx caddy.Context) error {
+	key, err := secret("api_key", p.APIKey)
+	if err != nil {
+		return err
+	}
 	p.provider = azure.New(azure.Config{
-		APIKey:     resolveSecret(p.APIKey),
+		APIKey:     key,
 		Path:       p.Path,
 		DropFields: p.DropFields,
 		DropBetas:  p.DropBetas,
@@ -115,17 +119,17 @@ func (p *AzureProvider) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 		case "drop_fields":
 			args := d.RemainingArgs()
 			if len(args) == 0 {
-				return d.ArgErr()
+				return missingArg(d)
 			}
 			p.DropFields = append(p.DropFields, args...)
 		case "drop_betas":
 			args := d.RemainingArgs()
 			if len(args) == 0 {
-				return d.ArgErr()
+				return missingArg(d)
 			}
 			p.DropBetas = append(p.DropBetas, args...)
 		default:
-			return UnknownOption(d, "azure")
+			return UnknownOption(d, "azure", "api_key", "path", "drop_fields", "drop_betas")
 		}
 	}
 	return nil

@@ -45,7 +45,11 @@ func (GeminiProvider) CaddyModule() caddy.ModuleInfo {
 
 // Provision resolves the key's placeholders and builds the provider.
 func (p *GeminiProvider) Provision(ctx caddy.Context) error {
-	cfg := gemini.Config{APIKey: resolveSecret(p.APIKey), APIVersion: p.APIVersion}
+	key, err := secret("api_key", p.APIKey)
+	if err != nil {
+		return err
+	}
+	cfg := gemini.Config{APIKey: key, APIVersion: p.APIVersion}
 	if p.ThinkingBudget != nil {
 		cfg.ThinkingBudget = *p.ThinkingBudget
 	}
@@ -109,7 +113,7 @@ func (p *GeminiProvider) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			}
 			p.ThinkingBudget = &n
 		default:
-			return UnknownOption(d, "gemini")
+			return UnknownOption(d, "gemini", "api_key", "api_version", "thinking_budget")
 		}
 	}
 	return nil

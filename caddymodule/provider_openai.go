@@ -58,6 +58,11 @@ func (p *OpenAIProvider) config() openai.Config {
 // Provision resolves the key's placeholders and builds the provider.
 func (p *OpenAIProvider) Provision(ctx caddy.Context) error {
 	cfg := p.config()
+	key, err := secret("api_key", p.APIKey)
+	if err != nil {
+		return err
+	}
+	cfg.APIKey = key
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
@@ -97,16 +102,18 @@ func (p *OpenAIProvider) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 		case "max_tokens_field":
 			dst = &p.MaxTokensField
 		default:
-			return UnknownOption(d, "openai")
+			return UnknownOption(d, "openai", "api_key", "path", "reasoning_history", "max_tokens_field")
 		}
 		v, err := ParseStringOption(d)
 		if err != nil {
 			return err
 		}
 		*dst = v
-	}
-	if err := (openai.Config{Path: p.Path, ReasoningHistory: p.ReasoningHistory, MaxTokensField: p.MaxTokensField}).Validate(); err != nil {
-		return d.Errf("thinkgate openai: %v", err)
+		// Checked here, while the cursor is on the option, so that the
+		// error carries the option's line.
+		if err := (openai.Config{Path: p.Path, ReasoningHistory: p.ReasoningHistory, MaxTokensField: p.MaxTokensField}).Validate(); err != nil {
+			return d.Errf("thinkgate openai: %v", err)
+		}
 	}
 	return nil
 }

@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"go.uber.org/zap/zapcore"
+
+	"github.com/thinkgate/thinkgate/providers"
 )
 
 // loadClientKeys resolves the configured keys ({env.*} among them) and reads
@@ -68,15 +70,14 @@ func (h *Handler) clientKeyOK(hdr http.Header) bool {
 }
 
 // secretHeaders are the credential headers redacted in every log line the
-// gateway writes.
-var secretHeaders = map[string]bool{
-	"Authorization":       true,
-	"Proxy-Authorization": true,
-	"X-Api-Key":           true,
-	"Api-Key":             true,
-	"X-Goog-Api-Key":      true,
-	"Cookie":              true,
-}
+// gateway writes: the same list the providers strip.
+var secretHeaders = func() map[string]bool {
+	m := make(map[string]bool, len(providers.CredentialHeaders))
+	for _, k := range providers.CredentialHeaders {
+		m[k] = true
+	}
+	return m
+}()
 
 // redactedHeader logs a header with its credentials replaced.
 type redactedHeader http.Header

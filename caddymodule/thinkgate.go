@@ -5,13 +5,13 @@ package caddymodule
 
 import (
 	"bytes"
-	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"mime"
 	"net/http"
+	"os"
 	"strings"
 	"time"
 
@@ -81,10 +81,22 @@ type Handler struct {
 	// MaxRequestBody caps the client's request body in bytes. Default 32 MiB.
 	MaxRequestBody int64 `json:"max_request_body,omitempty"`
 
+	// RequestBodyTimeout bounds the time to read the client's request body,
+	// so that a client trickling its upload cannot hold a request open.
+	// Default 30s.
+	RequestBodyTimeout caddy.Duration `json:"request_body_timeout,omitempty"`
+
 	// SigningKey keys the HMAC signatures of the thinking blocks the gateway
-	// creates. Use {env.NAME}. Without it a random key is made at load, and
-	// signatures stop verifying across restarts and instances.
+	// creates. Use {env.NAME}. Without it the gateway generates a key once
+	// and keeps it in Caddy's storage (thinkgate/signing_key), so that it
+	// survives reloads and restarts and is shared by every instance on the
+	// same storage.
 	SigningKey string `json:"signing_key,omitempty"`
+
+	// PreviousSigningKeys still verify signatures but sign nothing: after a
+	// rotation, list the old key here so that running conversations keep
+	// their thinking blocks. Use {env.NAME}.
+	PreviousSigningKeys []string `json:"previous_signing_keys,omitempty"`
 
 	// ClientKeys, when set, are the only keys clients may present (as
 	// x-api-key or Authorization: Bearer). Use {env.NAME}. A client's key is
@@ -119,8 +131,9 @@ type ProviderModule interface {
 }
 
 const (
-	defaultMaxRequestBody = 32 << 20
-	defaultKeepalive      = 10 * time.Second
+	defaultMaxRequestBody     = 32 << 20
+	defaultKeepalive          = 10 * time.Second
+	defaultRequestBodyTimeout = 30 * time.Second
 )
 
 // Provision loads the provider and prepares the shared settings.
@@ -130,6 +143,9 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		return errors.New("a provider is required")
 	}
 	h.providerName = providerName(h.ProviderRaw) // LoadModule clears ProviderRaw
+	if err := checkProviderName(h.providerName); err != nil {
+		return err
+	}
 	mod, err := ctx.LoadModule(h, "ProviderRaw")
 	if err != nil {
 		return fmt.Errorf("loading provider: %v", err)
@@ -154,13 +170,18 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	if h.Keepalive == 0 {
 		h.Keepalive = caddy.Duration(defaultKeepalive)
 	}
-	key := resolveSecret(h.SigningKey)
-	if key == "" {
-		b := make([]byte, 32)
-		if _, err := rand.Read(b); err != nil {
-			return err
-		}
-		key = string(b)
+	if h.RequestBodyTimeout == 0 {
+		h.RequestBodyTimeout = caddy.Duration(defaultRequestBodyTimeout)
+	}
+	signer, err := h.signer(ctx)
+	if err != nil {
+		return err
+	}
+	for _, w := range modelRuleWarnings(h.Models) {
+		h.logger.Warn(w)
+	}
+	if w := orderWarning(ctx, h); w != "" {
+		h.logger.Warn(w)
 	}
 	split := pm.SplitTagsByDefault()
 	if h.SplitTags != nil {
@@ -172,7 +193,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		DefaultThinking: h.DefaultThinking == nil || *h.DefaultThinking,
 		ThinkingHint:    h.ThinkingHint,
 		Models:          h.Models,
-		Signer:          providers.NewSigner([]byte(key)),
+		Signer:          signer,
 		Parse: thinkparse.Options{
 			Tags:              h.Tags,
 			MaxTagLen:         h.MaxTagLength,
@@ -195,6 +216,9 @@ func (h *Handler) Validate() error {
 	}
 	if h.MaxRequestBody < 0 {
 		return fmt.Errorf("max_request_body: must not be negative")
+	}
+	if h.RequestBodyTimeout < 0 {
+		return fmt.Errorf("request_body_timeout: must not be negative")
 	}
 	if h.MaxTagLength < 0 {
 		return fmt.Errorf("max_tag_length: must not be negative")
@@ -248,12 +272,16 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 		}
 	}
 
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.MaxRequestBody))
+	body, err := h.readBody(w, r)
 	if err != nil {
 		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
+		switch {
+		case errors.As(err, &mbe):
 			return fail(&providers.Error{Status: http.StatusRequestEntityTooLarge, Type: "request_too_large",
 				Message: fmt.Sprintf("request body exceeds the %d-byte limit", h.MaxRequestBody)})
+		case errors.Is(err, os.ErrDeadlineExceeded):
+			return fail(&providers.Error{Status: http.StatusRequestTimeout, Type: "timeout_error",
+				Message: fmt.Sprintf("request body not received within %s (request_body_timeout)", time.Duration(h.RequestBodyTimeout))})
 		}
 		return fail(providers.InvalidRequest("reading request body: " + err.Error()))
 	}
@@ -261,7 +289,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	if err != nil {
 		return fail(providers.AsError(err))
 	}
-	x := providers.NewExchange(&h.settings, req, body, h.logger)
+	x := providers.NewExchange(&h.settings, req, body, nil)
+	x.Logger = h.requestLogger(r, x)
 	x.Path, x.RawQuery, x.CountTokens = r.URL.Path, r.URL.RawQuery, countTokens
 	if countTokens {
 		x.Stream = false
@@ -283,21 +312,52 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 		repl.Set("http.thinkgate.model", x.ClientModel)
 		repl.Set("http.thinkgate.upstream_model", x.UpstreamModel)
 	}
-	if c := h.logger.Check(zap.DebugLevel, "converted request"); c != nil {
-		c.Write(zap.String("provider", h.providerName),
-			zap.String("path", out.Path),
-			zap.String("model", x.ClientModel),
-			zap.String("upstream_model", x.UpstreamModel),
+	if c := x.Logger.Check(zap.DebugLevel, "converted request"); c != nil {
+		c.Write(zap.String("path", out.Path),
+			zap.String("query", out.RawQuery),
 			zap.Bool("stream", x.Stream),
 			zap.Bool("thinking", x.Thinking),
 			zap.Object("headers", redactedHeader(r.Header)),
-			zap.ByteString("body", out.Body))
+			zap.Int("body_size", len(out.Body)),
+			zap.ByteString("body", out.Body[:min(len(out.Body), maxLoggedBody)]))
 	}
 
 	rw := newResponseWriter(w, h, x, m)
 	err = rw.serve(r, next)
 	h.logExchange(r, x, rw)
 	return err
+}
+
+// maxLoggedBody caps the converted body in the debug log: its start tells
+// what was sent, and a large request's whole body would be megabytes per line.
+const maxLoggedBody = 4 << 10
+
+// readBody reads the client's body within max_request_body and
+// request_body_timeout. The deadline is the connection's own (HTTP/1 and
+// HTTP/2 support it), lifted once the body is in.
+func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	rc := http.NewResponseController(w)
+	if rc.SetReadDeadline(time.Now().Add(time.Duration(h.RequestBodyTimeout))) == nil {
+		defer func() { _ = rc.SetReadDeadline(time.Time{}) }()
+	}
+	return io.ReadAll(http.MaxBytesReader(w, r.Body, h.MaxRequestBody))
+}
+
+// requestLogger is the logger of one exchange: every line thinkgate writes
+// about it carries the request's id (the access log's uuid field; the
+// placeholder {http.request.uuid} adds it there), the client's address, and
+// the provider and models.
+func (h *Handler) requestLogger(r *http.Request, x *providers.Exchange) *zap.Logger {
+	id := ""
+	if repl, ok := r.Context().Value(caddy.ReplacerCtxKey).(*caddy.Replacer); ok {
+		id, _ = repl.GetString("http.request.uuid")
+	}
+	return h.logger.With(
+		zap.String("request_id", id),
+		zap.String("remote_addr", r.RemoteAddr),
+		zap.String("provider", h.providerName),
+		zap.String("model", x.ClientModel),
+		zap.String("upstream_model", x.UpstreamModel))
 }
 
 func (h *Handler) logExchange(r *http.Request, x *providers.Exchange, rw *responseWriter) {

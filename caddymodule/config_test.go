@@ -1,0 +1,350 @@
+package caddymodule
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/caddyconfig"
+	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+	"github.com/caddyserver/certmagic"
+	"go.uber.org/zap"
+
+	"github.com/thinkgate/thinkgate/providers"
+)
+
+// TestConfigErrorMessages: a mistake in the thinkgate block gets an error
+// that says what is wrong, what is valid, and the line of the option.
+func TestConfigErrorMessages(t *testing.T) {
+	for _, c := range []struct{ input, want string }{
+		{"thinkgate openia", `unknown provider "openia"; the providers are amazonq, anthropic, azure, gemini, openai (did you mean openai?), at Testfile:1`},
+		{"thinkgate openai {\n\tpth /x\n}", "thinkgate openai: unknown option 'pth' (did you mean 'path'?); the openai options are api_key, path, reasoning_history, max_tokens_field, " +
+			"and every provider takes split_tags, thinking_block, tags, start_in_thinking, parse_in_code_fences, max_tag_length, default_thinking, thinking_hint, model, keepalive, " +
+			"max_request_body, request_body_timeout, client_keys, client_keys_file, signing_key, previous_signing_keys, at Testfile:2"},
+		{"thinkgate anthropic {\n\tsplit_tag\n}", "thinkgate anthropic: unknown option 'split_tag' (did you mean 'split_tags'?); the anthropic options are api_key, path, and every provider takes "},
+		{"thinkgate gemini {\n\tfrobnicate 1\n}", "thinkgate gemini: unknown option 'frobnicate'; the gemini options are api_key, api_version, thinking_budget, and every provider takes "},
+		{"thinkgate anthropic {\n\tmax_request_body ten\n}", `max_request_body: "ten" is not a size; write a number of bytes with a unit, e.g. 32MiB or 64KiB, at Testfile:2`},
+		{"thinkgate anthropic {\n\tmax_tag_length lots\n}", `max_tag_length: "lots" is not a size; write a number of bytes with a unit, e.g. 32MiB or 64KiB, at Testfile:2`},
+		{"thinkgate anthropic {\n\trequest_body_timeout soon\n}", `request_body_timeout: "soon" is not a positive duration; write e.g. 30s or 2m, at Testfile:2`},
+		{"thinkgate anthropic {\n\tpath v1/messages\n}", `path: must start with / and carry no query, got "v1/messages", at Testfile:2`},
+		// The option's own line, also when it is the block's last.
+		{"thinkgate openai {\n\tapi_key k\n\tmodel a b\n\n\tpath v1/chat\n}", `thinkgate openai: path: must start with /, got "v1/chat", at Testfile:5`},
+		{"thinkgate openai {\n\tpath v1/chat\n\tapi_key k\n}", `thinkgate openai: path: must start with /, got "v1/chat", at Testfile:2`},
+		{"thinkgate openai {\n\treasoning_history tags\n}", `, at Testfile:2`},
+		// What an unset {$VAR} leaves.
+		{"thinkgate openai {\n\tapi_key\n}", "wrong argument count or unexpected line ending after 'api_key' (an unset {$VAR} leaves nothing here; {env.VAR} is read at load and fails there with its name), at Testfile:2"},
+		{"thinkgate openai {\n\tsigning_key\n}", "after 'signing_key' (an unset {$VAR} leaves nothing here"},
+		{"thinkgate openai {\n\tclient_keys\n}", "after 'client_keys' (an unset {$VAR} leaves nothing here"},
+		{"thinkgate openai {\n\tprevious_signing_keys\n}", "after 'previous_signing_keys' (an unset {$VAR} leaves nothing here"},
+	} {
+		var h Handler
+		err := h.UnmarshalCaddyfile(caddyfile.NewTestDispenser(c.input))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q:\n got  %v\n want it to contain %q", c.input, err, c.want)
+		}
+	}
+}
+
+// TestUnsetVarInCaddyfile: {$VAR} is replaced when the Caddyfile is read; an
+// unset one leaves the option without a value, and the error says so.
+func TestUnsetVarInCaddyfile(t *testing.T) {
+	os.Unsetenv("THINKGATE_TEST_UNSET")
+	_, _, err := caddyconfig.GetAdapter("caddyfile").Adapt([]byte(":8080 {\n\tthinkgate openai {\n\t\tapi_key {$THINKGATE_TEST_UNSET}\n\t}\n\treverse_proxy localhost:9\n}"), nil)
+	want := "wrong argument count or unexpected line ending after 'api_key' (an unset {$VAR} leaves nothing here; {env.VAR} is read at load and fails there with its name)"
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("got %v, want %q", err, want)
+	}
+}
+
+// validate adapts a site body and runs caddy.Validate on it, as `caddy
+// validate` does, with storage in a temporary directory.
+func validate(t *testing.T, storage, site string) error {
+	t.Helper()
+	cf := fmt.Sprintf("{\n\tstorage file_system %s\n\tadmin off\n}\n:0 {\n%s\n}\n", storage, site)
+	out, _, err := caddyconfig.GetAdapter("caddyfile").Adapt([]byte(cf), nil)
+	if err != nil {
+		t.Fatalf("adapt: %v", err)
+	}
+	var cfg caddy.Config
+	if err := json.Unmarshal(out, &cfg); err != nil {
+		t.Fatal(err)
+	}
+	return caddy.Validate(&cfg)
+}
+
+// TestUnsetSecretsFailAtLoad: a secret that resolves to nothing stops the
+// load with the option's name, instead of sending no credential (or the
+// client's own) upstream.
+func TestUnsetSecretsFailAtLoad(t *testing.T) {
+	os.Unsetenv("THINKGATE_TEST_UNSET")
+	dir := t.TempDir()
+	for _, c := range []struct{ block, want string }{
+		{"thinkgate openai {\n api_key {env.THINKGATE_TEST_UNSET}\n}", "api_key: {env.THINKGATE_TEST_UNSET} resolved to the empty string (unset environment variable?)"},
+		{"thinkgate anthropic {\n api_key {env.THINKGATE_TEST_UNSET}\n}", "api_key: {env.THINKGATE_TEST_UNSET} resolved to the empty string (unset environment variable?)"},
+		{"thinkgate azure {\n api_key {env.THINKGATE_TEST_UNSET}\n}", "api_key: {env.THINKGATE_TEST_UNSET} resolved to the empty string (unset environment variable?)"},
+		{"thinkgate gemini {\n api_key {env.THINKGATE_TEST_UNSET}\n}", "api_key: {env.THINKGATE_TEST_UNSET} resolved to the empty string (unset environment variable?)"},
+		{"thinkgate amazonq {\n api_key {env.THINKGATE_TEST_UNSET}\n}", "api_key: {env.THINKGATE_TEST_UNSET} resolved to the empty string (unset environment variable?)"},
+		{"thinkgate amazonq {\n api_key k\n profile_arn {env.THINKGATE_TEST_UNSET}\n}", "profile_arn: {env.THINKGATE_TEST_UNSET} resolved to the empty string (unset environment variable?)"},
+		{"thinkgate openai {\n signing_key {env.THINKGATE_TEST_UNSET}\n}", "signing_key: {env.THINKGATE_TEST_UNSET} resolved to the empty string (unset environment variable?)"},
+		{"thinkgate openai {\n signing_key k\n previous_signing_keys old {env.THINKGATE_TEST_UNSET}\n}", "previous_signing_keys: {env.THINKGATE_TEST_UNSET} resolved to the empty string (unset environment variable?)"},
+	} {
+		err := validate(t, dir, c.block+"\nreverse_proxy localhost:9")
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q:\n got  %v\n want it to contain %q", c.block, err, c.want)
+		}
+	}
+	t.Setenv("THINKGATE_TEST_SET", "k")
+	if err := validate(t, dir, "thinkgate openai {\n api_key {env.THINKGATE_TEST_SET}\n}\nreverse_proxy localhost:9"); err != nil {
+		t.Errorf("a set variable: %v", err)
+	}
+}
+
+// TestUnknownProviderInJSON: the JSON config's wrong provider name gets the
+// same list as the Caddyfile's.
+func TestUnknownProviderInJSON(t *testing.T) {
+	cfg := caddy.Config{AppsRaw: caddy.ModuleMap{"http": json.RawMessage(`{"servers":{"s":{"listen":[":0"],"routes":[{"handle":[{"handler":"thinkgate","provider":{"name":"openia"}}]}]}}}`)}}
+	err := caddy.Validate(&cfg)
+	want := `unknown provider "openia"; the providers are amazonq, anthropic, azure, gemini, openai (did you mean openai?)`
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("got %v, want %q", err, want)
+	}
+}
+
+func TestModelRuleWarnings(t *testing.T) {
+	got := modelRuleWarnings([]providers.ModelRule{
+		{From: "claude-*", To: "gpt-4.1"},
+		{From: "claude-opus-*", To: "o3"},         // shadowed by claude-*
+		{From: "claude-3-haiku", To: "mini"},      // shadowed by claude-*
+		{From: "gpt-?", To: "a"},                  // not covered
+		{From: "gpt-4", To: "b"},                  // shadowed by gpt-?
+		{From: "gpt-*", To: "c"},                  // gpt-? does not cover gpt-* (not flagged)
+		{From: "gemini.*", To: "gemini-2.5-pro"},  // a regular expression
+		{From: "^o[0-9]$", To: "o3"},              // another
+		{From: "claude-opus-*", To: "duplicate"},  // shadowed
+		{From: "deepseek-*", To: "deepseek-chat"}, // fine
+	})
+	want := []string{
+		"model claude-opus-* o3: never used, the earlier rule 'model claude-* gpt-4.1' matches every name it does (the first matching rule wins)",
+		"model claude-3-haiku mini: never used, the earlier rule 'model claude-* gpt-4.1' matches every name it does (the first matching rule wins)",
+		"model gpt-4 b: never used, the earlier rule 'model gpt-? a' matches every name it does (the first matching rule wins)",
+		"model gemini.* gemini-2.5-pro: patterns are globs, not regular expressions ('*' is any run of characters, '?' one character); did you mean gemini*?",
+		"model ^o[0-9]$ o3: patterns are globs, not regular expressions ('*' is any run of characters, '?' one character); did you mean o[0-9]?",
+		"model claude-opus-* duplicate: never used, the earlier rule 'model claude-* gpt-4.1' matches every name it does (the first matching rule wins)",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// loadLog validates a site with the default log going to a file, and
+// returns the log's lines.
+func loadLog(t *testing.T, site string) string {
+	t.Helper()
+	dir := t.TempDir()
+	logFile := filepath.Join(dir, "caddy.log")
+	cf := fmt.Sprintf("{\n\tstorage file_system %s\n\tadmin off\n\tlog default {\n\t\toutput file %s\n\t\tformat json\n\t\tlevel INFO\n\t}\n}\n:0 {\n%s\n}\n", dir, logFile, site)
+	out, _, err := caddyconfig.GetAdapter("caddyfile").Adapt([]byte(cf), nil)
+	if err != nil {
+		t.Fatalf("adapt: %v", err)
+	}
+	var cfg caddy.Config
+	if err := json.Unmarshal(out, &cfg); err != nil {
+		t.Fatal(err)
+	}
+	if err := caddy.Validate(&cfg); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(logFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// TestLoadWarnings: shadowed model rules, regular-expression patterns and a
+// thinkgate that reverse_proxy runs before are logged at load.
+func TestLoadWarnings(t *testing.T) {
+	log := loadLog(t, `thinkgate openai {
+	model claude-* gpt-4.1
+	model claude-opus-* o3
+	model claude.* x
+}
+reverse_proxy localhost:9`)
+	for _, want := range []string{
+		`"level":"warn"`,
+		`"msg":"model claude-opus-* o3: never used, the earlier rule 'model claude-* gpt-4.1' matches every name it does (the first matching rule wins)"`,
+		`"msg":"model claude.* x: patterns are globs, not regular expressions`,
+	} {
+		if !strings.Contains(log, want) {
+			t.Errorf("log lacks %s:\n%s", want, log)
+		}
+	}
+	if strings.Contains(log, "comes after reverse_proxy") {
+		t.Errorf("top-level order warned about:\n%s", log)
+	}
+
+	// Inside route {} handlers run as written.
+	log = loadLog(t, "route {\n\treverse_proxy localhost:9\n\tthinkgate openai\n}")
+	if !strings.Contains(log, `"msg":"`+misorderedWarning+`"`) {
+		t.Errorf("route with thinkgate after reverse_proxy: no warning:\n%s", log)
+	}
+	log = loadLog(t, "route {\n\tthinkgate openai\n\treverse_proxy localhost:9\n}")
+	if strings.Contains(log, "comes after reverse_proxy") {
+		t.Errorf("route in the right order warned about:\n%s", log)
+	}
+	// A reverse_proxy behind a matcher does not take every request.
+	log = loadLog(t, "route {\n\treverse_proxy /other/* localhost:9\n\tthinkgate openai\n\treverse_proxy localhost:9\n}")
+	if strings.Contains(log, "comes after reverse_proxy") {
+		t.Errorf("matched reverse_proxy warned about:\n%s", log)
+	}
+}
+
+// TestStoredSigningKeyRace: instances that start together on one storage
+// end up with one key, which the storage then holds.
+func TestStoredSigningKeyRace(t *testing.T) {
+	dir := t.TempDir()
+	const n = 4
+	keys := make([][]byte, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			// Each its own storage value, as separate processes have.
+			k, err := storedSigningKey(context.Background(), &certmagic.FileStorage{Path: dir}, zap.NewNop())
+			if err != nil {
+				t.Error(err)
+			}
+			keys[i] = k
+		}()
+	}
+	wg.Wait()
+	for i := range keys {
+		if len(keys[i]) != 44 || !bytes.Equal(keys[i], keys[0]) {
+			t.Fatalf("instance %d got key %x, instance 0 %x", i, keys[i], keys[0])
+		}
+	}
+	stored, err := os.ReadFile(filepath.Join(dir, "thinkgate", "signing_key"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if raw, err := base64.StdEncoding.DecodeString(string(stored)); err != nil || len(raw) != 32 || !bytes.Equal(stored, keys[0]) {
+		t.Errorf("storage holds %q, the key is %q", stored, keys[0])
+	}
+	if err := os.WriteFile(filepath.Join(dir, "thinkgate", "signing_key"), []byte("short"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err = storedSigningKey(context.Background(), &certmagic.FileStorage{Path: dir}, zap.NewNop())
+	want := "does not hold a key the gateway made (32 bytes, base64); remove it or set signing_key"
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("a damaged key: %v", err)
+	}
+}
+
+// provisionHandler provisions a thinkgate handler in a Caddy context of its
+// own whose storage is dir: one gateway instance.
+func provisionHandler(t *testing.T, dir, handlerJSON string) *Handler {
+	t.Helper()
+	cfg := &caddy.Config{StorageRaw: json.RawMessage(fmt.Sprintf(`{"module":"file_system","root":%q}`, dir))}
+	ctx, err := caddy.ProvisionContext(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mod, err := ctx.LoadModuleByID("http.handlers.thinkgate", json.RawMessage(handlerJSON))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return mod.(*Handler)
+}
+
+// TestSigningKeyAcrossInstances: without signing_key, two independent
+// instances on one storage (or one instance after a reload) accept each
+// other's envelopes; previous_signing_keys keeps a rotated key verifying.
+func TestSigningKeyAcrossInstances(t *testing.T) {
+	dir := t.TempDir()
+	a := provisionHandler(t, dir, `{"provider":{"name":"openai"}}`)
+	b := provisionHandler(t, dir, `{"provider":{"name":"openai"}}`)
+	sig := a.settings.Signer.Sign(providers.OriginTags, "", "plan")
+	if _, _, ok := b.settings.Signer.Open(sig, "plan"); !ok {
+		t.Fatal("instance b rejects instance a's envelope")
+	}
+	if _, _, ok := b.settings.Signer.Open(sig, "plan!"); ok {
+		t.Fatal("an envelope verifies for other text")
+	}
+	other := provisionHandler(t, t.TempDir(), `{"provider":{"name":"openai"}}`)
+	if _, _, ok := other.settings.Signer.Open(sig, "plan"); ok {
+		t.Fatal("an instance on another storage accepts the envelope")
+	}
+
+	// Rotation: the stored key becomes a previous key.
+	stored, err := os.ReadFile(filepath.Join(dir, "thinkgate", "signing_key"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The stored text is the key, as it would be copied into the config.
+	t.Setenv("THINKGATE_TEST_OLD_KEY", string(stored))
+	rotated := provisionHandler(t, dir, `{"provider":{"name":"openai"},"signing_key":"new key","previous_signing_keys":["{env.THINKGATE_TEST_OLD_KEY}"]}`)
+	if _, _, ok := rotated.settings.Signer.Open(sig, "plan"); !ok {
+		t.Fatal("a previous key does not verify")
+	}
+	newSig := rotated.settings.Signer.Sign(providers.OriginTags, "", "plan")
+	if newSig == sig {
+		t.Fatal("signed with the previous key")
+	}
+	if _, _, ok := a.settings.Signer.Open(newSig, "plan"); ok {
+		t.Fatal("the old key verifies the new key's envelope")
+	}
+	noPrevious := provisionHandler(t, dir, `{"provider":{"name":"openai"},"signing_key":"new key"}`)
+	if _, _, ok := noPrevious.settings.Signer.Open(sig, "plan"); ok {
+		t.Fatal("without previous_signing_keys the old envelope still verifies")
+	}
+}
+
+// TestLogFilterAdapts: the access-log filter the docs give for redacting
+// the credential headers Caddy's own redaction misses adapts.
+func TestLogFilterAdapts(t *testing.T) {
+	out, _, err := caddyconfig.GetAdapter("caddyfile").Adapt([]byte(`{
+	log default {
+		format filter {
+			wrap json
+			fields {
+				request>headers>X-Api-Key replace REDACTED
+				request>headers>Api-Key replace REDACTED
+				request>headers>X-Goog-Api-Key replace REDACTED
+				request>headers>X-Amz-Security-Token replace REDACTED
+			}
+		}
+	}
+}
+:8080 {
+	log {
+		format filter {
+			wrap json
+			fields {
+				request>headers>X-Api-Key replace REDACTED
+				request>headers>Api-Key replace REDACTED
+				request>headers>X-Goog-Api-Key replace REDACTED
+				request>headers>X-Amz-Security-Token replace REDACTED
+			}
+		}
+	}
+	thinkgate anthropic
+	reverse_proxy localhost:9
+}`), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"request\u003eheaders\u003eX-Api-Key":{"filter":"replace","value":"REDACTED"}`, `"default":{"encoder":{"fields":`} {
+		if !bytes.Contains(out, []byte(want)) {
+			t.Errorf("adapted config lacks %s:\n%s", want, out)
+		}
+	}
+}
