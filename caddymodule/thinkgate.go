@@ -334,13 +334,17 @@ const maxLoggedBody = 4 << 10
 
 // readBody reads the client's body within max_request_body and
 // request_body_timeout. The deadline is the connection's own (HTTP/1 and
-// HTTP/2 support it), lifted once the body is in.
+// HTTP/2 support it), lifted once the body is in. After a failed read it
+// stays, so that the server does not wait on the rest of a trickled body
+// before closing the connection.
 func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	rc := http.NewResponseController(w)
-	if rc.SetReadDeadline(time.Now().Add(time.Duration(h.RequestBodyTimeout))) == nil {
-		defer func() { _ = rc.SetReadDeadline(time.Time{}) }()
+	deadline := rc.SetReadDeadline(time.Now().Add(time.Duration(h.RequestBodyTimeout))) == nil
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.MaxRequestBody))
+	if err == nil && deadline {
+		_ = rc.SetReadDeadline(time.Time{})
 	}
-	return io.ReadAll(http.MaxBytesReader(w, r.Body, h.MaxRequestBody))
+	return body, err
 }
 
 // requestLogger is the logger of one exchange: every line thinkgate writes
