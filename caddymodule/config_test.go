@@ -348,3 +348,41 @@ func TestLogFilterAdapts(t *testing.T) {
 		}
 	}
 }
+
+// TestExampleListensOnLoopback: the shipped example's gateway is reachable
+// from the local machine only, since uncommenting an api_key there would
+// otherwise let anyone on the network spend it.
+func TestExampleListensOnLoopback(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join("..", "Caddyfile.example"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _, err := caddyconfig.GetAdapter("caddyfile").Adapt(raw, map[string]any{"filename": "Caddyfile.example"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cfg struct {
+		Apps struct {
+			HTTP struct {
+				Servers map[string]struct {
+					Listen []string `json:"listen"`
+				} `json:"servers"`
+			} `json:"http"`
+		} `json:"apps"`
+	}
+	if err := json.Unmarshal(out, &cfg); err != nil {
+		t.Fatal(err)
+	}
+	var listens []string
+	for _, srv := range cfg.Apps.HTTP.Servers {
+		for _, l := range srv.Listen {
+			listens = append(listens, l)
+			if !strings.HasPrefix(l, "tcp/127.0.0.1:") && !strings.HasPrefix(l, "tcp/[::1]:") && !strings.HasPrefix(l, "127.0.0.1:") && !strings.HasPrefix(l, "[::1]:") {
+				t.Errorf("the example listens on %s", l)
+			}
+		}
+	}
+	if len(listens) < 3 {
+		t.Errorf("listen addresses %v", listens)
+	}
+}
