@@ -78,7 +78,7 @@ func TestLogContext(t *testing.T) {
 	site := fmt.Sprintf("thinkgate anthropic {\n\tsplit_tags\n\tsigning_key k\n\tmodel claude-* upstream-model-1\n}\nreverse_proxy %s", up.Addr())
 	gw := testgw.StartConfig(t, slot, logConfig(testgw.PortsFor(slot), debugLog, accessLog, site))
 	big := strings.Replace(streamRequest, `"content":"hi"`, `"content":"`+strings.Repeat("x", 10000)+`"`, 1)
-	gw.PostRead("/v1/messages", big)
+	gw.PostRead("/v1/messages", big, "X-Amz-Security-Token", "amz-secret-QRS", "X-Goog-User-Project", "project-secret-TUV")
 	gw.Tester.Client.CloseIdleConnections()
 
 	var failed, converted map[string]any
@@ -121,6 +121,19 @@ func TestLogContext(t *testing.T) {
 	}
 	if access := readFile(t, accessLog); !strings.Contains(access, `"uuid":"`+id+`"`) {
 		t.Errorf("access log lacks uuid %s:\n%s", id, access)
+	}
+	headers, _ := converted["headers"].(map[string]any)
+	for _, k := range []string{"X-Amz-Security-Token", "X-Goog-User-Project"} {
+		if headers[k] != "REDACTED" {
+			t.Errorf("converted request's %s logged as %v", k, headers[k])
+		}
+	}
+	// thinkgate's own lines; reverse_proxy's are the log filter's business.
+	for _, line := range strings.Split(readFile(t, debugLog), "\n") {
+		if strings.Contains(line, `"logger":"http.handlers.thinkgate"`) &&
+			(strings.Contains(line, "amz-secret-QRS") || strings.Contains(line, "project-secret-TUV")) {
+			t.Errorf("a credential reached the log: %s", line)
+		}
 	}
 }
 
