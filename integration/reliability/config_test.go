@@ -210,4 +210,9 @@ func TestUnsetSecretRefused(t *testing.T) {
 	if want := "api_key: {env.THINKGATE_TEST_UNSET} resolved to the empty string (unset environment variable?)"; !strings.Contains(msg, want) {
 		t.Errorf("error %q, want it to contain %q", msg, want)
 	}
+	// The next config loads and serves as usual.
+	gw := gateway(t, splitUpstream(t), "")
+	if res, body := gw.PostRead("/v1/messages", streamRequest); res.StatusCode != 200 {
+		t.Errorf("after a refused config: %d %s", res.StatusCode, body)
+	}
 }
