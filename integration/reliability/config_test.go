@@ -2,6 +2,7 @@ package reliability_test
 
 import (
 	"bufio"
+	"compress/gzip"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -215,4 +216,52 @@ func TestUnsetSecretRefused(t *testing.T) {
 	if res, body := gw.PostRead("/v1/messages", streamRequest); res.StatusCode != 200 {
 		t.Errorf("after a refused config: %d %s", res.StatusCode, body)
 	}
+}
+
+// TestUpstreamCompression: thinkgate drops the client's Accept-Encoding;
+// reverse_proxy's transport then asks the upstream for gzip itself and
+// decompresses the answer before thinkgate reads it, so a gzip-speaking
+// upstream is split as usual and the client gets plain bytes.
+func TestUpstreamCompression(t *testing.T) {
+	sse := testgw.SSE(append([]testgw.Event{messageStart(), textStart(), textDelta("Hi <thinking>plan</thinking>there")}, streamEnd()...)...)
+	up := testgw.NewUpstream(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		if !strings.Contains(r.Header.Get("Accept-Encoding"), "gzip") {
+			_, _ = w.Write(sse)
+			return
+		}
+		w.Header().Set("Content-Encoding", "gzip")
+		zw := gzip.NewWriter(w)
+		_, _ = zw.Write(sse)
+		_ = zw.Close()
+	})
+	gw := gateway(t, up, "")
+	res, body := gw.PostRead("/v1/messages", streamRequest, "Accept-Encoding", "br")
+	if got := up.Last(t).Header.Get("Accept-Encoding"); got != "gzip" {
+		t.Errorf("upstream Accept-Encoding %q, want the transport's gzip", got)
+	}
+	if res.StatusCode != 200 || res.Header.Get("Content-Encoding") != "" {
+		t.Fatalf("%d, Content-Encoding %q", res.StatusCode, res.Header.Get("Content-Encoding"))
+	}
+	got := testgw.Summary(t, testgw.ReadEvents(t, strings.NewReader(body)))
+	for i, line := range got {
+		if strings.HasPrefix(line, `signature_delta 1 "tg1t.`) {
+			got[i] = "signature_delta 1 (the gateway's)"
+		}
+	}
+	testgw.Diff(t, "events", got, []string{
+		"message_start",
+		`content_block_start 0 {"type":"text","text":""}`,
+		`text_delta 0 "Hi "`,
+		"content_block_stop 0",
+		`content_block_start 1 {"type":"thinking","thinking":""}`,
+		`thinking_delta 1 "plan"`,
+		"signature_delta 1 (the gateway's)",
+		"content_block_stop 1",
+		`content_block_start 2 {"type":"text","text":""}`,
+		`text_delta 2 "there"`,
+		"content_block_stop 2",
+		"message_delta end_turn",
+		"message_stop",
+	})
 }
