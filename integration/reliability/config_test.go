@@ -3,6 +3,7 @@ package reliability_test
 import (
 	"bufio"
 	"compress/gzip"
+	"crypto/tls"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -64,6 +65,38 @@ func TestRequestBodyTimeout(t *testing.T) {
 	// A body that arrives in time is served as before.
 	if res, _ := gw.PostRead("/v1/messages", streamRequest); res.StatusCode != 200 {
 		t.Errorf("a prompt body: %d", res.StatusCode)
+	}
+
+	// Over HTTP/2 the deadline is the stream's, and the 408 reaches the client.
+	p := testgw.PortsFor(slot)
+	testgw.StartConfig(t, slot, testgw.Preamble(p)+fmt.Sprintf("\nhttps://localhost:%d {\n\ttls internal\n%s\n}\n", p.HTTPS, anthropicSite(up, "\trequest_body_timeout 1s")))
+	tr := &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}, ForceAttemptHTTP2: true}
+	defer tr.CloseIdleConnections()
+	pr, pw := io.Pipe()
+	go func() {
+		for i := 0; i < len(streamRequest); i++ {
+			if _, err := pw.Write([]byte{streamRequest[i]}); err != nil {
+				return
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+		pw.Close()
+	}()
+	defer pw.Close()
+	req, _ := http.NewRequest("POST", fmt.Sprintf("https://localhost:%d/v1/messages", p.HTTPS), pr)
+	req.Header.Set("Content-Type", "application/json")
+	start = time.Now()
+	res2, err := (&http.Client{Transport: tr, Timeout: 15 * time.Second}).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ = io.ReadAll(res2.Body)
+	res2.Body.Close()
+	if res2.ProtoMajor != 2 || res2.StatusCode != http.StatusRequestTimeout || string(body) != want {
+		t.Errorf("HTTP/%d: got %d %s, want 408 %s", res2.ProtoMajor, res2.StatusCode, body, want)
+	}
+	if took := time.Since(start); took > 8*time.Second {
+		t.Errorf("HTTP/2: answered after %v, want about 1s", took)
 	}
 }
 
