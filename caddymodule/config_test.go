@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -384,5 +385,23 @@ func TestExampleListensOnLoopback(t *testing.T) {
 	}
 	if len(listens) < 3 {
 		t.Errorf("listen addresses %v", listens)
+	}
+}
+
+// readOnlyStorage refuses every write, as a read-only data directory does.
+type readOnlyStorage struct{ *certmagic.FileStorage }
+
+func (readOnlyStorage) Store(context.Context, string, []byte) error {
+	return errors.New("read-only file system")
+}
+
+// TestStoredSigningKeyUnwritable: storage the key cannot be written to
+// stops the load with the way out.
+func TestStoredSigningKeyUnwritable(t *testing.T) {
+	_, err := storedSigningKey(context.Background(), readOnlyStorage{&certmagic.FileStorage{Path: t.TempDir()}}, zap.NewNop())
+	want := "signing_key: not set, and storing a generated key at thinkgate/signing_key in "
+	want2 := "failed: read-only file system (set signing_key, or give Caddy writable storage)"
+	if err == nil || !strings.Contains(err.Error(), want) || !strings.HasSuffix(err.Error(), want2) {
+		t.Errorf("got %v", err)
 	}
 }

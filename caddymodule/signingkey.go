@@ -34,7 +34,7 @@ func storedSigningKey(ctx context.Context, storage certmagic.Storage, logger *za
 		return nil, errors.New("signing_key: not set, and Caddy has no storage to keep a generated key in")
 	}
 	if err := storage.Lock(ctx, signingKeyStorageKey); err != nil {
-		return nil, fmt.Errorf("signing_key: locking %s in storage: %v", signingKeyStorageKey, err)
+		return nil, fmt.Errorf("signing_key: not set, and locking %s in storage failed: %v (set signing_key, or give Caddy writable storage)", signingKeyStorageKey, err)
 	}
 	defer func() { _ = storage.Unlock(ctx, signingKeyStorageKey) }()
 
@@ -62,7 +62,7 @@ func storedSigningKey(ctx context.Context, storage certmagic.Storage, logger *za
 		}
 		key := []byte(base64.StdEncoding.EncodeToString(raw))
 		if err := storage.Store(ctx, signingKeyStorageKey, key); err != nil {
-			return nil, fmt.Errorf("signing_key: storing a generated key at %s: %v", where, err)
+			return nil, fmt.Errorf("signing_key: not set, and storing a generated key at %s failed: %v (set signing_key, or give Caddy writable storage)", where, err)
 		}
 		signingKeyLogged.Store(where, true)
 		logger.Info("thinking-block signing key generated and stored; every instance on this storage uses it",
