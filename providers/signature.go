@@ -34,12 +34,41 @@ const sigPrefix = "tg1"
 //
 // Envelope: "tg1" origin "." base64url(foreign) "." base64url(mac[:18]), with
 // mac = HMAC-SHA256(key, thinking || uint64(len(thinking)) || origin || foreign).
+//
+// Each kind of token the gateway MACs has its own domain: thinking
+// signatures use the key itself (so envelopes issued before domains existed
+// keep verifying), other kinds a key derived from it (ToolIDs), so that a
+// token issued as one kind never verifies as another.
 type Signer struct {
 	key []byte
+	// toolIDs signs the state carried inside tool_use ids.
+	toolIDs *Signer
 }
 
 // NewSigner returns a Signer for key.
-func NewSigner(key []byte) *Signer { return &Signer{key: append([]byte(nil), key...)} }
+func NewSigner(key []byte) *Signer {
+	s := &Signer{key: append([]byte(nil), key...)}
+	s.toolIDs = &Signer{key: deriveKey(key, "tool_use id")}
+	return s
+}
+
+// ToolIDs returns the signer for what a provider carries inside the tool_use
+// ids it issues (Gemini's thoughtSignature of a call). Its MACs are under a
+// key of their own, so a tool_use id's MAC cannot be presented as a thinking
+// block's signature, nor the other way round. Nil for a nil Signer.
+func (s *Signer) ToolIDs() *Signer {
+	if s == nil {
+		return nil
+	}
+	return s.toolIDs
+}
+
+// deriveKey is the key of one token domain: HMAC-SHA256(key, label).
+func deriveKey(key []byte, label string) []byte {
+	h := hmac.New(sha256.New, key)
+	h.Write([]byte("thinkgate domain: " + label))
+	return h.Sum(nil)
+}
 
 // BlockMAC accumulates the MAC of one thinking block as it streams. It is
 // not safe for concurrent use; each stream owns one.
