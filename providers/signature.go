@@ -63,6 +63,29 @@ func (s *Signer) ToolIDs() *Signer {
 	return s.toolIDs
 }
 
+// KeyedID returns HMAC-SHA256, under a key derived from the signer's for
+// label, of parts (each length-prefixed, so no two lists of parts collide).
+// It makes identifiers from client input that a client can neither choose
+// nor predict without the key. A nil Signer hashes without a key.
+func (s *Signer) KeyedID(label string, parts ...string) [sha256.Size]byte {
+	var h hash.Hash
+	if s == nil {
+		h = sha256.New()
+		h.Write([]byte(label))
+	} else {
+		h = hmac.New(sha256.New, deriveKey(s.key, label))
+	}
+	var n [8]byte
+	for _, p := range parts {
+		binary.BigEndian.PutUint64(n[:], uint64(len(p)))
+		h.Write(n[:])
+		h.Write([]byte(p))
+	}
+	var sum [sha256.Size]byte
+	h.Sum(sum[:0])
+	return sum
+}
+
 // deriveKey is the key of one token domain: HMAC-SHA256(key, label).
 func deriveKey(key []byte, label string) []byte {
 	h := hmac.New(sha256.New, key)

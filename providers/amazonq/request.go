@@ -216,7 +216,7 @@ func (p *Provider) convert(x *providers.Exchange) ([]byte, *state, error) {
 	body := wireRequest{
 		ConversationState: conversationState{
 			ChatTriggerType: "MANUAL",
-			ConversationID:  ConversationID(req),
+			ConversationID:  ConversationID(x),
 			CurrentMessage:  currentMessage{UserInputMessage: uim},
 			History:         history,
 		},
