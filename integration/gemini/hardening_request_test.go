@@ -64,3 +64,37 @@ func TestSchemaExpansionRefused(t *testing.T) {
 		t.Errorf("small schema: %d leaves sent, want 27: %s", strings.Count(sent, `{"type":"STRING"}`), sent)
 	}
 }
+
+// TestSchemaExpansionOption: schema_expansion raises the bound; it adapts
+// to its JSON field and refuses what is not a positive whole number.
+func TestSchemaExpansionOption(t *testing.T) {
+	up := mockGemini(t, jsonReply(`{"totalTokens": 9}`))
+	schema := refBomb(5, 5) // 3125 leaves from well under a kilobyte
+	body := `{"model":"claude-x","messages":[{"role":"user","content":"q"}],"tools":[{"name":"wide","input_schema":` + schema + `}]}`
+	gw := testgw.Start(t, testgw.SlotGemini, site("", up))
+	if res, got := gw.PostRead("/v1/messages/count_tokens", body); res.StatusCode != 400 {
+		t.Fatalf("default bound: %d %s", res.StatusCode, got)
+	}
+	gw = testgw.Start(t, testgw.SlotGemini, site("\tschema_expansion 1000", up))
+	if res, got := gw.PostRead("/v1/messages/count_tokens", body); res.StatusCode != 200 || got != `{"input_tokens":9}` {
+		t.Fatalf("schema_expansion 1000: %d %s", res.StatusCode, got)
+	}
+	if n := strings.Count(string(up.Last(t).Body), `{"type":"STRING"}`); n != 3125 {
+		t.Errorf("%d leaves sent, want 3125", n)
+	}
+
+	provider := testgw.AdaptProvider(t, ":8080\nthinkgate gemini {\n\tschema_expansion 64\n}\nreverse_proxy https://generativelanguage.googleapis.com")
+	if want := `{"name":"gemini","schema_expansion":64}`; string(provider) != want {
+		t.Errorf("provider JSON %s, want %s", provider, want)
+	}
+	p := testgw.PortsFor(testgw.SlotGemini)
+	for _, c := range []struct{ opts, want string }{
+		{"schema_expansion 0", `schema_expansion: must be a positive whole number (default 32), got "0"`},
+		{"schema_expansion many", `schema_expansion: must be a positive whole number (default 32), got "many"`},
+	} {
+		cfg := testgw.Preamble(p) + fmt.Sprintf("http://localhost:%d {\nthinkgate gemini {\n\t%s\n}\nrespond ok\n}\n", p.HTTP, c.opts)
+		if got := testgw.LoadError(t, testgw.SlotGemini, cfg); !strings.Contains(got, c.want) {
+			t.Errorf("%s: load error %q does not contain %q", c.opts, got, c.want)
+		}
+	}
+}

@@ -52,7 +52,7 @@ var geminiTypes = map[string]string{
 const maxSchemaDepth = 32
 
 // DefaultSchemaExpansion bounds the reduced schema to this many times the
-// size of the input_schema it came from. Inlining $refs copies their
+// size of the input_schema it came from (the schema_expansion option). Inlining $refs copies their
 // targets at every use, so a chain of definitions each used a few times
 // grows as fan^depth: without a bound a request of a few kilobytes makes
 // gigabytes. Honest schemas reuse a definition a handful of times and stay
