@@ -359,5 +359,3 @@ func (r *Request) SetField(name string, v any) error {
 	return nil
 }
 
-// MarshalFields encodes the request from Fields: a passthrough body.
-func (r *Request) MarshalFields() ([]byte, error) { return json.Marshal(r.Fields) }

@@ -73,7 +73,7 @@ func RewriteBody(x *providers.Exchange) ([]byte, error) {
 	}
 	if msgs, histChanged := unsignHistory(x.Settings, req.Messages); histChanged {
 		req.Messages = msgs
-		if err := req.SetField("messages", msgs); err != nil {
+		if err := req.SetMessages(msgs); err != nil {
 			return nil, err
 		}
 		changed = true
