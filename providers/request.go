@@ -358,4 +358,3 @@ func (r *Request) SetField(name string, v any) error {
 	r.Fields[name] = b
 	return nil
 }
-
