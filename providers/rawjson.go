@@ -114,16 +114,12 @@ func rawSize(msgs []Message) int {
 	return n
 }
 
-// SetMessages replaces the messages field with msgs, encoded as
-// SetField("messages", msgs) would encode them, in one buffer.
-func (r *Request) SetMessages(msgs []Message) error {
-	size := rawSize(msgs)
-	b, err := appendMessages(make([]byte, 0, size+size/32), msgs)
-	if err != nil {
-		return err
-	}
-	r.Fields["messages"] = b
-	return nil
+// SetMessages replaces the messages of the passthrough body with msgs,
+// written as SetField("messages", msgs) would encode them. They are written
+// by MarshalFields, straight into the body, so Fields["messages"] keeps the
+// client's form until then.
+func (r *Request) SetMessages(msgs []Message) {
+	r.rewritten, r.hasRewritten = msgs, true
 }
 
 // MarshalFields encodes the request from Fields, a passthrough body: the
@@ -134,6 +130,9 @@ func (r *Request) MarshalFields() ([]byte, error) {
 	for k, v := range r.Fields {
 		keys = append(keys, k)
 		n += len(k) + len(v) + 4
+	}
+	if r.hasRewritten {
+		n += rawSize(r.rewritten) - len(r.Fields["messages"])
 	}
 	sort.Strings(keys)
 	out := make([]byte, 0, n+n/32) // room for a few escapes
@@ -147,9 +146,14 @@ func (r *Request) MarshalFields() ([]byte, error) {
 			return nil, err
 		}
 		out = append(out, ':')
-		if v := r.Fields[k]; len(v) > 0 {
+		switch v := r.Fields[k]; {
+		case k == "messages" && r.hasRewritten:
+			if out, err = appendMessages(out, r.rewritten); err != nil {
+				return nil, err
+			}
+		case len(v) > 0:
 			out = appendCompactHTML(out, v)
-		} else {
+		default:
 			out = append(out, "null"...)
 		}
 	}

@@ -29,6 +29,11 @@ type Request struct {
 	ToolChoice    *ToolChoice                `json:"tool_choice,omitempty"`
 	Thinking      ThinkingParam              `json:"thinking"`
 	Fields        map[string]json.RawMessage `json:"-"`
+
+	// rewritten replaces the messages field in MarshalFields when
+	// hasRewritten is set (SetMessages).
+	rewritten    []Message
+	hasRewritten bool
 }
 
 // Metadata is the request's metadata object.

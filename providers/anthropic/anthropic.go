@@ -73,9 +73,7 @@ func RewriteBody(x *providers.Exchange) ([]byte, error) {
 	}
 	if msgs, histChanged := unsignHistory(x.Settings, req.Messages); histChanged {
 		req.Messages = msgs
-		if err := req.SetMessages(msgs); err != nil {
-			return nil, err
-		}
+		req.SetMessages(msgs)
 		changed = true
 		// With thinking on, Anthropic wants the assistant turn of a tool
 		// loop to open with a thinking block; one whose thinking became
