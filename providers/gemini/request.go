@@ -342,11 +342,23 @@ func toolResultContent(c *providers.Content) (string, []part) {
 	if c == nil {
 		return "", nil
 	}
+	// One text block, the usual case, is used as it is rather than copied:
+	// tool outputs are most of a long conversation's bytes.
+	only, texts := "", 0
+	for i := range c.Blocks {
+		if c.Blocks[i].Type == "text" {
+			only = c.Blocks[i].Text
+			texts++
+		}
+	}
 	var text strings.Builder
 	var media []part
 	for _, b := range c.Blocks {
 		switch b.Type {
 		case "text":
+			if texts == 1 {
+				continue
+			}
 			if text.Len() > 0 {
 				text.WriteByte('\n')
 			}
@@ -356,6 +368,9 @@ func toolResultContent(c *providers.Content) (string, []part) {
 				media = append(media, p)
 			}
 		}
+	}
+	if texts == 1 {
+		return only, media
 	}
 	return text.String(), media
 }

@@ -361,13 +361,24 @@ func (c *converter) user(path string, m *providers.Message) error {
 // toolResult converts one tool_result. A tool message takes only text, so
 // images the tool returned go to the user message that follows.
 func (c *converter) toolResult(path string, b providers.Block, user *parts) (chatMessage, error) {
+	// One non-empty text, the usual case, is used as it is rather than
+	// copied: tool outputs are most of a long conversation's bytes.
+	only, texts := "", 0
+	if b.Content != nil {
+		for _, rb := range b.Content.Blocks {
+			if rb.Type == "text" && rb.Text != "" {
+				only = rb.Text
+				texts++
+			}
+		}
+	}
 	var text strings.Builder
 	images := 0
 	if b.Content != nil {
 		for k, rb := range b.Content.Blocks {
 			switch rb.Type {
 			case "text":
-				if rb.Text == "" {
+				if rb.Text == "" || texts == 1 {
 					continue
 				}
 				if text.Len() > 0 {
@@ -387,6 +398,9 @@ func (c *converter) toolResult(path string, b providers.Block, user *parts) (cha
 		}
 	}
 	s := text.String()
+	if texts == 1 {
+		s = only
+	}
 	if images > 0 && s == "" {
 		s = "(the tool returned an image; it follows in the next user message)"
 	}
