@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"reflect"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/buger/jsonparser"
 )
@@ -287,9 +288,14 @@ func ParseRequest(body []byte) (*Request, error) {
 	if t := bytes.TrimSpace(body); t[0] != '{' {
 		return nil, InvalidRequest("request body must be a JSON object")
 	}
-	fields, err := topLevelFields(body)
-	if err != nil {
-		return nil, InvalidRequest("request body is not valid JSON: " + err.Error())
+	fields, ok := topLevelFields(body)
+	if !ok {
+		// A name jsonparser reads differently from encoding/json: decode
+		// the fields as encoding/json does, copies and all.
+		fields = nil
+		if err := json.Unmarshal(body, &fields); err != nil {
+			return nil, InvalidRequest("request body is not valid JSON: " + jsonErrorText(err))
+		}
 	}
 	r := &Request{}
 	if err := json.Unmarshal(body, r); err != nil {
@@ -311,10 +317,15 @@ func ParseRequest(body []byte) (*Request, error) {
 
 // topLevelFields maps each member of the JSON object body (valid JSON) to
 // its raw value, a sub-slice of body. A repeated name keeps its last value,
-// as encoding/json does.
-func topLevelFields(body []byte) (map[string]json.RawMessage, error) {
+// as encoding/json does. ok is false when a name holds what jsonparser and
+// encoding/json decode differently (invalid UTF-8, a lone surrogate escape).
+func topLevelFields(body []byte) (_ map[string]json.RawMessage, ok bool) {
 	fields := make(map[string]json.RawMessage, 16)
+	ok = true
 	err := jsonparser.ObjectEach(body, func(key, value []byte, t jsonparser.ValueType, end int) error {
+		if !utf8.Valid(key) {
+			ok = false
+		}
 		if t == jsonparser.String {
 			// jsonparser hands a string's contents; the raw value keeps its quotes.
 			value = body[end-len(value)-2 : end]
@@ -322,7 +333,7 @@ func topLevelFields(body []byte) (map[string]json.RawMessage, error) {
 		fields[string(key)] = value
 		return nil
 	})
-	return fields, err
+	return fields, ok && err == nil
 }
 
 // jsonErrorText says what was wrong in JSON terms, not Go's.

@@ -1,6 +1,7 @@
 package providers
 
 import (
+	"encoding/json"
 	"testing"
 	"unsafe"
 )
@@ -58,5 +59,30 @@ func TestParseRequestFields(t *testing.T) {
 	// The passthrough body is what it was before fields were sub-slices.
 	if got, err := r.MarshalFields(); err != nil || string(got) != `{"extra":{"k":[1,2]},"max_tokens":7,"messages":[{"role":"user","content":[{"type":"text","text":"\u003cq\u003e"}]}],"metadata":null,"model":"a \"b\"","stream":false,"system":[{"type":"text","text":"s"}],"tools":[{"name":"t","input_schema":{"type":"object"}}]}` {
 		t.Errorf("MarshalFields = %s, %v", got, err)
+	}
+}
+
+// TestParseRequestFieldNames: names are decoded as encoding/json decodes
+// them, also where jsonparser would not (invalid UTF-8, lone surrogates).
+func TestParseRequestFieldNames(t *testing.T) {
+	for _, body := range []string{
+		`{"messages":[],"a\u00e9\n":1}`,
+		"{\"messages\":[],\"a\xffb\":1}",
+		`{"messages":[],"x\ud800":1,"y\udc00z":2}`,
+	} {
+		r, err := ParseRequest([]byte(body))
+		if err != nil {
+			t.Fatalf("%q: %v", body, err)
+		}
+		var want map[string]json.RawMessage
+		_ = json.Unmarshal([]byte(body), &want)
+		if len(r.Fields) != len(want) {
+			t.Errorf("%q: fields %q, want %q", body, r.Fields, want)
+		}
+		for k, v := range want {
+			if string(r.Fields[k]) != string(v) {
+				t.Errorf("%q: field %q = %s, want %s", body, k, r.Fields[k], v)
+			}
+		}
 	}
 }
