@@ -222,13 +222,11 @@ func (p *Provider) convert(x *providers.Exchange) ([]byte, *state, error) {
 		},
 		ProfileArn: p.cfg.ProfileARN,
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false) // keep the prompt's tags readable in debug logs
-	if err := enc.Encode(body); err != nil {
+	// HTML characters unescaped: the prompt's tags stay readable in debug logs.
+	out, err := providers.EncodeJSON(body, len(x.Body))
+	if err != nil {
 		return nil, nil, providers.InvalidRequest("converting the request for Amazon Q: " + err.Error())
 	}
-	out := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 	if len(c.st.toolNames) == 0 {
 		c.st = nil
 	}

@@ -84,7 +84,7 @@ func (p *Provider) Rewrite(x *providers.Exchange, out *providers.Outbound) error
 		method = ":streamGenerateContent"
 		out.RawQuery = "alt=sse"
 	}
-	if out.Body, err = marshal(body); err != nil {
+	if out.Body, err = providers.EncodeJSON(body, len(x.Body)); err != nil {
 		return err
 	}
 	out.Path = "/" + p.cfg.APIVersion + "/models/" + model + method

@@ -147,14 +147,13 @@ func ConvertRequest(x *providers.Exchange, cfg Config) ([]byte, *State, error) {
 		out.StreamOptions = &streamOptions{IncludeUsage: true}
 	}
 
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	// Keep <thinking> and the hint's tags readable in logs and upstream dumps.
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(out); err != nil {
+	// HTML characters unescaped: <thinking> and the hint's tags stay
+	// readable in logs and upstream dumps.
+	body, err := providers.EncodeJSON(out, len(x.Body))
+	if err != nil {
 		return nil, nil, err
 	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), c.state, nil
+	return body, c.state, nil
 }
 
 // maxUser is the longest user OpenAI takes (OpenRouter's limit is 128).
