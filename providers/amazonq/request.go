@@ -223,7 +223,9 @@ func (p *Provider) convert(x *providers.Exchange) ([]byte, *state, error) {
 		ProfileArn: p.cfg.ProfileARN,
 	}
 	// HTML characters unescaped: the prompt's tags stay readable in debug logs.
-	out, err := providers.EncodeJSON(body, len(x.Body))
+	// The template and tool documentation make the body a little larger than
+	// the client's; room for them spares growing a copy of the whole.
+	out, err := providers.EncodeJSON(body, len(x.Body)+len(x.Body)/8)
 	if err != nil {
 		return nil, nil, providers.InvalidRequest("converting the request for Amazon Q: " + err.Error())
 	}
