@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 )
 
@@ -52,11 +53,11 @@ var geminiTypes = map[string]string{
 const maxSchemaDepth = 32
 
 // DefaultSchemaExpansion bounds the reduced schema to this many times the
-// size of the input_schema it came from (the schema_expansion option). Inlining $refs copies their
-// targets at every use, so a chain of definitions each used a few times
-// grows as fan^depth: without a bound a request of a few kilobytes makes
-// gigabytes. Honest schemas reuse a definition a handful of times and stay
-// far below the bound.
+// size of the input_schema it came from (the schema_expansion option).
+// Inlining $refs copies their targets at every use, so a chain of
+// definitions each used a few times grows as fan^depth: without a bound a
+// request of a few kilobytes makes gigabytes. Honest schemas reuse a
+// definition a handful of times and stay far below the bound.
 const DefaultSchemaExpansion = 32
 
 // ErrSchemaTooLarge is returned for a schema whose reduced form would pass
@@ -77,6 +78,9 @@ func ReduceSchema(raw json.RawMessage) (json.RawMessage, error) {
 func ReduceSchemaWithin(raw json.RawMessage, expansion int) (json.RawMessage, error) {
 	raw = bytes.TrimSpace(raw)
 	budget := expansion * len(raw)
+	if len(raw) > 0 && budget/len(raw) != expansion {
+		budget = math.MaxInt // no bound an operator could mean
+	}
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil, nil
 	}
