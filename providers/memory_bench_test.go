@@ -178,8 +178,6 @@ func BenchmarkRequestMemory(b *testing.B) {
 					runtime.KeepAlive(out)
 				}
 				b.StopTimer()
-				var ms runtime.MemStats
-				runtime.ReadMemStats(&ms)
 				b.ReportMetric(float64(peak)/float64(len(body)), "peak-x")
 				b.ReportMetric(float64(peak)/(1<<20), "peak-MiB")
 			})
