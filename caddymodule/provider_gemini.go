@@ -32,6 +32,11 @@ type GeminiProvider struct {
 	// request sets no budget_tokens. Default 1024; -1 lets the model decide.
 	ThinkingBudget *int `json:"thinking_budget,omitempty"`
 
+	// SchemaExpansion bounds each tool's input_schema, once reduced to
+	// Gemini's Schema (every $ref inlined), to this many times the size the
+	// client sent; a larger one is refused with 400. Default 32.
+	SchemaExpansion int `json:"schema_expansion,omitempty"`
+
 	provider *gemini.Provider
 }
 
@@ -53,6 +58,7 @@ func (p *GeminiProvider) Provision(ctx caddy.Context) error {
 	if p.ThinkingBudget != nil {
 		cfg.ThinkingBudget = *p.ThinkingBudget
 	}
+	cfg.SchemaExpansion = p.SchemaExpansion
 	p.provider = gemini.New(cfg)
 	return nil
 }
@@ -66,6 +72,9 @@ func (p *GeminiProvider) Validate() error {
 	}
 	if b := p.ThinkingBudget; b != nil && *b < 1 && *b != -1 {
 		return fmt.Errorf("gemini: thinking_budget must be a positive number of tokens or -1 (dynamic), got %d", *b)
+	}
+	if p.SchemaExpansion < 0 {
+		return fmt.Errorf("gemini: schema_expansion must be a positive whole number, got %d", p.SchemaExpansion)
 	}
 	return nil
 }
@@ -82,6 +91,8 @@ func (p *GeminiProvider) SplitTagsByDefault() bool { return false }
 //	    api_key         <key>          # sent as x-goog-api-key; use {env.NAME}
 //	    api_version     v1beta|v1      # default v1beta
 //	    thinking_budget <tokens>|-1    # budget when the request sets none, default 1024
+//	    schema_expansion <n>           # a tool schema reduced (its $refs inlined) may
+//	                                   # be at most n times its size, default 32
 //	}
 func (p *GeminiProvider) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	d.Next()
@@ -112,6 +123,16 @@ func (p *GeminiProvider) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 				return d.Errf("thinking_budget: must be a positive number of tokens or -1 (dynamic), got %q", v)
 			}
 			p.ThinkingBudget = &n
+		case "schema_expansion":
+			v, err := ParseStringOption(d)
+			if err != nil {
+				return err
+			}
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 1 {
+				return d.Errf("schema_expansion: must be a positive whole number (default %d), got %q", gemini.DefaultSchemaExpansion, v)
+			}
+			p.SchemaExpansion = n
 		default:
 			return UnknownOption(d, "gemini", "api_key", "api_version", "thinking_budget")
 		}

@@ -2,8 +2,9 @@ package caddymodule
 
 import (
 	"bufio"
-
+	"crypto/sha256"
 	"crypto/subtle"
+	"encoding/hex"
 	"fmt"
 	"net/http"
 	"os"
@@ -52,12 +53,7 @@ func loadClientKeys(keys []string, file string) ([][]byte, error) {
 // clientKeyOK checks the client's x-api-key or bearer token against every
 // configured key in constant time, so timing tells nothing about a key.
 func (h *Handler) clientKeyOK(hdr http.Header) bool {
-	presented := hdr.Get("X-Api-Key")
-	if presented == "" {
-		if a := hdr.Get("Authorization"); len(a) > 7 && strings.EqualFold(a[:7], "bearer ") {
-			presented = strings.TrimSpace(a[7:])
-		}
-	}
+	presented := presentedKey(hdr)
 	if presented == "" {
 		return false
 	}
@@ -67,6 +63,25 @@ func (h *Handler) clientKeyOK(hdr http.Header) bool {
 		ok |= subtle.ConstantTimeCompare(p, k)
 	}
 	return ok == 1
+}
+
+// presentedKey is the key a client presents: x-api-key, or else a bearer
+// token.
+func presentedKey(hdr http.Header) string {
+	if k := hdr.Get("X-Api-Key"); k != "" {
+		return k
+	}
+	if a := hdr.Get("Authorization"); len(a) > 7 && strings.EqualFold(a[:7], "bearer ") {
+		return strings.TrimSpace(a[7:])
+	}
+	return ""
+}
+
+// clientID identifies a client that passed client_keys by a hash of its
+// key, so the key itself goes no further than the check.
+func clientID(hdr http.Header) string {
+	sum := sha256.Sum256([]byte(presentedKey(hdr)))
+	return hex.EncodeToString(sum[:])
 }
 
 // secretHeaders are the credential headers redacted in every log line the

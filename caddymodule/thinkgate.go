@@ -240,10 +240,12 @@ func (h *Handler) Validate() error {
 // ServeHTTP converts the request, hands it to next, and converts the response.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
 	// Client keys guard every request the handler sees, Messages API or not.
+	var client string
 	if len(h.clientKeys) > 0 {
 		if !h.clientKeyOK(r.Header) {
 			return writeError(w, &providers.Error{Status: http.StatusUnauthorized, Type: "authentication_error", Message: "invalid x-api-key"})
 		}
+		client = clientID(r.Header)
 		// The client's key is the gateway's own: it never goes upstream.
 		r.Header.Del("X-Api-Key")
 		r.Header.Del("Authorization")
@@ -291,6 +293,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	}
 	x := providers.NewExchange(&h.settings, req, body, nil)
 	x.Logger = h.requestLogger(r, x)
+	x.ClientID = client
 	x.Path, x.RawQuery, x.CountTokens = r.URL.Path, r.URL.RawQuery, countTokens
 	if countTokens {
 		x.Stream = false

@@ -136,6 +136,11 @@ type Exchange struct {
 	MessageID string
 	// State is the provider's per-request state (tool-name maps and such).
 	State any
+	// ClientID identifies the client where the gateway authenticates it
+	// (with client_keys, a hash of the key it presented); empty otherwise.
+	// State the gateway derives from client input is scoped by it, so one
+	// client cannot reach another's (Amazon Q's conversationId).
+	ClientID string
 	// Usage is filled by the translator as it learns it, for logs and metrics.
 	Usage  Usage
 	Logger *zap.Logger

@@ -7,6 +7,9 @@ import (
 	"fmt"
 	"reflect"
 	"strconv"
+	"unicode/utf8"
+
+	"github.com/buger/jsonparser"
 )
 
 // Request is a client's Anthropic Messages request. Fields holds every
@@ -27,6 +30,11 @@ type Request struct {
 	ToolChoice    *ToolChoice                `json:"tool_choice,omitempty"`
 	Thinking      ThinkingParam              `json:"thinking"`
 	Fields        map[string]json.RawMessage `json:"-"`
+
+	// rewritten replaces the messages field in MarshalFields when
+	// hasRewritten is set (SetMessages).
+	rewritten    []Message
+	hasRewritten bool
 }
 
 // Metadata is the request's metadata object.
@@ -132,7 +140,9 @@ func (b *Block) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*b = Block(p)
-	b.Raw = append(json.RawMessage(nil), data...)
+	// data is a sub-slice of the request body (encoding/json hands its
+	// input to UnmarshalJSON), which lives as long as the request: no copy.
+	b.Raw = data
 	return nil
 }
 
@@ -182,7 +192,7 @@ func (t *Tool) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*t = Tool(p)
-	t.Raw = append(json.RawMessage(nil), data...)
+	t.Raw = data // a sub-slice of the request body, as Block.Raw
 	return nil
 }
 
@@ -265,18 +275,29 @@ func (t ThinkingParam) Enabled(defaultOn bool) bool {
 // ParseRequest decodes an Anthropic Messages request body. It checks what every
 // provider relies on (a JSON object with a messages array) and returns a 400
 // Error otherwise. countTokens relaxes the checks for /v1/messages/count_tokens.
+//
+// The body is decoded once. Fields and every Raw (of a block, of a tool)
+// are sub-slices of body, not copies, so a request costs little more than
+// its body and its decoded text; the caller must not change body afterwards.
 func ParseRequest(body []byte) (*Request, error) {
-	var fields map[string]json.RawMessage
-	if t := bytes.TrimSpace(body); len(t) > 0 && t[0] != '{' && json.Valid(t) {
-		return nil, InvalidRequest("request body must be a JSON object")
-	}
-	if err := json.Unmarshal(body, &fields); err != nil {
+	if !json.Valid(body) {
+		var v any
+		err := json.Unmarshal(body, &v)
 		return nil, InvalidRequest("request body is not valid JSON: " + jsonErrorText(err))
 	}
-	if fields == nil {
+	if t := bytes.TrimSpace(body); t[0] != '{' {
 		return nil, InvalidRequest("request body must be a JSON object")
 	}
-	r := &Request{Fields: fields}
+	fields, ok := topLevelFields(body)
+	if !ok {
+		// A name jsonparser reads differently from encoding/json: decode
+		// the fields as encoding/json does, copies and all.
+		fields = nil
+		if err := json.Unmarshal(body, &fields); err != nil {
+			return nil, InvalidRequest("request body is not valid JSON: " + jsonErrorText(err))
+		}
+	}
+	r := &Request{}
 	if err := json.Unmarshal(body, r); err != nil {
 		return nil, InvalidRequest("invalid request: " + jsonErrorText(err))
 	}
@@ -292,6 +313,27 @@ func ParseRequest(body []byte) (*Request, error) {
 		}
 	}
 	return r, nil
+}
+
+// topLevelFields maps each member of the JSON object body (valid JSON) to
+// its raw value, a sub-slice of body. A repeated name keeps its last value,
+// as encoding/json does. ok is false when a name holds what jsonparser and
+// encoding/json decode differently (invalid UTF-8, a lone surrogate escape).
+func topLevelFields(body []byte) (_ map[string]json.RawMessage, ok bool) {
+	fields := make(map[string]json.RawMessage, 16)
+	ok = true
+	err := jsonparser.ObjectEach(body, func(key, value []byte, t jsonparser.ValueType, end int) error {
+		if !utf8.Valid(key) {
+			ok = false
+		}
+		if t == jsonparser.String {
+			// jsonparser hands a string's contents; the raw value keeps its quotes.
+			value = body[end-len(value)-2 : end]
+		}
+		fields[string(key)] = value
+		return nil
+	})
+	return fields, ok && err == nil
 }
 
 // jsonErrorText says what was wrong in JSON terms, not Go's.
@@ -332,6 +374,3 @@ func (r *Request) SetField(name string, v any) error {
 	r.Fields[name] = b
 	return nil
 }
-
-// MarshalFields encodes the request from Fields: a passthrough body.
-func (r *Request) MarshalFields() ([]byte, error) { return json.Marshal(r.Fields) }

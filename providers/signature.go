@@ -34,20 +34,71 @@ const sigPrefix = "tg1"
 //
 // Envelope: "tg1" origin "." base64url(foreign) "." base64url(mac[:18]), with
 // mac = HMAC-SHA256(key, thinking || uint64(len(thinking)) || origin || foreign).
+//
+// Each kind of token the gateway MACs has its own domain: thinking
+// signatures use the key itself (so envelopes issued before domains existed
+// keep verifying), other kinds a key derived from it (ToolIDs), so that a
+// token issued as one kind never verifies as another.
 type Signer struct {
 	key []byte
 	// previous are keys that still verify but no longer sign (a rotation).
 	previous []*Signer
+	// toolIDs signs the state carried inside tool_use ids.
+	toolIDs *Signer
 }
 
 // NewSigner returns a Signer that signs with key and verifies with key or
 // any of previous.
 func NewSigner(key []byte, previous ...[]byte) *Signer {
 	s := &Signer{key: append([]byte(nil), key...)}
+	s.toolIDs = &Signer{key: deriveKey(key, "tool_use id")}
 	for _, k := range previous {
-		s.previous = append(s.previous, NewSigner(k))
+		p := NewSigner(k)
+		s.previous = append(s.previous, p)
+		s.toolIDs.previous = append(s.toolIDs.previous, p.toolIDs)
 	}
 	return s
+}
+
+// ToolIDs returns the signer for what a provider carries inside the tool_use
+// ids it issues (Gemini's thoughtSignature of a call). Its MACs are under a
+// key of their own, so a tool_use id's MAC cannot be presented as a thinking
+// block's signature, nor the other way round. Nil for a nil Signer.
+func (s *Signer) ToolIDs() *Signer {
+	if s == nil {
+		return nil
+	}
+	return s.toolIDs
+}
+
+// KeyedID returns HMAC-SHA256, under a key derived from the signer's for
+// label, of parts (each length-prefixed, so no two lists of parts collide).
+// It makes identifiers from client input that a client can neither choose
+// nor predict without the key. A nil Signer hashes without a key.
+func (s *Signer) KeyedID(label string, parts ...string) [sha256.Size]byte {
+	var h hash.Hash
+	if s == nil {
+		h = sha256.New()
+		h.Write([]byte(label))
+	} else {
+		h = hmac.New(sha256.New, deriveKey(s.key, label))
+	}
+	var n [8]byte
+	for _, p := range parts {
+		binary.BigEndian.PutUint64(n[:], uint64(len(p)))
+		h.Write(n[:])
+		h.Write([]byte(p))
+	}
+	var sum [sha256.Size]byte
+	h.Sum(sum[:0])
+	return sum
+}
+
+// deriveKey is the key of one token domain: HMAC-SHA256(key, label).
+func deriveKey(key []byte, label string) []byte {
+	h := hmac.New(sha256.New, key)
+	h.Write([]byte("thinkgate domain: " + label))
+	return h.Sum(nil)
 }
 
 // BlockMAC accumulates the MAC of one thinking block as it streams. It is

@@ -1,7 +1,6 @@
 package amazonq
 
 import (
-	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"strings"
@@ -9,27 +8,37 @@ import (
 	"github.com/thinkgate/thinkgate/providers"
 )
 
+// conversationLabel is the key domain of conversation ids.
+const conversationLabel = "amazonq conversationId"
+
 // ConversationID returns the conversationId for a request: the same for
 // every turn of one conversation, so Amazon Q sees one conversation rather
 // than a new one per request.
 //
-//   - If metadata.user_id carries a session id it is used: Claude Code sends
-//     either a JSON string with a session_id member or the older
-//     "user_<hash>_account_<uuid>_session_<uuid>" form. A UUID is used as it
-//     is; any other session id is hashed into UUID form.
-//   - Otherwise the id is a UUID-shaped hash of the user id (if any), the
-//     system prompt and the text of the first user message, which stay the
-//     same as a conversation grows.
-func ConversationID(req *providers.Request) string {
+// The id is a keyed hash (the gateway's signing key) of the client's
+// identity (x.ClientID, set with client_keys) and of what marks the
+// conversation:
+//
+//   - the session id in metadata.user_id, if any: Claude Code sends either a
+//     JSON string with a session_id member or the older
+//     "user_<hash>_account_<uuid>_session_<uuid>" form;
+//   - otherwise the user id (if any), the system prompt and the text of the
+//     first user message, which stay the same as a conversation grows.
+//
+// Clients choose none of it: two clients with the same prompt or the same
+// session id get different ids when their keys differ, and without the
+// signing key no one can compute another's id.
+func ConversationID(x *providers.Exchange) string {
+	req := x.Request
 	userID := ""
 	if req.Metadata != nil {
 		userID = req.Metadata.UserID
 	}
 	if sid := SessionID(userID); sid != "" {
 		if isUUID(sid) {
-			return strings.ToLower(sid)
+			sid = strings.ToLower(sid)
 		}
-		return hashUUID("session", sid)
+		return uuidOf(x.Settings.Signer.KeyedID(conversationLabel, x.ClientID, "session", sid))
 	}
 	first := ""
 	for _, m := range req.Messages {
@@ -38,7 +47,7 @@ func ConversationID(req *providers.Request) string {
 			break
 		}
 	}
-	return hashUUID("conversation", userID, joinText(req.System), first)
+	return uuidOf(x.Settings.Signer.KeyedID(conversationLabel, x.ClientID, "conversation", userID, joinText(req.System), first))
 }
 
 // SessionID extracts a session id from a metadata.user_id, or "".
@@ -66,15 +75,9 @@ func SessionID(userID string) string {
 	return ""
 }
 
-// hashUUID makes a version-8 (custom) UUID from a SHA-256 of the parts.
-func hashUUID(parts ...string) string {
-	h := sha256.New()
-	for _, p := range parts {
-		h.Write([]byte(p))
-		h.Write([]byte{0})
-	}
-	var sum [sha256.Size]byte
-	b := h.Sum(sum[:0])[:16]
+// uuidOf makes a version-8 (custom) UUID from the first 16 bytes of sum.
+func uuidOf(sum [32]byte) string {
+	b := sum[:16]
 	b[6] = b[6]&0x0f | 0x80
 	b[8] = b[8]&0x3f | 0x80
 	var out [36]byte

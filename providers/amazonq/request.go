@@ -216,19 +216,19 @@ func (p *Provider) convert(x *providers.Exchange) ([]byte, *state, error) {
 	body := wireRequest{
 		ConversationState: conversationState{
 			ChatTriggerType: "MANUAL",
-			ConversationID:  ConversationID(req),
+			ConversationID:  ConversationID(x),
 			CurrentMessage:  currentMessage{UserInputMessage: uim},
 			History:         history,
 		},
 		ProfileArn: p.cfg.ProfileARN,
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false) // keep the prompt's tags readable in debug logs
-	if err := enc.Encode(body); err != nil {
+	// HTML characters unescaped: the prompt's tags stay readable in debug logs.
+	// The template and tool documentation make the body a little larger than
+	// the client's; room for them spares growing a copy of the whole.
+	out, err := providers.EncodeJSON(body, len(x.Body)+len(x.Body)/8)
+	if err != nil {
 		return nil, nil, providers.InvalidRequest("converting the request for Amazon Q: " + err.Error())
 	}
-	out := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 	if len(c.st.toolNames) == 0 {
 		c.st = nil
 	}

@@ -237,48 +237,6 @@ func TestRewriteErrors(t *testing.T) {
 	}
 }
 
-func TestConversationID(t *testing.T) {
-	parse := func(body string) *providers.Request {
-		r, err := providers.ParseRequest([]byte(body))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return r
-	}
-	// Claude Code's JSON user_id and its older plain form.
-	if got := ConversationID(parse(`{"model":"m","metadata":{"user_id":"` + claudeCodeUserID + `"},"messages":[]}`)); got != "7c2a6a34-1b0e-4d7e-9c39-2f5e3b1d9a10" {
-		t.Errorf("JSON user_id: %s", got)
-	}
-	if got := ConversationID(parse(`{"model":"m","metadata":{"user_id":"user_ab12_account_x_session_1F0C2C8E-4D4E-4A55-9A0B-6C1D2E3F4A5B"},"messages":[]}`)); got != "1f0c2c8e-4d4e-4a55-9a0b-6c1d2e3f4a5b" {
-		t.Errorf("plain user_id: %s", got)
-	}
-	// A session id that is not a UUID is hashed into one, stably.
-	a := ConversationID(parse(`{"model":"m","metadata":{"user_id":"{\"session_id\":\"abc\"}"},"messages":[]}`))
-	b := ConversationID(parse(`{"model":"m","metadata":{"user_id":"{\"session_id\":\"abc\"}"},"messages":[{"role":"user","content":"x"}]}`))
-	if !isUUID(a) || a != b {
-		t.Errorf("hashed session ids %s %s", a, b)
-	}
-	// Without a session: the first user message (and system prompt) decide,
-	// so every turn of one conversation gets the same id …
-	turn1 := ConversationID(parse(`{"model":"m","system":"S","messages":[{"role":"user","content":"Hello"}]}`))
-	turn3 := ConversationID(parse(`{"model":"m","system":[{"type":"text","text":"S","cache_control":{"type":"ephemeral"}}],"messages":[
-		{"role":"user","content":[{"type":"text","text":"Hello","cache_control":{"type":"ephemeral"}}]},
-		{"role":"assistant","content":"Hi"},{"role":"user","content":"More"}]}`))
-	if !isUUID(turn1) || turn1 != turn3 || turn1[14] != '8' {
-		t.Errorf("turn ids differ or are not v8 UUIDs: %s %s", turn1, turn3)
-	}
-	// … and another conversation, another.
-	for _, other := range []string{
-		`{"model":"m","system":"S","messages":[{"role":"user","content":"Hello!"}]}`,
-		`{"model":"m","system":"T","messages":[{"role":"user","content":"Hello"}]}`,
-		`{"model":"m","system":"S","metadata":{"user_id":"someone"},"messages":[{"role":"user","content":"Hello"}]}`,
-	} {
-		if id := ConversationID(parse(other)); id == turn1 {
-			t.Errorf("%s: same id as another conversation", other)
-		}
-	}
-}
-
 func TestIsStream(t *testing.T) {
 	p := testProvider(Config{})
 	for mt, want := range map[string]bool{

@@ -94,9 +94,7 @@ func RewriteBody(x *providers.Exchange) ([]byte, error) {
 	}
 	if msgs, histChanged := unsignHistory(x.Settings, req.Messages); histChanged {
 		req.Messages = msgs
-		if err := req.SetField("messages", msgs); err != nil {
-			return nil, err
-		}
+		req.SetMessages(msgs)
 		changed = true
 		// With thinking on, Anthropic wants the assistant turn of a tool
 		// loop to open with a thinking block; one whose thinking became
@@ -131,6 +129,7 @@ func toolTurnLacksThinking(msgs []providers.Message) bool {
 // unsignHistory rewrites the assistant turns that hold gateway-signed
 // thinking. Each such block is replaced in place, so the turn reads as the
 // model wrote it: text before the span, the span in its tags, text after.
+// A gateway envelope that does not verify is dropped.
 func unsignHistory(s *providers.Settings, msgs []providers.Message) ([]providers.Message, bool) {
 	var out []providers.Message // nil until the first change
 	for i, m := range msgs {
@@ -161,7 +160,7 @@ func unsignBlocks(s *providers.Settings, m providers.Message) ([]providers.Block
 	touched := false
 	for i, b := range m.Content.Blocks {
 		origin, _, ok := s.ThinkingOrigin(b)
-		if !ok {
+		if !ok && !staleEnvelope(b) {
 			if touched {
 				kept = append(kept, b)
 			}
@@ -171,11 +170,20 @@ func unsignBlocks(s *providers.Settings, m providers.Message) ([]providers.Block
 			touched = true
 			kept = append(make([]providers.Block, 0, len(m.Content.Blocks)), m.Content.Blocks[:i]...)
 		}
-		if origin == providers.OriginTags {
+		if ok && origin == providers.OriginTags {
 			kept = append(kept, providers.Block{Type: "text", Text: "<thinking>" + b.Thinking + "</thinking>"})
 		}
 	}
 	return kept, touched
+}
+
+// staleEnvelope reports a thinking block whose signature has the gateway's
+// envelope shape but does not verify: signed under another key (a restart
+// without signing_key, another instance) or altered. Anthropic would reject
+// the whole request for it, so it is dropped as Azure drops it; its text is
+// not kept, since nothing vouches for it.
+func staleEnvelope(b providers.Block) bool {
+	return b.Type == "thinking" && providers.IsGatewaySignature(b.Signature)
 }
 
 // TranslatesResponse: only split_tags changes an Anthropic response.

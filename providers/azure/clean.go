@@ -155,7 +155,8 @@ func rebuildObject(body []byte, fields, set map[string]json.RawMessage, del map[
 }
 
 // cleanMessages drops Azure-unacceptable thinking blocks and the messages
-// left empty. Untouched messages keep their bytes.
+// left empty. Untouched messages keep their bytes. The array is written once,
+// into one buffer: kept blocks are copied from the body only there.
 func cleanMessages(raw []byte, ch *Changes) ([]byte, bool, error) {
 	if t := bytes.TrimSpace(raw); len(t) == 0 || t[0] != '[' {
 		return raw, false, nil // ParseRequest let it through; Azure will say what it thinks
@@ -164,28 +165,27 @@ func cleanMessages(raw []byte, ch *Changes) ([]byte, bool, error) {
 	out = append(out, '[')
 	changed := false
 	var cbErr error
+	var kept [][]byte // one message's kept blocks, reused
 	_, err := jsonparser.ArrayEach(raw, func(msg []byte, typ jsonparser.ValueType, _ int, _ error) {
 		if cbErr != nil {
 			return
 		}
-		if typ == jsonparser.Object {
-			m, keep, mChanged, err := cleanMessage(msg, ch)
-			if err != nil {
-				cbErr = err
-				return
-			}
-			if !keep {
-				ch.Messages++
-				changed = true
-				return
-			}
-			changed = changed || mChanged
-			msg = m
-		}
-		if len(out) > 1 {
+		n := len(out)
+		if n > 1 {
 			out = append(out, ',')
 		}
-		out = append(out, msg...)
+		if typ != jsonparser.Object {
+			out = append(out, msg...)
+			return
+		}
+		var keep, mChanged bool
+		out, kept, keep, mChanged, cbErr = appendCleanMessage(out, kept[:0], msg, ch)
+		if !keep {
+			out = out[:n]
+			ch.Messages++
+			mChanged = true
+		}
+		changed = changed || mChanged
 	})
 	if err == nil {
 		err = cbErr
@@ -196,56 +196,61 @@ func cleanMessages(raw []byte, ch *Changes) ([]byte, bool, error) {
 	return append(out, ']'), changed, nil
 }
 
-// cleanMessage returns the message with its content cleaned, and whether it
-// is kept at all: a message whose content is missing, null, blank or an
-// empty list goes (seed 003).
-func cleanMessage(msg []byte, ch *Changes) (out []byte, keep, changed bool, err error) {
-	content, typ, _, err := jsonparser.Get(msg, "content")
+// appendCleanMessage appends the message with its content cleaned, and
+// reports whether it is kept at all: a message whose content is missing,
+// null, blank or an empty list goes (seed 003). kept is scratch space for
+// the kept blocks, returned for reuse.
+func appendCleanMessage(dst []byte, kept [][]byte, msg []byte, ch *Changes) (_ []byte, _ [][]byte, keep, changed bool, err error) {
+	content, typ, end, err := jsonparser.Get(msg, "content")
 	if err == jsonparser.KeyPathNotFoundError {
-		return nil, false, true, nil
+		return dst, kept, false, true, nil
 	}
 	if err != nil {
-		return nil, false, false, err
+		return dst, kept, false, false, err
 	}
 	switch typ {
 	case jsonparser.Null:
-		return nil, false, true, nil
+		return dst, kept, false, true, nil
 	case jsonparser.String:
 		s, err := jsonparser.ParseString(content)
 		if err != nil {
-			return nil, false, false, err
+			return dst, kept, false, false, err
 		}
-		return msg, strings.TrimSpace(s) != "", false, nil
+		keep = strings.TrimSpace(s) != ""
+		return append(dst, msg...), kept, keep, !keep, nil
 	case jsonparser.Array:
 	default:
-		return msg, true, false, nil
+		return append(dst, msg...), kept, true, false, nil
 	}
 
-	blocks := make([]byte, 0, len(content))
-	blocks = append(blocks, '[')
-	dropped, kept := 0, 0
+	dropped := 0
 	_, err = jsonparser.ArrayEach(content, func(block []byte, t jsonparser.ValueType, _ int, _ error) {
 		if t == jsonparser.Object && dropBlock(block, ch) {
 			dropped++
 			return
 		}
-		if kept > 0 {
-			blocks = append(blocks, ',')
-		}
-		blocks = append(blocks, block...)
-		kept++
+		kept = append(kept, block)
 	})
 	if err != nil {
-		return nil, false, false, err
+		return dst, kept, false, false, err
 	}
-	if kept == 0 {
-		return nil, false, true, nil
+	if len(kept) == 0 {
+		return dst, kept, false, true, nil
 	}
 	if dropped == 0 {
-		return msg, true, false, nil
+		return append(dst, msg...), kept, true, false, nil
 	}
-	out, err = jsonparser.Set(msg, append(blocks, ']'), "content")
-	return out, true, true, err
+	// The content array is replaced where it stands.
+	dst = append(dst, msg[:end-len(content)]...)
+	dst = append(dst, '[')
+	for i, b := range kept {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, b...)
+	}
+	dst = append(dst, ']')
+	return append(dst, msg[end:]...), kept, true, true, nil
 }
 
 // dropBlock reports whether Azure must not see a content block: a thinking

@@ -38,6 +38,9 @@ type Config struct {
 	// ThinkingBudget is the budget when thinking is on and the request sets
 	// none; 0 means DefaultThinkingBudget, -1 dynamic.
 	ThinkingBudget int
+	// SchemaExpansion bounds each tool's reduced input_schema to this many
+	// times the size the client sent; 0 means DefaultSchemaExpansion.
+	SchemaExpansion int
 }
 
 // Provider is the Gemini provider.
@@ -53,6 +56,9 @@ func New(cfg Config) *Provider {
 	if cfg.ThinkingBudget == 0 {
 		cfg.ThinkingBudget = DefaultThinkingBudget
 	}
+	if cfg.SchemaExpansion <= 0 {
+		cfg.SchemaExpansion = DefaultSchemaExpansion
+	}
 	return &Provider{cfg: cfg}
 }
 
@@ -62,7 +68,7 @@ func (p *Provider) Rewrite(x *providers.Exchange, out *providers.Outbound) error
 	if err != nil {
 		return err
 	}
-	req, err := buildRequest(x, p.cfg.ThinkingBudget)
+	req, err := buildRequest(x, p.cfg.ThinkingBudget, p.cfg.SchemaExpansion)
 	if err != nil {
 		return err
 	}
@@ -78,7 +84,7 @@ func (p *Provider) Rewrite(x *providers.Exchange, out *providers.Outbound) error
 		method = ":streamGenerateContent"
 		out.RawQuery = "alt=sse"
 	}
-	if out.Body, err = marshal(body); err != nil {
+	if out.Body, err = providers.EncodeJSON(body, len(x.Body)); err != nil {
 		return err
 	}
 	out.Path = "/" + p.cfg.APIVersion + "/models/" + model + method

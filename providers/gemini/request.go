@@ -121,8 +121,9 @@ type converter struct {
 	toolNames map[string]string
 }
 
-// buildRequest converts x.Request into a GenerateContentRequest.
-func buildRequest(x *providers.Exchange, budget int) (*generateRequest, error) {
+// buildRequest converts x.Request into a GenerateContentRequest; expansion
+// bounds each tool's reduced schema (a multiple of its input size).
+func buildRequest(x *providers.Exchange, budget, expansion int) (*generateRequest, error) {
 	c := &converter{x: x, budget: budget, toolNames: map[string]string{}}
 	req := x.Request
 	c.systemContent(req.System)
@@ -165,7 +166,7 @@ func buildRequest(x *providers.Exchange, budget int) (*generateRequest, error) {
 	if len(c.system) > 0 {
 		out.SystemInstruction = &content{Parts: c.system}
 	}
-	decls, err := functionDeclarations(req.Tools)
+	decls, err := functionDeclarations(req.Tools, expansion)
 	if err != nil {
 		return nil, err
 	}
@@ -341,11 +342,23 @@ func toolResultContent(c *providers.Content) (string, []part) {
 	if c == nil {
 		return "", nil
 	}
+	// One text block, the usual case, is used as it is rather than copied:
+	// tool outputs are most of a long conversation's bytes.
+	only, texts := "", 0
+	for i := range c.Blocks {
+		if c.Blocks[i].Type == "text" {
+			only = c.Blocks[i].Text
+			texts++
+		}
+	}
 	var text strings.Builder
 	var media []part
 	for _, b := range c.Blocks {
 		switch b.Type {
 		case "text":
+			if texts == 1 {
+				continue
+			}
 			if text.Len() > 0 {
 				text.WriteByte('\n')
 			}
@@ -355,6 +368,9 @@ func toolResultContent(c *providers.Content) (string, []part) {
 				media = append(media, p)
 			}
 		}
+	}
+	if texts == 1 {
+		return only, media
 	}
 	return text.String(), media
 }
@@ -397,13 +413,13 @@ func signModelParts(parts []part) []part {
 
 // functionDeclarations converts the client tools. Server tools (web_search_…,
 // bash_…) run only on Anthropic's side and are left out.
-func functionDeclarations(tools []providers.Tool) ([]functionDeclaration, error) {
+func functionDeclarations(tools []providers.Tool, expansion int) ([]functionDeclaration, error) {
 	var decls []functionDeclaration
 	for i, t := range tools {
 		if !t.IsCustom() {
 			continue
 		}
-		params, err := ReduceSchema(t.InputSchema)
+		params, err := ReduceSchemaWithin(t.InputSchema, expansion)
 		if err != nil {
 			return nil, providers.InvalidRequest(fmt.Sprintf("tools.%d.input_schema: %v", i, err))
 		}

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"math"
 	"strings"
 )
 
@@ -50,11 +52,35 @@ var geminiTypes = map[string]string{
 // schema cannot make the gateway work without bound.
 const maxSchemaDepth = 32
 
-// ReduceSchema rewrites a tool's input_schema into Gemini's Schema subset.
-// It returns nil when the tool takes no arguments: Gemini wants parameters
-// left out then, not an empty OBJECT.
+// DefaultSchemaExpansion bounds the reduced schema to this many times the
+// size of the input_schema it came from (the schema_expansion option).
+// Inlining $refs copies their targets at every use, so a chain of
+// definitions each used a few times grows as fan^depth: without a bound a
+// request of a few kilobytes makes gigabytes. Honest schemas reuse a
+// definition a handful of times and stay far below the bound.
+const DefaultSchemaExpansion = 32
+
+// ErrSchemaTooLarge is returned for a schema whose reduced form would pass
+// the expansion bound.
+var ErrSchemaTooLarge = errors.New("too large once its $refs are inlined")
+
+// ReduceSchema rewrites a tool's input_schema into Gemini's Schema subset,
+// at most DefaultSchemaExpansion times its size. It returns nil when the
+// tool takes no arguments: Gemini wants parameters left out then, not an
+// empty OBJECT.
 func ReduceSchema(raw json.RawMessage) (json.RawMessage, error) {
+	return ReduceSchemaWithin(raw, DefaultSchemaExpansion)
+}
+
+// ReduceSchemaWithin is ReduceSchema with the expansion bound given: the
+// result takes at most expansion times len(raw) bytes, or the error wraps
+// ErrSchemaTooLarge.
+func ReduceSchemaWithin(raw json.RawMessage, expansion int) (json.RawMessage, error) {
 	raw = bytes.TrimSpace(raw)
+	budget := expansion * len(raw)
+	if len(raw) > 0 && budget/len(raw) != expansion {
+		budget = math.MaxInt // no bound an operator could mean
+	}
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil, nil
 	}
@@ -68,8 +94,12 @@ func ReduceSchema(raw json.RawMessage) (json.RawMessage, error) {
 	if !ok {
 		return nil, errors.New("must be a JSON Schema object")
 	}
-	r := &reducer{root: m}
+	r := &reducer{root: m, budget: budget}
 	out := r.node(m, 0)
+	r.spent += len(`,"type":"OBJECT"`)
+	if r.over() {
+		return nil, fmt.Errorf("%w (more than %d times its %d bytes)", ErrSchemaTooLarge, expansion, len(raw))
+	}
 	if _, ok := out["properties"]; !ok {
 		// Gemini wants the parameters to be one OBJECT: a root union of
 		// objects becomes one object with the properties of every branch,
@@ -87,19 +117,87 @@ func ReduceSchema(raw json.RawMessage) (json.RawMessage, error) {
 type reducer struct {
 	root map[string]any
 	refs []string // $refs being expanded, for cycle detection
+
+	// spent estimates, from above, the encoded size of what has been built
+	// (and the work done resolving and merging); past budget the reducer
+	// stops building and the schema is refused.
+	spent, budget int
+}
+
+// over reports whether the budget is spent; every step that builds or
+// walks checks it first, so the work done stays proportional to the budget.
+func (r *reducer) over() bool { return r.spent > r.budget }
+
+// charge adds what out's own members take once encoded. Nested schemas are
+// charged when they are built; a nested map or list here counts its braces
+// again, so the estimate errs high.
+func (r *reducer) charge(out map[string]any) {
+	n := 2
+	for k, v := range out {
+		n += jsonStringLen(k) + 2 // "k": and a comma
+		switch v := v.(type) {
+		case string:
+			n += jsonStringLen(v)
+		case json.Number:
+			n += len(v)
+		case bool:
+			n += 5
+		case []string:
+			n += 2
+			for _, s := range v {
+				n += jsonStringLen(s) + 1
+			}
+		case map[string]any:
+			n += 2
+			if k == "properties" {
+				for pk := range v {
+					n += jsonStringLen(pk) + 2
+				}
+			}
+		case []any:
+			n += 2 + len(v)
+		}
+	}
+	r.spent += n
+}
+
+// jsonStringLen is the encoded length of s as a JSON string, quotes
+// included, as marshal writes it (HTML characters unescaped).
+func jsonStringLen(s string) int {
+	n := 2
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '"' || c == '\\' || c == '\n' || c == '\r' || c == '\t':
+			n += 2
+		case c < 0x20:
+			n += 6
+		case c >= 0x80:
+			// Invalid UTF-8 becomes U+FFFD (3 bytes); U+2028 and U+2029 are
+			// escaped (6 for 3): count 3 for every non-ASCII byte.
+			n += 3
+		default:
+			n++
+		}
+	}
+	return n
 }
 
 // node reduces one schema; an empty map means "any value" (the schema was
 // true, junk, too deep, or had nothing Gemini can express).
 func (r *reducer) node(in any, depth int) map[string]any {
 	m, ok := in.(map[string]any)
-	if !ok || depth > maxSchemaDepth {
+	if !ok || depth > maxSchemaDepth || r.over() {
+		r.spent += 2
 		return map[string]any{}
 	}
+	r.spent += len(m) // the keywords looked at, dropped or not
 	if ref, ok := m["$ref"].(string); ok {
 		return r.ref(m, ref, depth)
 	}
 	m = r.mergeAllOf(m, depth)
+	if r.over() {
+		return map[string]any{}
+	}
 
 	out := map[string]any{}
 	if d, ok := m["description"].(string); ok && d != "" {
@@ -125,7 +223,9 @@ func (r *reducer) node(in any, depth int) map[string]any {
 			nullable = true
 			continue
 		}
-		if g, ok := geminiTypes[t]; ok {
+		if g, ok := geminiTypes[t]; ok && !contains(kept, g) {
+			// Once each: every type's branch reduces the schema's items
+			// and properties again.
 			kept = append(kept, g)
 		}
 	}
@@ -218,6 +318,7 @@ func (r *reducer) node(in any, depth int) map[string]any {
 	if nullable {
 		out["nullable"] = true
 	}
+	r.charge(out)
 	return out
 }
 
@@ -225,6 +326,7 @@ func (r *reducer) node(in any, depth int) map[string]any {
 func (r *reducer) typedBranch(m map[string]any, t string, depth int) map[string]any {
 	b := map[string]any{"type": t}
 	r.typeKeywords(m, b, t, depth)
+	r.charge(b)
 	return b
 }
 
@@ -248,6 +350,7 @@ func (r *reducer) typeKeywords(m, out map[string]any, t string, depth int) {
 			if len(items) == 1 {
 				out["items"] = r.node(items[0], depth+1)
 			} else if len(items) > 1 {
+				r.spent += len(`{"anyOf":[]}`) + len(items)
 				l := make([]any, len(items))
 				for i, it := range items {
 					l[i] = r.node(it, depth+1)
@@ -298,6 +401,8 @@ func (r *reducer) typeKeywords(m, out map[string]any, t string, depth int) {
 // ref inlines a local $ref. Siblings of $ref (a description, say) override
 // the target's.
 func (r *reducer) ref(m map[string]any, ref string, depth int) map[string]any {
+	d, _ := m["description"].(string)
+	r.spent += len(ref) + jsonStringLen(d) + len(`"description":,`)
 	target, ok := r.resolve(ref)
 	if !ok || contains(r.refs, ref) {
 		out := map[string]any{}
@@ -354,8 +459,13 @@ func (r *reducer) mergeAllOf(m map[string]any, depth int) map[string]any {
 	req, _ := merged["required"].([]any)
 	req = append([]any(nil), req...)
 	for _, sub := range all {
+		if r.over() {
+			break
+		}
+		r.spent += 2
 		s, ok := sub.(map[string]any)
 		if ref, isRef := s["$ref"].(string); isRef && depth < maxSchemaDepth && !contains(r.refs, ref) {
+			r.spent += len(ref)
 			if t, found := r.resolve(ref); found {
 				s, ok = t.(map[string]any)
 			}
@@ -364,10 +474,12 @@ func (r *reducer) mergeAllOf(m map[string]any, depth int) map[string]any {
 			continue
 		}
 		s = r.mergeAllOf(s, depth+1)
+		r.spent += len(s)
 		for k, v := range s {
 			switch k {
 			case "properties":
 				if p, ok := v.(map[string]any); ok {
+					r.spent += len(p)
 					if props == nil {
 						props = map[string]any{}
 					}
@@ -379,6 +491,7 @@ func (r *reducer) mergeAllOf(m map[string]any, depth int) map[string]any {
 				}
 			case "required":
 				if l, ok := v.([]any); ok {
+					r.spent += len(l)
 					req = append(req, l...)
 				}
 			default:

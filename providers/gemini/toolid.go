@@ -19,9 +19,10 @@ import (
 //
 // payload = flags(1) | uvarint(len(sig)) | sig | callID, where flags bit 0
 // says sig holds the decoded bytes of a standard-base64 signature (re-encoded
-// on the way back; this keeps ids short). mac is the gateway's HMAC (its
-// thinking-block Signer, origin Gemini) over the payload, bound to the
-// random prefix, so only ids the gateway issued are ever unpacked. Every
+// on the way back; this keeps ids short). mac is the gateway's HMAC (in the
+// Signer's tool-id domain, origin Gemini) over the payload, bound to the
+// random prefix, so only ids the gateway issued are ever unpacked, and an
+// id's MAC never passes for a thinking block's signature. Every
 // character is in [A-Za-z0-9_-], the tool_use id alphabet. An id without
 // the suffix is a plain random id, as for calls with nothing to carry.
 
@@ -35,6 +36,7 @@ const (
 
 // encodeToolID returns a new tool_use id carrying sig and callID.
 func encodeToolID(s *providers.Signer, sig, callID []byte) string {
+	s = s.ToolIDs()
 	base := providers.NewID(toolIDPrefix)
 	if s == nil || (len(sig) == 0 && len(callID) == 0) {
 		return base
@@ -58,6 +60,7 @@ func encodeToolID(s *providers.Signer, sig, callID []byte) string {
 // decodeToolID returns what a gateway-issued tool_use id carries. ok is false
 // for any other id (the client's, Anthropic's, another key's, a tampered one).
 func decodeToolID(s *providers.Signer, id string) (sig, callID string, ok bool) {
+	s = s.ToolIDs()
 	if s == nil || len(id) < toolIDRandom+len(toolIDMarker)+toolIDMACLen ||
 		!strings.HasPrefix(id, toolIDPrefix) || id[toolIDRandom:toolIDRandom+len(toolIDMarker)] != toolIDMarker {
 		return "", "", false

@@ -98,3 +98,17 @@ func BenchmarkToolID(b *testing.B) {
 		}
 	}
 }
+
+// TestToolIDAfterRotation: a tool_use id issued under a key that is now in
+// previous_signing_keys still carries its thoughtSignature back.
+func TestToolIDAfterRotation(t *testing.T) {
+	old := providers.NewSigner([]byte("old key"))
+	id := encodeToolID(old, []byte("U0lHTkFUVVJF"), []byte("c1"))
+	rotated := providers.NewSigner([]byte(testKey), []byte("old key"))
+	if sig, callID, ok := decodeToolID(rotated, id); !ok || sig != "U0lHTkFUVVJF" || callID != "c1" {
+		t.Fatalf("after rotation: got (%q, %q, %v)", sig, callID, ok)
+	}
+	if _, _, ok := decodeToolID(providers.NewSigner([]byte(testKey)), id); ok {
+		t.Fatal("decoded without the previous key")
+	}
+}

@@ -147,14 +147,13 @@ func ConvertRequest(x *providers.Exchange, cfg Config) ([]byte, *State, error) {
 		out.StreamOptions = &streamOptions{IncludeUsage: true}
 	}
 
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	// Keep <thinking> and the hint's tags readable in logs and upstream dumps.
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(out); err != nil {
+	// HTML characters unescaped: <thinking> and the hint's tags stay
+	// readable in logs and upstream dumps.
+	body, err := providers.EncodeJSON(out, len(x.Body))
+	if err != nil {
 		return nil, nil, err
 	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), c.state, nil
+	return body, c.state, nil
 }
 
 // maxUser is the longest user OpenAI takes (OpenRouter's limit is 128).
@@ -361,13 +360,24 @@ func (c *converter) user(path string, m *providers.Message) error {
 // toolResult converts one tool_result. A tool message takes only text, so
 // images the tool returned go to the user message that follows.
 func (c *converter) toolResult(path string, b providers.Block, user *parts) (chatMessage, error) {
+	// One non-empty text, the usual case, is used as it is rather than
+	// copied: tool outputs are most of a long conversation's bytes.
+	only, texts := "", 0
+	if b.Content != nil {
+		for _, rb := range b.Content.Blocks {
+			if rb.Type == "text" && rb.Text != "" {
+				only = rb.Text
+				texts++
+			}
+		}
+	}
 	var text strings.Builder
 	images := 0
 	if b.Content != nil {
 		for k, rb := range b.Content.Blocks {
 			switch rb.Type {
 			case "text":
-				if rb.Text == "" {
+				if rb.Text == "" || texts == 1 {
 					continue
 				}
 				if text.Len() > 0 {
@@ -387,6 +397,9 @@ func (c *converter) toolResult(path string, b providers.Block, user *parts) (cha
 		}
 	}
 	s := text.String()
+	if texts == 1 {
+		s = only
+	}
 	if images > 0 && s == "" {
 		s = "(the tool returned an image; it follows in the next user message)"
 	}
