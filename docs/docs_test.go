@@ -426,3 +426,13 @@ func TestNoOutsideReferences(t *testing.T) {
 		}
 	}
 }
+
+// maxReadmeLines keeps the README something a newcomer reads in minutes;
+// reference material belongs in docs/.
+const maxReadmeLines = 300
+
+func TestReadmeLength(t *testing.T) {
+	if n := strings.Count(readDoc(t, "README.md"), "\n"); n > maxReadmeLines {
+		t.Errorf("README.md has %d lines, more than %d: move reference material to docs/", n, maxReadmeLines)
+	}
+}
