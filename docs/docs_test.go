@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"sort"
 	"strings"
@@ -21,6 +22,8 @@ import (
 	// The directives the snippets use: Caddy's standard modules and thinkgate.
 	_ "github.com/caddyserver/caddy/v2/modules/standard"
 	_ "github.com/thinkgate/thinkgate"
+
+	"github.com/thinkgate/thinkgate/caddymodule"
 )
 
 // root is the repository's top directory, seen from this package.
@@ -434,5 +437,79 @@ const maxReadmeLines = 300
 func TestReadmeLength(t *testing.T) {
 	if n := strings.Count(readDoc(t, "README.md"), "\n"); n > maxReadmeLines {
 		t.Errorf("README.md has %d lines, more than %d: move reference material to docs/", n, maxReadmeLines)
+	}
+}
+
+// tableOptions returns the first word of the first code span of every
+// table row in text: the option names of an options table.
+func tableOptions(text string) map[string]bool {
+	out := map[string]bool{}
+	for _, l := range strings.Split(text, "\n") {
+		if !strings.HasPrefix(l, "| `") {
+			continue
+		}
+		span, _, _ := strings.Cut(l[3:], "`")
+		if w := strings.Fields(span); len(w) > 0 {
+			out[w[0]] = true
+		}
+	}
+	return out
+}
+
+// jsonFields returns the JSON field names of a module's struct.
+func jsonFields(v any) []string {
+	var out []string
+	t := reflect.TypeOf(v)
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	for i := 0; i < t.NumField(); i++ {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		if name != "" && name != "-" {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// TestOptionsDocumented: every option of the handler and of each provider
+// is in the README's options tables and in its reference document, so that
+// an option cannot be added without saying what it does.
+func TestOptionsDocumented(t *testing.T) {
+	readme := tableOptions(readDoc(t, "README.md"))
+	config := readDoc(t, "docs/configuration.md")
+	for _, field := range jsonFields(caddymodule.Handler{}) {
+		if field == "provider" {
+			continue
+		}
+		option := field
+		if field == "models" {
+			option = "model" // one Caddyfile line per rule
+		}
+		if !readme[option] {
+			t.Errorf("option %s is not in the README's options table", option)
+		}
+		if !strings.Contains(config, "| `"+field+"` |") {
+			t.Errorf("JSON field %s is not in docs/configuration.md's options table", field)
+		}
+		if !strings.Contains(config, "### `"+option+"`") {
+			t.Errorf("option %s has no section in docs/configuration.md", option)
+		}
+	}
+	mods := caddy.GetModules("http.handlers.thinkgate.providers")
+	if len(mods) < 5 {
+		t.Fatalf("found %d provider modules", len(mods))
+	}
+	for _, m := range mods {
+		name := m.ID.Name()
+		page := tableOptions(readDoc(t, "docs/providers/"+name+".md"))
+		for _, option := range jsonFields(m.New()) {
+			if !readme[option] {
+				t.Errorf("%s option %s is not in the README's options tables", name, option)
+			}
+			if !page[option] {
+				t.Errorf("%s option %s is not in the options table of docs/providers/%s.md", name, option, name)
+			}
+		}
 	}
 }
