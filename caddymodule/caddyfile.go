@@ -48,6 +48,8 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //	    client_keys      <key>...         # clients must present one of these; use {env.NAME}
 //	    client_keys_file <path>           # more client keys, one per line
 //	    signing_key      <secret>         # key of the gateway's thinking-block signatures
+//	    upstream_idle_timeout <duration>|off  # end a stream whose upstream is silent this long (default 5m)
+//	    forward_rate_limit_headers [on|off]   # pass the upstream's rate-limit headers (default off)
 //	    <provider options>
 //	}
 //
@@ -172,6 +174,18 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 				return err
 			}
 			h.ClientKeysFile = v
+		case "upstream_idle_timeout":
+			d, err := parseDurationOrOff(d)
+			if err != nil {
+				return err
+			}
+			h.UpstreamIdleTimeout = d
+		case "forward_rate_limit_headers":
+			v, err := parseOnOff(d, true)
+			if err != nil {
+				return err
+			}
+			h.ForwardRateLimitHeaders = v
 		case "signing_key":
 			if !d.NextArg() {
 				return d.ArgErr()
@@ -257,3 +271,26 @@ func UnknownOption(d *caddyfile.Dispenser, provider string) error {
 
 // Interface guards
 var _ caddyfile.Unmarshaler = (*Handler)(nil)
+
+// parseDurationOrOff reads a positive duration or "off" (stored as -1).
+func parseDurationOrOff(d *caddyfile.Dispenser) (caddy.Duration, error) {
+	opt := d.Val()
+	if !d.NextArg() {
+		return 0, d.ArgErr()
+	}
+	v := caddy.Duration(-1)
+	if d.Val() != "off" {
+		dur, err := caddy.ParseDuration(d.Val())
+		if err != nil {
+			return 0, d.Errf("%s: %v", opt, err)
+		}
+		if dur <= 0 {
+			return 0, d.Errf("%s: must be positive or off", opt)
+		}
+		v = caddy.Duration(dur)
+	}
+	if d.NextArg() {
+		return 0, d.ArgErr()
+	}
+	return v, nil
+}
