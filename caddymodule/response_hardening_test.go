@@ -249,4 +249,3 @@ func TestModelLabelAdmission(t *testing.T) {
 		t.Fatal("hasGlobMeta")
 	}
 }
-
