@@ -159,10 +159,14 @@ func (rw *responseWriter) serve(r *http.Request, next caddyhttp.Handler) (err er
 func (rw *responseWriter) WriteHeader(status int) {
 	rw.mu.Lock()
 	defer rw.mu.Unlock()
+	// A passthrough provider's error keeps the upstream's headers.
+	keepHeader := rw.mode == modePassthrough && status >= 400
 	if rw.mode == modePassthrough && status >= 300 && !rw.committed {
-		if et, ok := rw.h.provider.(providers.ErrorTranslator); ok && et.TranslatesErrors(rw.x) || status < 400 {
-			// map the error like a translating provider; a redirect is
-			// never passed on, whatever the provider
+		if et, ok := rw.h.provider.(providers.ErrorTranslator); ok && et.TranslatesErrors(rw.x) ||
+			status < 400 || len(rw.h.secrets) > 0 {
+			// Map the error like a translating provider: to scrub the
+			// configured key from its message, or because it is a
+			// redirect, which is never passed on.
 			rw.mode = modeUndecided
 		}
 	}
@@ -190,7 +194,13 @@ func (rw *responseWriter) WriteHeader(status int) {
 		rw.upstreamHeader = hdr.Clone()
 	}
 	contentType := hdr.Get("Content-Type")
-	filterUpstreamHeader(hdr, rw.ownHeader, rw.h.ForwardRateLimitHeaders)
+	if keepHeader {
+		for _, k := range []string{"Set-Cookie", "Content-Length", "Content-Encoding"} {
+			hdr.Del(k)
+		}
+	} else {
+		filterUpstreamHeader(hdr, rw.ownHeader, rw.h.ForwardRateLimitHeaders)
+	}
 	switch {
 	case status >= 300:
 		rw.mode = modeError
@@ -285,7 +295,7 @@ var errTranslationStopped = errors.New("thinkgate: response translation stopped"
 // errNoUpstreamHandler answers a request that nothing after thinkgate
 // answered: without it the client would get an empty 200.
 var errNoUpstreamHandler = providers.APIError(http.StatusBadGateway,
-	"thinkgate: no upstream answered: put reverse_proxy <upstream> after thinkgate in the same route")
+	"thinkgate: nothing answered the request: add reverse_proxy with the upstream's address after thinkgate, in the same route")
 
 // ReadFrom hides the wrapped writer's io.ReaderFrom, so that io.Copy callers
 // go through Write.
