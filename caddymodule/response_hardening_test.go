@@ -58,13 +58,12 @@ func splitHandler() *Handler {
 
 func sseEvent(name, data string) string { return "event: " + name + "\ndata: " + data + "\n\n" }
 
-// TestOneUpstreamReadIsDrainedInBoundedBatches: one upstream read that
-// expands into many events (a single text delta of a thousand short
-// thinking spans per KiB) reaches the client in batches no larger than the
-// documented bound, instead of being built whole in memory first.
-func TestOneUpstreamReadIsDrainedInBoundedBatches(t *testing.T) {
+// hugeRead sends one upstream read of a single text delta holding size
+// bytes of short thinking spans through a split_tags stream. It returns what
+// the client got and the emitter buffer's largest capacity.
+func hugeRead(tb testing.TB, size int) (client *batchRecorder, maxBuf, spans int) {
 	const span = "<thinking>a</thinking>"
-	const spans = 1 << 20 / len(span) // one 1 MiB delta
+	spans = size / len(span)
 	text := strings.Repeat(span, spans)
 	body := sseEvent("message_start", `{"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","model":"m","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":1,"output_tokens":1}}}`) +
 		sseEvent("content_block_start", `{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`) +
@@ -77,12 +76,11 @@ func TestOneUpstreamReadIsDrainedInBoundedBatches(t *testing.T) {
 	reqBody := []byte(`{"model":"m","max_tokens":10,"stream":true,"messages":[{"role":"user","content":"hi"}]}`)
 	req, err := providers.ParseRequest(reqBody)
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	x := providers.NewExchange(&h.settings, req, reqBody, nil)
-	client := &batchRecorder{header: http.Header{}}
+	client = &batchRecorder{header: http.Header{}}
 	rw := newResponseWriter(client, h, x, &exchangeMetrics{})
-	var maxBuf int
 	next := caddyhttp.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
 		w.Header().Set("Content-Type", "text/event-stream")
 		w.WriteHeader(200)
@@ -91,12 +89,21 @@ func TestOneUpstreamReadIsDrainedInBoundedBatches(t *testing.T) {
 		maxBuf = cap(rw.em.Buf)
 		return err
 	})
+	if err := rw.serve(httptest.NewRequest("POST", "/v1/messages", nil), next); err != nil {
+		tb.Fatal(err)
+	}
+	return client, maxBuf, spans
+}
+
+// TestOneUpstreamReadIsDrainedInBoundedBatches: one upstream read that
+// expands into many events (a single text delta of a thousand short
+// thinking spans per 22 KiB) reaches the client in batches no larger than
+// the documented bound, instead of being built whole in memory first.
+func TestOneUpstreamReadIsDrainedInBoundedBatches(t *testing.T) {
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	if err := rw.serve(httptest.NewRequest("POST", "/v1/messages", nil), next); err != nil {
-		t.Fatal(err)
-	}
+	client, maxBuf, spans := hugeRead(t, 1<<20)
 	runtime.ReadMemStats(&after)
 
 	bound := 2*(maxPending+maxEventBatch) + 4<<10
@@ -114,6 +121,20 @@ func TestOneUpstreamReadIsDrainedInBoundedBatches(t *testing.T) {
 	}
 	t.Logf("1 MiB upstream read: %d MB of events, largest client write %d KiB, emitter buffer %d KiB, %d MB allocated in all",
 		client.total>>20, client.maxWrite>>10, maxBuf>>10, (after.TotalAlloc-before.TotalAlloc)>>20)
+}
+
+// BenchmarkHugeUpstreamRead is the 15 MiB single write of short thinking
+// spans: B/op is everything allocated for it (the 15 MiB request body the
+// benchmark builds included); the metrics are the largest write to the
+// client and the emitter buffer's largest size.
+func BenchmarkHugeUpstreamRead(b *testing.B) {
+	b.ReportAllocs()
+	for range b.N {
+		client, maxBuf, _ := hugeRead(b, 15<<20)
+		b.ReportMetric(float64(client.total)/(1<<20), "MiB-events")
+		b.ReportMetric(float64(client.maxWrite)/(1<<10), "KiB-max-write")
+		b.ReportMetric(float64(maxBuf)/(1<<10), "KiB-emitter-buf")
+	}
 }
 
 // TestEmitterSplitsLongDeltas: a delta longer than the drain bound is sent
