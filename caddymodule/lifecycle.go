@@ -132,6 +132,9 @@ func (rw *responseWriter) stop(e *providers.Error) {
 
 // stopLocked is stop with mu held and the translator at rest.
 func (rw *responseWriter) stopLocked(e *providers.Error) {
+	if rw.mode == modePassthrough && rw.committed {
+		return // relayed byte for byte: no event can be added to it
+	}
 	rw.stopErr = e
 	if rw.mode == modeStream && !rw.failed && !rw.em.Finished() {
 		rw.failed, rw.streamFailed = true, true
