@@ -488,7 +488,11 @@ func (rw *responseWriter) finish(upstreamErr error, aborted, clientGone bool) er
 	}
 	switch rw.mode {
 	case modeUndecided, modePassthrough:
-		if rw.committed || clientGone {
+		if rw.committed {
+			return nil
+		}
+		if clientGone {
+			rw.answered = true // nobody to answer
 			return nil
 		}
 		if upstreamErr != nil {
