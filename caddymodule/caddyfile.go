@@ -50,6 +50,8 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //	    client_keys_file <path>           # more client keys, one per line
 //	    signing_key      <secret>         # key of the gateway's thinking-block signatures
 //	    previous_signing_keys <secret>... # keys that still verify, not sign (rotation)
+//	    upstream_idle_timeout <duration>|off  # end a stream whose upstream is silent this long (default 5m)
+//	    forward_rate_limit_headers [on|off]   # pass the upstream's rate-limit headers (default off)
 //	    <provider options>
 //	}
 //
@@ -150,24 +152,11 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			}
 			h.Models = append(h.Models, providers.ModelRule{From: args[0], To: args[1]})
 		case "keepalive":
-			if !d.NextArg() {
-				return missingArg(d)
+			v, err := parseDurationOrOff(d)
+			if err != nil {
+				return err
 			}
-			if d.Val() == "off" {
-				h.Keepalive = caddy.Duration(-1)
-			} else {
-				dur, err := caddy.ParseDuration(d.Val())
-				if err != nil {
-					return d.Errf("keepalive: %v", err)
-				}
-				if dur <= 0 {
-					return d.Errf("keepalive: must be positive or off")
-				}
-				h.Keepalive = caddy.Duration(dur)
-			}
-			if d.NextArg() {
-				return d.ArgErr()
-			}
+			h.Keepalive = v
 		case "max_request_body":
 			n, err := parseSize(d)
 			if err != nil {
@@ -199,6 +188,18 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 				return err
 			}
 			h.ClientKeysFile = v
+		case "upstream_idle_timeout":
+			d, err := parseDurationOrOff(d)
+			if err != nil {
+				return err
+			}
+			h.UpstreamIdleTimeout = d
+		case "forward_rate_limit_headers":
+			v, err := parseOnOff(d, true)
+			if err != nil {
+				return err
+			}
+			h.ForwardRateLimitHeaders = v
 		case "signing_key":
 			v, err := ParseStringOption(d)
 			if err != nil {
@@ -285,3 +286,23 @@ func ParseStringOption(d *caddyfile.Dispenser) (string, error) {
 
 // Interface guards
 var _ caddyfile.Unmarshaler = (*Handler)(nil)
+
+// parseDurationOrOff reads a positive duration or "off" (stored as -1).
+func parseDurationOrOff(d *caddyfile.Dispenser) (caddy.Duration, error) {
+	opt := d.Val()
+	if !d.NextArg() {
+		return 0, missingArg(d)
+	}
+	v := caddy.Duration(-1)
+	if d.Val() != "off" {
+		dur, err := caddy.ParseDuration(d.Val())
+		if err != nil || dur <= 0 {
+			return 0, d.Errf("%s: %q is not a positive duration or off; write e.g. 30s, 5m or off", opt, d.Val())
+		}
+		v = caddy.Duration(dur)
+	}
+	if d.NextArg() {
+		return 0, d.ArgErr()
+	}
+	return v, nil
+}

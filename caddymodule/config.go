@@ -20,7 +20,7 @@ var handlerOptions = []string{
 	"split_tags", "thinking_block", "tags", "start_in_thinking", "parse_in_code_fences",
 	"max_tag_length", "default_thinking", "thinking_hint", "model", "keepalive",
 	"max_request_body", "request_body_timeout", "client_keys", "client_keys_file",
-	"signing_key", "previous_signing_keys",
+	"signing_key", "previous_signing_keys", "upstream_idle_timeout", "forward_rate_limit_headers",
 }
 
 // providerNames lists the registered providers, for errors that name a

@@ -107,6 +107,20 @@ type Handler struct {
 	// comment), read at config load.
 	ClientKeysFile string `json:"client_keys_file,omitempty"`
 
+	// UpstreamIdleTimeout ends a stream with an error event, and cancels
+	// the upstream request, when the upstream has sent nothing for this
+	// long (keepalive pings do not count). Default 5m; negative disables.
+	UpstreamIdleTimeout caddy.Duration `json:"upstream_idle_timeout,omitempty"`
+
+	// ForwardRateLimitHeaders passes the upstream's rate-limit headers
+	// (X-Ratelimit-*, Anthropic-Ratelimit-*, Ratelimit*) to clients of
+	// translating providers. Off by default: they describe the operator's
+	// upstream account.
+	ForwardRateLimitHeaders bool `json:"forward_rate_limit_headers,omitempty"`
+
+	secrets [][]byte         // scrubbed from relayed upstream text
+	active  *activeExchanges // for shutdown
+
 	provider     providers.Provider
 	providerName string
 	settings     providers.Settings
@@ -155,6 +169,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		return fmt.Errorf("module %T is not a thinkgate provider", mod)
 	}
 	h.provider = pm.Provider()
+	h.provisionResponse(ctx, mod)
 	if err := initMetrics(ctx.GetMetricsRegistry()); err != nil {
 		return fmt.Errorf("registering metrics: %v", err)
 	}

@@ -83,6 +83,16 @@ type Emitter struct {
 	signature         []byte // foreign signature for the open thinking block
 	origin            Origin
 
+	// Drain, when set, is called between two events once Buf holds DrainAt
+	// bytes or more; it takes Buf's events (and truncates Buf). One upstream
+	// event can expand into many client events (a run of short thinking
+	// spans): draining bounds Buf inside it. A delta longer than DrainAt is
+	// split into several delta events at rune boundaries.
+	Drain   func()
+	DrainAt int
+	// Content is set once a text, thinking or tool-input delta is emitted.
+	Content bool
+
 	// Stats for logs and metrics.
 	ThinkingBlocks int
 	Blocks         int
@@ -284,6 +294,8 @@ func (e *Emitter) RawDelta(delta []byte) {
 	if e.open != blockRaw || e.finished || e.collect != nil {
 		return
 	}
+	e.drainIfFull()
+	e.Content = true
 	b := append(e.Buf, "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":"...)
 	b = e.appendIndex(b)
 	b = append(b, `,"delta":`...)
@@ -439,6 +451,7 @@ func (e *Emitter) openBlock(kind blockKind) {
 		}
 		return
 	}
+	e.drainIfFull()
 	b := e.startEvent()
 	switch kind {
 	case blockText, blockThinkingText:
@@ -519,6 +532,7 @@ func (e *Emitter) closeOpen() {
 		e.index++
 		return
 	}
+	e.drainIfFull()
 	b := e.Buf
 	if sig != nil {
 		b = append(b, "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":"...)
@@ -565,6 +579,39 @@ const (
 // always that delta's when the check passes.
 // It reports whether p held invalid UTF-8 (written as U+FFFD).
 func (e *Emitter) appendDelta(kind deltaKind, p []byte) (replaced bool) {
+	e.Content = true
+	for e.Drain != nil && len(p) > e.DrainAt {
+		n := runeCut(p, e.DrainAt)
+		if e.appendDelta1(kind, p[:n]) {
+			replaced = true
+		}
+		p = p[n:]
+	}
+	return e.appendDelta1(kind, p) || replaced
+}
+
+// drainIfFull hands Buf to Drain when it has reached DrainAt. Called only
+// between events.
+func (e *Emitter) drainIfFull() {
+	if e.Drain != nil && len(e.Buf) >= e.DrainAt {
+		e.Drain()
+	}
+}
+
+// runeCut returns where to cut p at most n bytes in: the start of the rune
+// at n, so that no character is split (at n itself when p holds no rune
+// start within utf8.UTFMax bytes before it).
+func runeCut(p []byte, n int) int {
+	for i := n; i > 0 && i > n-utf8.UTFMax; i-- {
+		if utf8.RuneStart(p[i]) {
+			return i
+		}
+	}
+	return n
+}
+
+func (e *Emitter) appendDelta1(kind deltaKind, p []byte) (replaced bool) {
+	e.drainIfFull()
 	var b []byte
 	if e.merge.kind == kind && e.merge.index == e.index && e.merge.end == len(e.Buf) {
 		b, replaced = appendJSONStringBodyReport(e.Buf[:len(e.Buf)-len(deltaTail)], p)
