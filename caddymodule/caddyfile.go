@@ -45,6 +45,7 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //	    thinking_hint    <text>           # hint for tag-based upstreams; {budget} is replaced
 //	    keepalive        <duration>|off   # ping when the upstream is silent this long (default 10s)
 //	    max_request_body <size>           # default 32MiB
+//	    max_event_size   <size>           # largest upstream stream event, default 16MiB
 //	    client_keys      <key>...         # clients must present one of these; use {env.NAME}
 //	    client_keys_file <path>           # more client keys, one per line
 //	    signing_key      <secret>         # key of the gateway's thinking-block signatures
@@ -160,6 +161,15 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 				return d.Errf("max_request_body: must be positive")
 			}
 			h.MaxRequestBody = n
+		case "max_event_size":
+			n, err := parseSize(d)
+			if err != nil {
+				return err
+			}
+			if n <= 0 || n > 1<<30 {
+				return d.Errf("max_event_size: must be between 1B and 1GiB")
+			}
+			h.MaxEventSize = n
 		case "client_keys":
 			keys := d.RemainingArgs()
 			if len(keys) == 0 {

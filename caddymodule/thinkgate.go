@@ -81,6 +81,11 @@ type Handler struct {
 	// MaxRequestBody caps the client's request body in bytes. Default 32 MiB.
 	MaxRequestBody int64 `json:"max_request_body,omitempty"`
 
+	// MaxEventSize caps one event of an upstream's event stream, all its
+	// data lines joined, in bytes; a larger event ends the stream with an
+	// error event. Default 16 MiB.
+	MaxEventSize int64 `json:"max_event_size,omitempty"`
+
 	// SigningKey keys the HMAC signatures of the thinking blocks the gateway
 	// creates. Use {env.NAME}. Without it a random key is made at load, and
 	// signatures stop verifying across restarts and instances.
@@ -173,6 +178,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		ThinkingHint:    h.ThinkingHint,
 		Models:          h.Models,
 		Signer:          providers.NewSigner([]byte(key)),
+		MaxEventSize:    int(h.MaxEventSize), // 0: the providers' default
 		Parse: thinkparse.Options{
 			Tags:              h.Tags,
 			MaxTagLen:         h.MaxTagLength,
@@ -195,6 +201,9 @@ func (h *Handler) Validate() error {
 	}
 	if h.MaxRequestBody < 0 {
 		return fmt.Errorf("max_request_body: must not be negative")
+	}
+	if h.MaxEventSize < 0 {
+		return fmt.Errorf("max_event_size: must not be negative")
 	}
 	if h.MaxTagLength < 0 {
 		return fmt.Errorf("max_tag_length: must not be negative")

@@ -23,10 +23,21 @@ type SSEDecoder struct {
 	shape *Shape
 	// MaxLine bounds one line; longer lines fail the stream. 0 means 16 MiB.
 	MaxLine int
+	// MaxEvent bounds the data of one event, all its data lines joined:
+	// an upstream that never ends its event would otherwise grow it for
+	// ever, one bounded line at a time. 0 means DefaultMaxEvent.
+	MaxEvent int
 }
+
+// DefaultMaxEvent is SSEDecoder.MaxEvent when unset: the largest line
+// already passes, so any honest event does.
+const DefaultMaxEvent = 16 << 20
 
 // ErrSSELineTooLong reports an upstream line over SSEDecoder.MaxLine.
 var ErrSSELineTooLong = &Error{Status: 502, Type: "api_error", Message: "upstream event-stream line too long"}
+
+// ErrSSEEventTooLarge reports an upstream event whose data passed SSEDecoder.MaxEvent.
+var ErrSSEEventTooLarge = &Error{Status: 502, Type: "api_error", Message: "upstream event-stream event too large"}
 
 // SSEHandler receives one dispatched event. Slices are valid only during the call.
 type SSEHandler func(event, data []byte) error
@@ -206,6 +217,21 @@ func (d *SSEDecoder) line(line []byte, borrowed bool, fn SSEHandler) error {
 	}
 	switch string(name) {
 	case "data":
+		size := len(value)
+		if d.hasData {
+			held := len(d.data)
+			if d.ref != nil {
+				held = len(d.ref)
+			}
+			size += 1 + held // the joining '\n'
+		}
+		max := d.MaxEvent
+		if max == 0 {
+			max = DefaultMaxEvent
+		}
+		if size > max {
+			return ErrSSEEventTooLarge
+		}
 		switch {
 		case !d.hasData && borrowed:
 			d.ref = value

@@ -222,6 +222,7 @@ type SplitStream struct {
 // NewSplitStream returns a translator writing to em.
 func NewSplitStream(x *providers.Exchange, em *providers.Emitter) *SplitStream {
 	s := &SplitStream{x: x, em: em, parser: thinkparse.New(x.Settings.Parse, em)}
+	s.dec.MaxEvent = x.Settings.MaxEventSize
 	s.onText, s.onEvent = s.textDelta, s.event
 	return s
 }

@@ -419,6 +419,7 @@ type Stream struct {
 func NewStream(x *providers.Exchange, em *providers.Emitter) *Stream {
 	em.MessageStart(x.MessageID, x.ClientModel, providers.Usage{})
 	s := &Stream{t: newTranslator(x, em)}
+	s.dec.MaxEvent = x.Settings.MaxEventSize
 	s.eventFn = s.event
 	return s
 }

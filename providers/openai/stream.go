@@ -56,6 +56,7 @@ var errNoDone = providers.APIError(http.StatusBadGateway,
 // follows in message_delta), so keepalive pings can follow right away.
 func NewStream(x *providers.Exchange, em *providers.Emitter) *Stream {
 	s := &Stream{scratch: make([]byte, 0, 512)}
+	s.dec.MaxEvent = x.Settings.MaxEventSize
 	s.t.init(x, em)
 	s.onEvent = s.event
 	s.onTop = s.topField
