@@ -439,10 +439,12 @@ func (s *SplitStream) unescaped(data []byte, key string) ([]byte, error) {
 
 // unescape decodes a raw JSON string body; without escapes it is v itself.
 func (s *SplitStream) unescape(v []byte) ([]byte, error) {
-	if cap(s.scratch) < len(v) {
-		s.scratch = make([]byte, len(v), 2*len(v))
+	if bytes.IndexByte(v, '\\') < 0 {
+		return v, nil
 	}
-	return jsonparser.Unescape(v, s.scratch[:len(v)])
+	t, err := providers.AppendUnescaped(s.scratch[:0], v)
+	s.scratch = t[:0]
+	return t, err
 }
 
 var errNotString = malformed("expected a string")

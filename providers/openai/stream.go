@@ -32,6 +32,8 @@ type Stream struct {
 	// not depend on how its input is split, and the emitter merges the
 	// deltas of one read anyway, so what the client gets is the same.
 	content []byte
+	// badString is set when a string of the chunk under way held a bad escape.
+	badString bool
 }
 
 // chunk holds the raw fields of one chunk, found in one pass per object
@@ -50,6 +52,10 @@ type chunk struct {
 // connection ended early, so the answer may be cut short.
 var errNoDone = providers.APIError(http.StatusBadGateway,
 	"upstream stream ended without [DONE]: the response is incomplete")
+
+// errBadString is a chunk whose strings do not decode: an escape JSON does
+// not define (a lone surrogate is not one: it decodes to U+FFFD).
+var errBadString = malformed("chunk holds a malformed string escape")
 
 // NewStream returns a translator writing to em. It sends message_start at
 // once (id x.MessageID, the client's model name, zero usage; the real usage
@@ -146,12 +152,18 @@ func (s *Stream) event(name, data []byte) error {
 	}
 	if len(name) == 0 && c.contentOnly() {
 		s.content = s.appendContent(s.content, c.content)
+		if s.badString {
+			return s.fail(errBadString)
+		}
 		s.shape.Record("", data, c.content)
 		return nil
 	}
 	s.flushContent() // the content before this chunk goes first
 	if len(c.choice) > 0 {
 		s.choice()
+		if s.badString {
+			return s.fail(errBadString)
+		}
 	}
 	if len(c.usage) > 0 {
 		s.t.usage = parseUsage(c.usage)
@@ -172,15 +184,18 @@ func (s *Stream) text(raw []byte, escaped bool) error {
 		return nil
 	}
 	s.content = s.appendContent(s.content, raw)
+	if s.badString {
+		return s.fail(errBadString)
+	}
 	return nil
 }
 
 // appendContent appends a raw JSON string's value; a string with a bad
-// escape comes out as it was sent, as unescape has it.
+// escape is noted (see unescape) and adds nothing.
 func (s *Stream) appendContent(dst, raw []byte) []byte {
 	out, err := providers.AppendUnescaped(dst, raw)
 	if err != nil {
-		return append(dst, raw...)
+		s.badString = true
 	}
 	return out
 }
@@ -292,18 +307,17 @@ func (s *Stream) toolCall(v []byte, typ jsonparser.ValueType, _ int, err error) 
 	s.t.toolDelta(index, ierr == nil, id, name, args)
 }
 
-// unescape returns a JSON string's value, valid until the next call; a
-// string with a bad escape comes out as it was sent.
+// unescape returns a JSON string's value, valid until the next call. A
+// string with an escape JSON does not define is noted in badString, and
+// the chunk then fails the stream: its text cannot be known.
 func (s *Stream) unescape(raw []byte) []byte {
 	if bytes.IndexByte(raw, '\\') < 0 {
 		return raw
 	}
-	if cap(s.scratch) < len(raw) {
-		s.scratch = make([]byte, 0, 2*len(raw))
-	}
-	out, err := jsonparser.Unescape(raw, s.scratch[:len(raw)])
+	out, err := providers.AppendUnescaped(s.scratch[:0], raw)
+	s.scratch = out[:0]
 	if err != nil {
-		return raw
+		s.badString = true
 	}
 	return out
 }
