@@ -345,7 +345,9 @@ func (s *SplitStream) event(name, data []byte) error {
 				data = d
 			}
 		}
-		s.em.MessageStartRaw(data)
+		if err := s.em.MessageStartRaw(data); err != nil {
+			return err
+		}
 		if u, _, _, err := jsonparser.Get(data, "message", "usage"); err == nil {
 			s.x.Usage = readUsage(u, s.x.Usage)
 		}
@@ -363,7 +365,7 @@ func (s *SplitStream) event(name, data []byte) error {
 			return nil
 		}
 		s.flushText()
-		s.em.RawBlockStart(block)
+		return s.em.RawBlockStart(block)
 	case "content_block_delta":
 		delta, _, _, err := jsonparser.Get(data, "delta")
 		if err != nil {
@@ -383,7 +385,7 @@ func (s *SplitStream) event(name, data []byte) error {
 			// parser has open; anything else is forwarded on the open block.
 			return nil
 		}
-		s.em.RawDelta(delta)
+		return s.em.RawDelta(delta)
 	case "content_block_stop":
 		if s.inText {
 			s.flushText()
@@ -394,7 +396,7 @@ func (s *SplitStream) event(name, data []byte) error {
 		if u, _, _, err := jsonparser.Get(data, "usage"); err == nil {
 			s.x.Usage = readUsage(u, s.x.Usage)
 		}
-		s.em.MessageDeltaRaw(data)
+		return s.em.MessageDeltaRaw(data)
 	case "message_stop":
 		s.flushText()
 		s.em.MessageStop()
@@ -402,13 +404,13 @@ func (s *SplitStream) event(name, data []byte) error {
 		s.em.Ping()
 	case "error":
 		s.flushText()
-		s.em.FailRaw(data)
+		return s.em.FailRaw(data)
 	default:
 		// Unknown events are forwarded as they are, for forward compatibility.
 		if typ, err := rawString(data, "type"); err != nil || !bytes.Equal(typ, name) || !json.Valid(data) {
 			return malformed(string(name) + " event whose data is not a JSON object of that type")
 		}
-		s.em.RawEvent(string(name), data)
+		return s.em.RawEvent(string(name), data)
 	}
 	return nil
 }
