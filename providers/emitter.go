@@ -162,6 +162,38 @@ func (e *Emitter) Text(p []byte) {
 	e.appendDelta(deltaText, p)
 }
 
+// Citation attaches a citation (the citation object of an Anthropic
+// citations_delta) to the answer's text block open now. With none open, a
+// text block opens for it: an upstream sends a citation just before the text
+// it supports, which then continues the same block. In collect mode the
+// citation joins the block's citations field.
+func (e *Emitter) Citation(citation []byte) error {
+	if e.finished {
+		return nil
+	}
+	if e.collect == nil {
+		var err error
+		if citation, err = e.frameable(citation); err != nil {
+			return err
+		}
+	}
+	if e.open != blockText {
+		e.openBlock(blockText)
+	}
+	if e.collect != nil {
+		c := e.collect.cur()
+		c.citations = append(c.citations, json.RawMessage(bytes.Clone(citation)))
+		return nil
+	}
+	b := append(e.Buf, deltaEventHead...)
+	b = e.appendIndex(b)
+	b = append(b, `,"delta":{"type":"citations_delta","citation":`...)
+	b = append(b, citation...)
+	e.Buf = append(b, "}}\n\n"...)
+	e.merge.kind = deltaNone
+	return nil
+}
+
 // ThinkingStart begins a thinking span. The block opens with the span's first
 // text, so an empty span leaves no block behind.
 func (e *Emitter) ThinkingStart(m *thinkparse.Meta) {

@@ -359,6 +359,9 @@ func (s *SplitStream) event(name, data []byte) error {
 		typ, _ := rawString(block, "type")
 		if string(typ) == "text" {
 			s.inText = true
+			if err := s.citations(block); err != nil {
+				return err
+			}
 			if t, err := s.unescaped(block, "text"); err == nil && len(t) > 0 {
 				s.parser.Write(t)
 			}
@@ -381,8 +384,17 @@ func (s *SplitStream) event(name, data []byte) error {
 				s.parser.Write(t)
 				return nil
 			}
-			// citations_delta and the like belong to the text block the
-			// parser has open; anything else is forwarded on the open block.
+			if string(typ) == "citations_delta" {
+				// The text before it has gone through the parser (above):
+				// it lands on the text block open for the text that follows.
+				c, _, _, err := jsonparser.Get(delta, "citation")
+				if err != nil {
+					return malformed("citations_delta without citation")
+				}
+				return s.em.Citation(c)
+			}
+			// A delta of a text block that is neither text nor a citation
+			// has no place on the blocks the text was split into: dropped.
 			return nil
 		}
 		return s.em.RawDelta(delta)
@@ -429,6 +441,17 @@ func (s *SplitStream) textDelta(raw []byte, escaped bool) error {
 	}
 	s.text = t
 	return nil
+}
+
+// citations hands the citations a text block starts with to the emitter.
+func (s *SplitStream) citations(block []byte) error {
+	var err error
+	_, _ = jsonparser.ArrayEach(block, func(c []byte, typ jsonparser.ValueType, _ int, _ error) {
+		if err == nil && typ == jsonparser.Object {
+			err = s.em.Citation(c)
+		}
+	}, "citations")
+	return err
 }
 
 func (s *SplitStream) unescaped(data []byte, key string) ([]byte, error) {
@@ -501,11 +524,17 @@ func SplitMessage(x *providers.Exchange, body []byte) ([]byte, error) {
 	parser := thinkparse.New(x.Settings.Parse, em)
 	for _, raw := range blocks {
 		var b struct {
-			Type string `json:"type"`
-			Text string `json:"text"`
+			Type      string            `json:"type"`
+			Text      string            `json:"text"`
+			Citations []json.RawMessage `json:"citations"`
 		}
 		_ = json.Unmarshal(raw, &b)
 		if b.Type == "text" {
+			// As in a stream, the citations come first and the text they
+			// support continues their block.
+			for _, c := range b.Citations {
+				_ = em.Citation(c)
+			}
 			parser.Write([]byte(b.Text))
 			parser.Close()
 			parser.Reset(em)
