@@ -2,6 +2,7 @@ package openai
 
 import (
 	"bytes"
+	"fmt"
 	"net/http"
 
 	"github.com/buger/jsonparser"
@@ -80,7 +81,24 @@ func (s *Stream) Write(p []byte) error {
 	}
 	err := s.dec.WriteShaped(p, &s.shape, s.onText, s.onEvent)
 	s.flushContent()
+	if err == nil && s.t.overflow {
+		err = s.failQueue()
+	}
 	return err
+}
+
+// failQueue ends a stream whose upstream sent more than the queue's bound
+// while a tool call's arguments were incomplete. What waited is dropped:
+// the open call is closed as it stands, then the error event follows.
+func (s *Stream) failQueue() error {
+	s.t.queue, s.t.qbuf = nil, nil
+	s.content = s.content[:0]
+	max := s.t.maxQueued
+	if max <= 0 {
+		max = DefaultMaxQueued
+	}
+	return s.fail(providers.APIError(http.StatusBadGateway, fmt.Sprintf(
+		"upstream sent more than %d bytes of other output while a tool call's arguments were incomplete", max)))
 }
 
 // flushContent hands the collected content to the translator.
@@ -104,6 +122,9 @@ func (s *Stream) Close() error {
 	if err != nil {
 		return err
 	}
+	if s.t.overflow {
+		return s.failQueue()
+	}
 	if s.t.done {
 		return nil
 	}
@@ -124,6 +145,9 @@ func (s *Stream) event(name, data []byte) error {
 	if s.t.done {
 		return nil
 	}
+	if s.t.overflow {
+		return s.failQueue()
+	}
 	data = bytes.TrimSpace(data)
 	if len(data) == 0 {
 		return nil
@@ -131,6 +155,9 @@ func (s *Stream) event(name, data []byte) error {
 	if data[0] != '{' {
 		if string(data) == "[DONE]" {
 			s.flushContent()
+			if s.t.overflow {
+				return s.failQueue()
+			}
 			s.t.finish()
 			return nil
 		}
