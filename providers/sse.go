@@ -121,9 +121,14 @@ func (d *SSEDecoder) Write(p []byte, fn SSEHandler) error {
 // shape.
 // The decoder forgets the shape at every event fn sees.
 func (d *SSEDecoder) WriteShaped(p []byte, shape *Shape, text func(raw []byte, escaped bool) error, fn SSEHandler) error {
+	// A matched event is one line and one event: it takes the fast path
+	// only well within both bounds, and the general path decides the rest.
 	max := d.MaxLine
 	if max == 0 {
 		max = 16 << 20
+	}
+	if d.MaxEvent > 0 && d.MaxEvent < max {
+		max = d.MaxEvent
 	}
 	for len(p) > 0 {
 		if d.idle() {
