@@ -84,6 +84,10 @@ type Emitter struct {
 	pendingConfidence float64
 	signature         []byte // foreign signature for the open thinking block
 	origin            Origin
+	// waiting are citations that came while no text block was open; they
+	// go on the next text block to open (see Citation).
+	waiting      [][]byte
+	waitingBytes int
 
 	// Stats for logs and metrics.
 	ThinkingBlocks int
@@ -163,10 +167,12 @@ func (e *Emitter) Text(p []byte) {
 }
 
 // Citation attaches a citation (the citation object of an Anthropic
-// citations_delta) to the answer's text block open now. With none open, a
-// text block opens for it: an upstream sends a citation just before the text
-// it supports, which then continues the same block. In collect mode the
-// citation joins the block's citations field.
+// citations_delta) to the answer's text. An upstream sends a citation just
+// before the text it supports: it goes on the text block open now, or, with
+// none open, waits for the next text block to open (the text that follows
+// may begin with a thinking span, which must not take it). FlushCitations
+// places citations still waiting. In collect mode the citation joins the
+// block's citations field.
 func (e *Emitter) Citation(citation []byte) error {
 	if e.finished {
 		return nil
@@ -178,12 +184,44 @@ func (e *Emitter) Citation(citation []byte) error {
 		}
 	}
 	if e.open != blockText {
-		e.openBlock(blockText)
+		e.waiting = append(e.waiting, bytes.Clone(citation))
+		e.waitingBytes += len(citation)
+		return nil
 	}
+	e.appendCitation(citation)
+	return nil
+}
+
+// WaitingCitations returns the size of the citations waiting for a text
+// block, for the caller to bound.
+func (e *Emitter) WaitingCitations() int { return e.waitingBytes }
+
+// FlushCitations puts the citations still waiting on a text block: the one
+// open, or a new one (which then holds no text).
+func (e *Emitter) FlushCitations() {
+	if len(e.waiting) == 0 || e.finished {
+		return
+	}
+	if e.open != blockText {
+		e.openBlock(blockText) // takes the waiting citations
+		return
+	}
+	e.releaseCitations()
+}
+
+// releaseCitations attaches the waiting citations to the open text block.
+func (e *Emitter) releaseCitations() {
+	for _, c := range e.waiting {
+		e.appendCitation(c)
+	}
+	e.waiting, e.waitingBytes = e.waiting[:0], 0
+}
+
+func (e *Emitter) appendCitation(citation []byte) {
 	if e.collect != nil {
 		c := e.collect.cur()
 		c.citations = append(c.citations, json.RawMessage(bytes.Clone(citation)))
-		return nil
+		return
 	}
 	b := append(e.Buf, deltaEventHead...)
 	b = e.appendIndex(b)
@@ -191,7 +229,6 @@ func (e *Emitter) Citation(citation []byte) error {
 	b = append(b, citation...)
 	e.Buf = append(b, "}}\n\n"...)
 	e.merge.kind = deltaNone
-	return nil
 }
 
 // ThinkingStart begins a thinking span. The block opens with the span's first
@@ -529,6 +566,9 @@ func (e *Emitter) openBlock(kind blockKind) {
 			c.thoughtType = string(e.pendingMeta)
 			c.confidence = e.pendingConfidence
 		}
+		if kind == blockText && len(e.waiting) > 0 {
+			e.releaseCitations()
+		}
 		return
 	}
 	b := e.startEvent()
@@ -544,6 +584,9 @@ func (e *Emitter) openBlock(kind blockKind) {
 	}
 	e.Buf = append(b, "}\n\n"...)
 	e.merge.kind = deltaNone
+	if kind == blockText && len(e.waiting) > 0 {
+		e.releaseCitations()
+	}
 }
 
 func (e *Emitter) appendMeta(b []byte) []byte {

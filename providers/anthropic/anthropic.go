@@ -261,8 +261,26 @@ func (s *SplitStream) flushText() {
 	if s.inText {
 		s.parser.Close()
 		s.parser.Reset(s.em)
+		s.em.FlushCitations() // none stays behind its upstream block
 		s.inText = false
 	}
+}
+
+// citation hands one citation to the emitter. Citations waiting for a text
+// block are bounded like an event: past max_event_size they are placed at
+// once rather than held.
+func (s *SplitStream) citation(c []byte) error {
+	if err := s.em.Citation(c); err != nil {
+		return err
+	}
+	max := s.x.Settings.MaxEventSize
+	if max <= 0 {
+		max = providers.DefaultMaxEvent
+	}
+	if s.em.WaitingCitations() > max {
+		s.em.FlushCitations()
+	}
+	return nil
 }
 
 // textDeltaPrefix and textDeltaMiddle frame the text of a text_delta event
@@ -385,13 +403,12 @@ func (s *SplitStream) event(name, data []byte) error {
 				return nil
 			}
 			if string(typ) == "citations_delta" {
-				// The text before it has gone through the parser (above):
-				// it lands on the text block open for the text that follows.
+				// The text before it has gone through the parser (above).
 				c, _, _, err := jsonparser.Get(delta, "citation")
 				if err != nil {
 					return malformed("citations_delta without citation")
 				}
-				return s.em.Citation(c)
+				return s.citation(c)
 			}
 			// A delta of a text block that is neither text nor a citation
 			// has no place on the blocks the text was split into: dropped.
@@ -448,7 +465,7 @@ func (s *SplitStream) citations(block []byte) error {
 	var err error
 	_, _ = jsonparser.ArrayEach(block, func(c []byte, typ jsonparser.ValueType, _ int, _ error) {
 		if err == nil && typ == jsonparser.Object {
-			err = s.em.Citation(c)
+			err = s.citation(c)
 		}
 	}, "citations")
 	return err
@@ -530,14 +547,15 @@ func SplitMessage(x *providers.Exchange, body []byte) ([]byte, error) {
 		}
 		_ = json.Unmarshal(raw, &b)
 		if b.Type == "text" {
-			// As in a stream, the citations come first and the text they
-			// support continues their block.
+			// As in a stream, the citations come first and go on the
+			// first text block made of the text.
 			for _, c := range b.Citations {
 				_ = em.Citation(c)
 			}
 			parser.Write([]byte(b.Text))
 			parser.Close()
 			parser.Reset(em)
+			em.FlushCitations()
 			em.CloseBlock()
 			continue
 		}

@@ -33,3 +33,62 @@ func TestEventBoundOnFastPath(t *testing.T) {
 		}
 	}
 }
+
+// TestCitationBeforeThinking: a citation followed by a thinking span in
+// the same upstream text block goes on the text after the span, never on
+// an empty text block of its own; streamed and not.
+func TestCitationBeforeThinking(t *testing.T) {
+	const cite = `{"type":"web_search_result_location","url":"https://example.com","title":"E","encrypted_index":"Eo8B","cited_text":"cited"}`
+	upstream := shapeStart + f(shapeText, 0) +
+		"event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"citations_delta\",\"citation\":" + cite + "}}\n\n" +
+		f(shapeDelta, 0, "<thinking>check</thinking>The cited sentence.") + f(shapeStop, 0) + shapeEnd
+	settings := &providers.Settings{SplitTags: true}
+	x := providers.NewExchange(settings, &providers.Request{Model: "m"}, nil, nil)
+	em := providers.NewEmitter(providers.FormThinking, nil)
+	s := NewSplitStream(x, em)
+	if err := s.Write([]byte(upstream)); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	want := "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":1,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n" +
+		"event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":1,\"delta\":{\"type\":\"citations_delta\",\"citation\":" + cite + "}}\n\n" +
+		"event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":1,\"delta\":{\"type\":\"text_delta\",\"text\":\"The cited sentence.\"}}\n\n" +
+		"event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":1}\n\n"
+	out := string(em.Buf)
+	if !strings.Contains(out, want) || strings.Count(out, "citations_delta") != 1 || !strings.Contains(out, `"index":0,"content_block":{"type":"thinking"`) {
+		t.Errorf("stream:\n%s", out)
+	}
+
+	body := `{"id":"m","type":"message","role":"assistant","model":"m","content":[{"type":"text","text":"<thinking>check</thinking>The cited sentence.","citations":[` + cite + `]}],"stop_reason":"end_turn"}`
+	got, err := SplitMessage(providers.NewExchange(settings, &providers.Request{Model: "m"}, nil, nil), []byte(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(got), `{"type":"text","text":"The cited sentence.","citations":[`+cite+`]}]`) || strings.Count(string(got), "citations") != 1 {
+		t.Errorf("message: %s", got)
+	}
+}
+
+// TestWaitingCitationsBounded: citations that wait for a text block (here
+// inside a thinking span that never ends) are bounded by max_event_size:
+// past it they are placed at once instead of held.
+func TestWaitingCitationsBounded(t *testing.T) {
+	const cite = `{"type":"web_search_result_location","url":"https://example.com","title":"E","encrypted_index":"Eo8B","cited_text":"cited"}`
+	x := providers.NewExchange(&providers.Settings{SplitTags: true, MaxEventSize: 300}, &providers.Request{Model: "m"}, nil, nil)
+	em := providers.NewEmitter(providers.FormThinking, nil)
+	s := NewSplitStream(x, em)
+	if err := s.Write([]byte(shapeStart + f(shapeText, 0) + f(shapeDelta, 0, "<thinking>long"))); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 10 {
+		err := s.Write([]byte("event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"citations_delta\",\"citation\":" + cite + "}}\n\n"))
+		if err != nil || em.WaitingCitations() > 300 {
+			t.Fatalf("citation %d: %v, %d bytes waiting", i, err, em.WaitingCitations())
+		}
+	}
+	if n := strings.Count(string(em.Buf), "citations_delta"); n < 9 {
+		t.Errorf("%d citations placed, want at least 9:\n%s", n, em.Buf)
+	}
+}
