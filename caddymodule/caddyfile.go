@@ -46,6 +46,7 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //	    keepalive        <duration>|off   # ping when the upstream is silent this long (default 10s)
 //	    max_request_body <size>           # default 32MiB
 //	    request_body_timeout <duration>   # time to read the request body (default 30s)
+//	    max_event_size   <size>           # largest upstream stream event, default 16MiB
 //	    client_keys      <key>...         # clients must present one of these; use {env.NAME}
 //	    client_keys_file <path>           # more client keys, one per line
 //	    signing_key      <secret>         # key of the gateway's thinking-block signatures
@@ -176,6 +177,15 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 				return d.Errf("request_body_timeout: %q is not a positive duration; write e.g. 30s or 2m", v)
 			}
 			h.RequestBodyTimeout = caddy.Duration(dur)
+		case "max_event_size":
+			n, err := parseSize(d)
+			if err != nil {
+				return err
+			}
+			if n <= 0 || n > 1<<30 {
+				return d.Errf("max_event_size: must be between 1B and 1GiB")
+			}
+			h.MaxEventSize = n
 		case "client_keys":
 			keys := d.RemainingArgs()
 			if len(keys) == 0 {

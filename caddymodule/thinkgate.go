@@ -86,6 +86,11 @@ type Handler struct {
 	// Default 30s.
 	RequestBodyTimeout caddy.Duration `json:"request_body_timeout,omitempty"`
 
+	// MaxEventSize caps one event of an upstream's event stream, all its
+	// data lines joined, in bytes; a larger event ends the stream with an
+	// error event. Default 16 MiB.
+	MaxEventSize int64 `json:"max_event_size,omitempty"`
+
 	// SigningKey keys the HMAC signatures of the thinking blocks the gateway
 	// creates. Use {env.NAME}. Without it the gateway generates a key once
 	// and keeps it in Caddy's storage (thinkgate/signing_key), so that it
@@ -209,6 +214,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		ThinkingHint:    h.ThinkingHint,
 		Models:          h.Models,
 		Signer:          signer,
+		MaxEventSize:    int(h.MaxEventSize), // 0: the providers' default
 		Parse: thinkparse.Options{
 			Tags:              h.Tags,
 			MaxTagLen:         h.MaxTagLength,
@@ -234,6 +240,9 @@ func (h *Handler) Validate() error {
 	}
 	if h.RequestBodyTimeout < 0 {
 		return fmt.Errorf("request_body_timeout: must not be negative")
+	}
+	if h.MaxEventSize < 0 {
+		return fmt.Errorf("max_event_size: must not be negative")
 	}
 	if h.MaxTagLength < 0 {
 		return fmt.Errorf("max_tag_length: must not be negative")

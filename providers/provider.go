@@ -74,6 +74,9 @@ type Settings struct {
 	Models []ModelRule
 	// Signer signs the thinking blocks the gateway creates.
 	Signer *Signer
+	// MaxEventSize bounds one upstream event-stream event (its data lines
+	// joined); 0 means DefaultMaxEvent.
+	MaxEventSize int
 }
 
 // DefaultThinkingHint is seed 003's hint; {budget} becomes the budget.
