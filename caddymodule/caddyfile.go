@@ -36,7 +36,7 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //	    api_key          <key>            # upstream credential; use {env.NAME}
 //	    model            <from> <to>      # rename models; <from> may be a glob; repeatable
 //	    split_tags       [on|off]         # split inline <thinking> tags into thinking blocks
-//	    thinking_block   thinking|text    # Anthropic thinking blocks (default) or seed-000 text blocks
+//	    thinking_block   thinking|text    # Anthropic thinking blocks (default) or text blocks
 //	    tags             <name>...        # tag names to recognise, default: thinking
 //	    start_in_thinking [on|off]        # output starts inside a span the template opened
 //	    parse_in_code_fences [on|off]     # also split tags inside ``` fences of the answer

@@ -44,7 +44,7 @@ type Handler struct {
 	SplitTags *bool `json:"split_tags,omitempty"`
 
 	// ThinkingBlock is "thinking" (Anthropic thinking blocks, the default) or
-	// "text" (every span its own text block, the seed-000 form).
+	// "text" (every span its own text block; see docs/thinking.md).
 	ThinkingBlock string `json:"thinking_block,omitempty"`
 
 	// Tags are the tag names recognised, default ["thinking"].

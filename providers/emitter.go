@@ -17,7 +17,7 @@ const (
 	// FormThinking: Anthropic thinking blocks with thinking_delta and one
 	// signature_delta (the default).
 	FormThinking BlockForm = iota
-	// FormText: every span its own text block (seed 000's form).
+	// FormText: every span its own text block (the text form of docs/thinking.md).
 	FormText
 )
 

@@ -79,7 +79,7 @@ type Settings struct {
 	MaxEventSize int
 }
 
-// DefaultThinkingHint is seed 003's hint; {budget} becomes the budget.
+// DefaultThinkingHint is the hint of docs/thinking.md; {budget} becomes the budget.
 const DefaultThinkingHint = "<thinking_mode>interleaved</thinking_mode><max_thinking_length>{budget}</max_thinking_length>"
 
 // DefaultHintBudget is the hint's length when the request sets no budget.

@@ -20,7 +20,7 @@ import (
 //   - functionCall parts → a tool_use block, its signature and Gemini call id
 //     packed into the tool_use id (toolid.go);
 //   - a signature on an empty part belongs to the thinking block it follows,
-//     or else to the next thought or function call (seed 003);
+//     or else to the next thought or function call;
 //   - usageMetadata holds running totals: the latest wins;
 //   - finishReason decides stop_reason when the body ends.
 //

@@ -1,7 +1,7 @@
 // Package openai is the provider for OpenAI-compatible Chat Completions
 // upstreams (OpenAI, DeepSeek, vLLM, OpenRouter, Ollama, LM Studio …).
 //
-// Three stages, after seed 003 §3.1: the Anthropic request becomes a Chat
+// Three stages (docs/providers/openai.md): the Anthropic request becomes a Chat
 // Completions request (with the thinking hint appended to the system prompt
 // when thinking is on, and history thinking blocks sent back as tags or as
 // reasoning_content); the upstream's chunks become Anthropic events, with
