@@ -18,13 +18,13 @@ import (
 	"github.com/thinkgate/thinkgate/internal/testgw"
 )
 
-// seed000 is seed 000's model output: intro text, a thinking span, the answer.
-const seed000 = caddymodule.DemoText
+// demoText is the demo upstream's answer: intro text, a thinking span, the answer.
+const demoText = caddymodule.DemoText
 
 const (
-	seed000Intro    = "I need to answer the user's question about the first three letters of the alphabet. "
-	seed000Thinking = "Step 1: Identify the user's core question. The user wants the first 3 letters of the English alphabet. Step 2: Recall the sequence of the alphabet. It starts with A, B, C. Step 3: Formulate the final answer."
-	seed000Answer   = "The first three letters of the alphabet are A, B, and C."
+	demoIntro    = "I need to answer the user's question about the first three letters of the alphabet. "
+	demoThinking = "Step 1: Identify the user's core question. The user wants the first 3 letters of the English alphabet. Step 2: Recall the sequence of the alphabet. It starts with A, B, C. Step 3: Formulate the final answer."
+	demoAnswer   = "The first three letters of the alphabet are A, B, and C."
 )
 
 // anthropicUpstream streams text as an Anthropic-format upstream would: one
@@ -70,24 +70,24 @@ func userParams(stream bool) anthropic.MessageNewParams {
 
 const requestJSON = `{"model":"claude-test","max_tokens":1024,"stream":true,"messages":[{"role":"user","content":"What are the first three letters of the alphabet?"}]}`
 
-// TestSeed000ThinkingMode: seed 000's output in small chunks comes out as a
+// TestDemoThinkingMode: the demo answer in small chunks comes out as a
 // text block, a thinking block with one signature, and a text block; the
 // official SDK accumulates it without error.
-func TestSeed000ThinkingMode(t *testing.T) {
-	up := streamingUpstream(t, anthropicStream(seed000, 3), 7)
+func TestDemoThinkingMode(t *testing.T) {
+	up := streamingUpstream(t, anthropicStream(demoText, 3), 7)
 	gw := testgw.Start(t, testgw.SlotRoot, site("anthropic", "\tsplit_tags", up))
 
 	msg, _ := gw.Stream(userParams(true))
 	if len(msg.Content) != 3 {
 		t.Fatalf("got %d blocks, want 3: %+v", len(msg.Content), msg.Content)
 	}
-	if b := msg.Content[0]; b.Type != "text" || b.Text != seed000Intro {
+	if b := msg.Content[0]; b.Type != "text" || b.Text != demoIntro {
 		t.Errorf("block 0 = %s %q", b.Type, b.Text)
 	}
-	if b := msg.Content[1]; b.Type != "thinking" || b.Thinking != seed000Thinking || !strings.HasPrefix(b.Signature, "tg1t.") {
+	if b := msg.Content[1]; b.Type != "thinking" || b.Thinking != demoThinking || !strings.HasPrefix(b.Signature, "tg1t.") {
 		t.Errorf("block 1 = %s %q sig %q", b.Type, b.Thinking, b.Signature)
 	}
-	if b := msg.Content[2]; b.Type != "text" || b.Text != seed000Answer {
+	if b := msg.Content[2]; b.Type != "text" || b.Text != demoAnswer {
 		t.Errorf("block 2 = %s %q", b.Type, b.Text)
 	}
 	if msg.StopReason != "end_turn" || msg.Usage.InputTokens != 21 || msg.Usage.OutputTokens != 87 || msg.ID != "msg_up1" {
@@ -104,24 +104,24 @@ func TestSeed000ThinkingMode(t *testing.T) {
 		"message_start",
 		"ping",
 		`content_block_start 0 {"type":"text","text":""}`,
-		`text_delta 0 "` + seed000Intro + `"`,
+		`text_delta 0 "` + demoIntro + `"`,
 		"content_block_stop 0",
 		`content_block_start 1 {"type":"thinking","thinking":""}`,
-		`thinking_delta 1 "` + seed000Thinking + `"`,
+		`thinking_delta 1 "` + demoThinking + `"`,
 		`signature_delta 1 "` + msg.Content[1].Signature + `"`,
 		"content_block_stop 1",
 		`content_block_start 2 {"type":"text","text":""}`,
-		`text_delta 2 "` + seed000Answer + `"`,
+		`text_delta 2 "` + demoAnswer + `"`,
 		"content_block_stop 2",
 		"message_delta end_turn",
 		"message_stop",
 	})
 }
 
-// TestSeed000TextMode: thinking_block text gives seed 000's exact form, every
+// TestDemoTextMode: thinking_block text gives the text form of docs/thinking.md, every
 // span a text block with indexes 0, 1, 2.
-func TestSeed000TextMode(t *testing.T) {
-	up := streamingUpstream(t, anthropicStream(seed000, 5), 11)
+func TestDemoTextMode(t *testing.T) {
+	up := streamingUpstream(t, anthropicStream(demoText, 5), 11)
 	gw := testgw.Start(t, testgw.SlotRoot, site("anthropic", "\tsplit_tags\n\tthinking_block text", up))
 
 	res := gw.Post("/v1/messages", requestJSON)
@@ -131,31 +131,31 @@ func TestSeed000TextMode(t *testing.T) {
 		"message_start",
 		"ping",
 		`content_block_start 0 {"type":"text","text":""}`,
-		`text_delta 0 "` + seed000Intro + `"`,
+		`text_delta 0 "` + demoIntro + `"`,
 		"content_block_stop 0",
 		`content_block_start 1 {"type":"text","text":""}`,
-		`text_delta 1 "` + seed000Thinking + `"`,
+		`text_delta 1 "` + demoThinking + `"`,
 		"content_block_stop 1",
 		`content_block_start 2 {"type":"text","text":""}`,
-		`text_delta 2 "` + seed000Answer + `"`,
+		`text_delta 2 "` + demoAnswer + `"`,
 		"content_block_stop 2",
 		"message_delta end_turn",
 		"message_stop",
 	})
 	msg, _ := gw.Stream(userParams(true))
-	if len(msg.Content) != 3 || msg.Content[1].Type != "text" || msg.Content[1].Text != seed000Thinking {
+	if len(msg.Content) != 3 || msg.Content[1].Type != "text" || msg.Content[1].Text != demoThinking {
 		t.Errorf("SDK message: %+v", msg.Content)
 	}
 }
 
 // TestStreamGolden pins the exact bytes of a split stream, deltas and all.
 func TestStreamGolden(t *testing.T) {
-	up := streamingUpstream(t, anthropicStream(seed000, 40), 64)
+	up := streamingUpstream(t, anthropicStream(demoText, 40), 64)
 	gw := testgw.Start(t, testgw.SlotRoot, site("anthropic", "\tsplit_tags", up))
 	_, body := gw.PostRead("/v1/messages", requestJSON)
 	// Delta boundaries follow how the upstream's bytes were read; the
 	// events and their content do not.
-	golden.Bytes(t, "seed000_thinking.sse", ssetest.Coalesce([]byte(body)))
+	golden.Bytes(t, "demo_thinking.sse", ssetest.Coalesce([]byte(body)))
 }
 
 // TestMultibyte: CJK and emoji around and inside spans survive any split of
@@ -213,7 +213,7 @@ func TestPassthroughBlocksRenumbered(t *testing.T) {
 // TestNonStreamingSplit: a non-streaming Message is split the same way, all
 // other fields kept.
 func TestNonStreamingSplit(t *testing.T) {
-	upBody := `{"id":"msg_up3","type":"message","role":"assistant","model":"up-model","content":[{"type":"text","text":` + mustJSON(seed000) + `}],"stop_reason":"end_turn","stop_sequence":null,"usage":{"input_tokens":21,"output_tokens":87}}`
+	upBody := `{"id":"msg_up3","type":"message","role":"assistant","model":"up-model","content":[{"type":"text","text":` + mustJSON(demoText) + `}],"stop_reason":"end_turn","stop_sequence":null,"usage":{"input_tokens":21,"output_tokens":87}}`
 	up := testgw.NewUpstream(t, func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		w.Header().Set("Content-Length", fmt.Sprint(len(upBody)))
@@ -225,7 +225,7 @@ func TestNonStreamingSplit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(msg.Content) != 3 || msg.Content[0].Text != seed000Intro || msg.Content[1].Thinking != seed000Thinking || msg.Content[2].Text != seed000Answer {
+	if len(msg.Content) != 3 || msg.Content[0].Text != demoIntro || msg.Content[1].Thinking != demoThinking || msg.Content[2].Text != demoAnswer {
 		t.Fatalf("content: %+v", msg.Content)
 	}
 	if msg.ID != "msg_up3" || msg.Usage.OutputTokens != 87 {
@@ -236,7 +236,7 @@ func TestNonStreamingSplit(t *testing.T) {
 // TestPassthroughUntouched: without split_tags the upstream's bytes reach
 // the client unchanged, and the request body reaches the upstream unchanged.
 func TestPassthroughUntouched(t *testing.T) {
-	body := anthropicStream(seed000, 4)
+	body := anthropicStream(demoText, 4)
 	up := streamingUpstream(t, body, 16)
 	gw := testgw.Start(t, testgw.SlotRoot, site("anthropic", "\tapi_key upstream-key", up))
 	reqBody := `{"model":"claude-test","max_tokens":1024,"stream":true,"unknown_field":{"kept":true},"messages":[{"role":"user","content":"hi"}]}`
@@ -262,7 +262,7 @@ func TestPassthroughUntouched(t *testing.T) {
 // TestBadInput: bad JSON, missing messages and oversize bodies get
 // Anthropic-shaped errors, and never reach the upstream.
 func TestBadInput(t *testing.T) {
-	up := streamingUpstream(t, anthropicStream(seed000, 4), 16)
+	up := streamingUpstream(t, anthropicStream(demoText, 4), 16)
 	gw := testgw.Start(t, testgw.SlotRoot, site("anthropic", "\tsplit_tags\n\tmax_request_body 2KiB", up))
 	cases := []struct {
 		name, body string
@@ -304,13 +304,13 @@ func TestConfigErrors(t *testing.T) {
 
 // TestHTTPS: the gateway works over the TLS listener (tls internal).
 func TestHTTPS(t *testing.T) {
-	up := streamingUpstream(t, anthropicStream(seed000, 6), 10)
+	up := streamingUpstream(t, anthropicStream(demoText, 6), 10)
 	p := testgw.PortsFor(testgw.SlotRoot)
 	cfg := testgw.Preamble(p) + fmt.Sprintf("https://localhost:%d {\n\ttls internal\n%s\n}\n", p.HTTPS, site("anthropic", "\tsplit_tags", up))
 	gw := testgw.StartConfig(t, testgw.SlotRoot, cfg)
 	gw.URL = fmt.Sprintf("https://localhost:%d", p.HTTPS)
 	msg, _ := gw.Stream(userParams(true), optionHTTPClient(gw))
-	if len(msg.Content) != 3 || msg.Content[1].Thinking != seed000Thinking {
+	if len(msg.Content) != 3 || msg.Content[1].Thinking != demoThinking {
 		t.Fatalf("content: %+v", msg.Content)
 	}
 }
@@ -318,10 +318,10 @@ func TestHTTPS(t *testing.T) {
 // TestEncode: inside encode, a gzip-accepting client gets the translated
 // stream compressed, and the gateway never parses compressed upstream bytes.
 func TestEncode(t *testing.T) {
-	up := streamingUpstream(t, anthropicStream(seed000, 6), 10)
+	up := streamingUpstream(t, anthropicStream(demoText, 6), 10)
 	gw := testgw.Start(t, testgw.SlotRoot, "encode gzip\n"+site("anthropic", "\tsplit_tags", up))
 	msg, _ := gw.Stream(userParams(true))
-	if len(msg.Content) != 3 || msg.Content[1].Thinking != seed000Thinking {
+	if len(msg.Content) != 3 || msg.Content[1].Thinking != demoThinking {
 		t.Fatalf("content: %+v", msg.Content)
 	}
 	if ae := up.Last(t).Header.Get("Accept-Encoding"); ae != "" && ae != "gzip" {
@@ -336,7 +336,7 @@ func mustJSON(s string) string {
 
 // TestJSONConfig: the JSON form of the handler works as the Caddyfile does.
 func TestJSONConfig(t *testing.T) {
-	up := streamingUpstream(t, anthropicStream(seed000, 8), 16)
+	up := streamingUpstream(t, anthropicStream(demoText, 8), 16)
 	p := testgw.PortsFor(testgw.SlotRoot)
 	cfg := fmt.Sprintf(`{
 	"admin": {"listen": "localhost:%d"},
@@ -362,7 +362,7 @@ func TestJSONConfig(t *testing.T) {
 }`, p.Admin, p.HTTP, p.HTTP, up.Addr())
 	tester := testgw.StartJSON(t, testgw.SlotRoot, cfg)
 	msg, _ := tester.Stream(userParams(true))
-	if len(msg.Content) != 3 || msg.Content[1].Type != "text" || msg.Content[1].Text != seed000Thinking {
+	if len(msg.Content) != 3 || msg.Content[1].Type != "text" || msg.Content[1].Text != demoThinking {
 		t.Fatalf("content: %+v", msg.Content)
 	}
 }
@@ -389,13 +389,13 @@ func TestCaddyfileExample(t *testing.T) {
 	).Replace(string(raw))
 	gw := testgw.StartConfig(t, testgw.SlotRoot, cfg)
 	msg, _ := gw.Stream(userParams(true))
-	if len(msg.Content) != 3 || msg.Content[0].Text != seed000Intro || msg.Content[1].Thinking != seed000Thinking || msg.Content[2].Text != seed000Answer {
+	if len(msg.Content) != 3 || msg.Content[0].Text != demoIntro || msg.Content[1].Thinking != demoThinking || msg.Content[2].Text != demoAnswer {
 		t.Fatalf("content: %+v", msg.Content)
 	}
 	gw.URL = fmt.Sprintf("https://localhost:%d", p.HTTPS)
 	client := gw.Client(optionHTTPClient(gw))
 	m, err := client.Messages.New(t.Context(), userParams(false))
-	if err != nil || len(m.Content) != 3 || m.Content[1].Thinking != seed000Thinking {
+	if err != nil || len(m.Content) != 3 || m.Content[1].Thinking != demoThinking {
 		t.Fatalf("non-streaming over HTTPS: %v %+v", err, m)
 	}
 }

@@ -36,7 +36,7 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //	    api_key          <key>            # upstream credential; use {env.NAME}
 //	    model            <from> <to>      # rename models; <from> may be a glob; repeatable
 //	    split_tags       [on|off]         # split inline <thinking> tags into thinking blocks
-//	    thinking_block   thinking|text    # Anthropic thinking blocks (default) or seed-000 text blocks
+//	    thinking_block   thinking|text    # Anthropic thinking blocks (default) or text blocks
 //	    tags             <name>...        # tag names to recognise, default: thinking
 //	    start_in_thinking [on|off]        # output starts inside a span the template opened
 //	    parse_in_code_fences [on|off]     # also split tags inside ``` fences of the answer
@@ -46,10 +46,13 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //	    keepalive        <duration>|off   # ping when the upstream is silent this long (default 10s)
 //	    max_request_body <size>           # default 32MiB
 //	    request_body_timeout <duration>   # time to read the request body (default 30s)
+//	    max_event_size   <size>           # largest upstream stream event, default 16MiB
 //	    client_keys      <key>...         # clients must present one of these; use {env.NAME}
 //	    client_keys_file <path>           # more client keys, one per line
 //	    signing_key      <secret>         # key of the gateway's thinking-block signatures
 //	    previous_signing_keys <secret>... # keys that still verify, not sign (rotation)
+//	    upstream_idle_timeout <duration>|off  # end a stream whose upstream is silent this long (default 5m)
+//	    forward_rate_limit_headers [on|off]   # pass the upstream's rate-limit headers (default off)
 //	    <provider options>
 //	}
 //
@@ -150,24 +153,11 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			}
 			h.Models = append(h.Models, providers.ModelRule{From: args[0], To: args[1]})
 		case "keepalive":
-			if !d.NextArg() {
-				return missingArg(d)
+			v, err := parseDurationOrOff(d)
+			if err != nil {
+				return err
 			}
-			if d.Val() == "off" {
-				h.Keepalive = caddy.Duration(-1)
-			} else {
-				dur, err := caddy.ParseDuration(d.Val())
-				if err != nil {
-					return d.Errf("keepalive: %v", err)
-				}
-				if dur <= 0 {
-					return d.Errf("keepalive: must be positive or off")
-				}
-				h.Keepalive = caddy.Duration(dur)
-			}
-			if d.NextArg() {
-				return d.ArgErr()
-			}
+			h.Keepalive = v
 		case "max_request_body":
 			n, err := parseSize(d)
 			if err != nil {
@@ -187,6 +177,15 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 				return d.Errf("request_body_timeout: %q is not a positive duration; write e.g. 30s or 2m", v)
 			}
 			h.RequestBodyTimeout = caddy.Duration(dur)
+		case "max_event_size":
+			n, err := parseSize(d)
+			if err != nil {
+				return err
+			}
+			if n <= 0 || n > 1<<30 {
+				return d.Errf("max_event_size: must be between 1B and 1GiB")
+			}
+			h.MaxEventSize = n
 		case "client_keys":
 			keys := d.RemainingArgs()
 			if len(keys) == 0 {
@@ -199,6 +198,18 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 				return err
 			}
 			h.ClientKeysFile = v
+		case "upstream_idle_timeout":
+			d, err := parseDurationOrOff(d)
+			if err != nil {
+				return err
+			}
+			h.UpstreamIdleTimeout = d
+		case "forward_rate_limit_headers":
+			v, err := parseOnOff(d, true)
+			if err != nil {
+				return err
+			}
+			h.ForwardRateLimitHeaders = v
 		case "signing_key":
 			v, err := ParseStringOption(d)
 			if err != nil {
@@ -285,3 +296,23 @@ func ParseStringOption(d *caddyfile.Dispenser) (string, error) {
 
 // Interface guards
 var _ caddyfile.Unmarshaler = (*Handler)(nil)
+
+// parseDurationOrOff reads a positive duration or "off" (stored as -1).
+func parseDurationOrOff(d *caddyfile.Dispenser) (caddy.Duration, error) {
+	opt := d.Val()
+	if !d.NextArg() {
+		return 0, missingArg(d)
+	}
+	v := caddy.Duration(-1)
+	if d.Val() != "off" {
+		dur, err := caddy.ParseDuration(d.Val())
+		if err != nil || dur <= 0 {
+			return 0, d.Errf("%s: %q is not a positive duration or off; write e.g. 30s, 5m or off", opt, d.Val())
+		}
+		v = caddy.Duration(dur)
+	}
+	if d.NextArg() {
+		return 0, d.ArgErr()
+	}
+	return v, nil
+}

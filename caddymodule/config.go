@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path"
+	"reflect"
 	"sort"
 	"strings"
 
@@ -20,7 +21,7 @@ var handlerOptions = []string{
 	"split_tags", "thinking_block", "tags", "start_in_thinking", "parse_in_code_fences",
 	"max_tag_length", "default_thinking", "thinking_hint", "model", "keepalive",
 	"max_request_body", "request_body_timeout", "client_keys", "client_keys_file",
-	"signing_key", "previous_signing_keys",
+	"max_event_size", "signing_key", "previous_signing_keys", "upstream_idle_timeout", "forward_rate_limit_headers",
 }
 
 // providerNames lists the registered providers, for errors that name a
@@ -48,9 +49,11 @@ func checkProviderName(name string) error {
 }
 
 // UnknownOption is the error for an option neither the handler nor the
-// provider takes; own are the provider's options. It names the closest
-// option, if one is near, and lists them all.
-func UnknownOption(d *caddyfile.Dispenser, provider string, own ...string) error {
+// provider takes; module is the provider's guest module, whose JSON fields
+// are its options. It names the closest option, if one is near, and lists
+// them all.
+func UnknownOption(d *caddyfile.Dispenser, provider string, module any) error {
+	own := optionNames(module)
 	all := append(append([]string(nil), own...), handlerOptions...)
 	msg := fmt.Sprintf("thinkgate %s: unknown option '%s'", provider, d.Val())
 	if c := closest(d.Val(), all); c != "" {
@@ -59,6 +62,20 @@ func UnknownOption(d *caddyfile.Dispenser, provider string, own ...string) error
 	msg += "; the " + provider + " options are " + strings.Join(own, ", ") +
 		", and every provider takes " + strings.Join(handlerOptions, ", ")
 	return d.Err(msg)
+}
+
+// optionNames lists the Caddyfile options of a provider module: its JSON
+// field names, which its Caddyfile subdirectives share.
+func optionNames(module any) []string {
+	var names []string
+	t := reflect.Indirect(reflect.ValueOf(module)).Type()
+	for i := 0; i < t.NumField(); i++ {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		if name != "" && name != "-" {
+			names = append(names, name)
+		}
+	}
+	return names
 }
 
 // closest returns the candidate within a small edit distance of s, or "".

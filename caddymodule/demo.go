@@ -21,7 +21,7 @@ func init() {
 	httpcaddyfile.RegisterDirectiveOrder("thinkgate_demo", httpcaddyfile.Before, "reverse_proxy")
 }
 
-// DemoText is the demo upstream's answer: seed 000's example output, a model
+// DemoText is the demo upstream's answer: the example of docs/thinking.md, a model
 // that writes its reasoning between <thinking> tags.
 const DemoText = "I need to answer the user's question about the first three letters of the alphabet. " +
 	"<thinking>Step 1: Identify the user's core question. The user wants the first 3 letters of the English alphabet. " +

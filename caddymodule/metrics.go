@@ -3,6 +3,7 @@ package caddymodule
 import (
 	"errors"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -16,6 +17,7 @@ var metrics = struct {
 	requests        *prometheus.CounterVec
 	streamDuration  *prometheus.HistogramVec
 	timeToFirstByte *prometheus.HistogramVec
+	timeToContent   *prometheus.HistogramVec
 	thinkingBlocks  *prometheus.CounterVec
 	tokens          *prometheus.CounterVec
 	upstreamErrors  *prometheus.CounterVec
@@ -36,8 +38,13 @@ func initMetrics(registry *prometheus.Registry) error {
 		}, []string{"provider"})
 		metrics.timeToFirstByte = prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Namespace: ns, Subsystem: sub, Name: "time_to_first_byte_seconds",
-			Help:    "Time from the request to the first response byte sent to the client.",
+			Help:    "Time from the request to the first response byte sent to the client (for a stream: message_start, sent when the upstream's headers arrive).",
 			Buckets: []float64{0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30},
+		}, []string{"provider"})
+		metrics.timeToContent = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Namespace: ns, Subsystem: sub, Name: "time_to_first_content_seconds",
+			Help:    "Time from the request to the first content delta (text, thinking or tool input) of a streamed response.",
+			Buckets: []float64{0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120},
 		}, []string{"provider"})
 		metrics.thinkingBlocks = prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: ns, Subsystem: sub, Name: "thinking_blocks_total",
@@ -56,7 +63,7 @@ func initMetrics(registry *prometheus.Registry) error {
 			Help: "Requests whose client went away before the response was complete.",
 		}, []string{"provider"})
 	})
-	for _, c := range []prometheus.Collector{metrics.requests, metrics.streamDuration, metrics.timeToFirstByte,
+	for _, c := range []prometheus.Collector{metrics.requests, metrics.streamDuration, metrics.timeToFirstByte, metrics.timeToContent,
 		metrics.thinkingBlocks, metrics.tokens, metrics.upstreamErrors, metrics.clientAborts} {
 		if err := registry.Register(c); err != nil && !errors.As(err, &prometheus.AlreadyRegisteredError{}) {
 			return err
@@ -71,6 +78,7 @@ type exchangeMetrics struct {
 	start           time.Time
 	status          int
 	firstByte       time.Time
+	firstContent    time.Time // first content delta of a stream handed to the writer
 	streamed        bool
 	thinkingBlocks  int
 	inputTokens     int64
@@ -83,10 +91,13 @@ func (m *exchangeMetrics) record() {
 	if metrics.requests == nil {
 		return
 	}
-	model := modelLabel(m.model)
+	model := modelLabel(m.model, m.status >= 200 && m.status < 300)
 	metrics.requests.WithLabelValues(m.provider, model, strconv.Itoa(m.status)).Inc()
 	if !m.firstByte.IsZero() {
 		metrics.timeToFirstByte.WithLabelValues(m.provider).Observe(m.firstByte.Sub(m.start).Seconds())
+	}
+	if !m.firstContent.IsZero() {
+		metrics.timeToContent.WithLabelValues(m.provider).Observe(m.firstContent.Sub(m.start).Seconds())
 	}
 	if m.streamed {
 		metrics.streamDuration.WithLabelValues(m.provider).Observe(time.Since(m.start).Seconds())
@@ -110,6 +121,11 @@ func (m *exchangeMetrics) record() {
 
 // modelLabels bounds the model label: model names come from clients, and an
 // unbounded label set would let any client grow the metrics without limit.
+// A name takes one of the maxModelLabels slots only when the config names it
+// (a model rule's literal pattern) or an upstream answered 2xx for it, so
+// that junk names a client makes up cannot crowd out the real models; every
+// other name counts as "other". Slots last for the life of the process, like
+// the series they label.
 var modelLabels = struct {
 	sync.Mutex
 	seen map[string]struct{}
@@ -117,8 +133,13 @@ var modelLabels = struct {
 
 const maxModelLabels = 200
 
-func modelLabel(name string) string {
-	if len(name) > 128 {
+// maxModelLabelLength is the longest model name used as a label.
+const maxModelLabelLength = 128
+
+// modelLabel returns the label of a model name; admit says whether the name
+// may take a free slot (the upstream answered it 2xx).
+func modelLabel(name string, admit bool) string {
+	if len(name) > maxModelLabelLength {
 		return "other"
 	}
 	modelLabels.Lock()
@@ -126,9 +147,15 @@ func modelLabel(name string) string {
 	if _, ok := modelLabels.seen[name]; ok {
 		return name
 	}
-	if len(modelLabels.seen) >= maxModelLabels {
+	if !admit || len(modelLabels.seen) >= maxModelLabels {
 		return "other"
 	}
 	modelLabels.seen[name] = struct{}{}
 	return name
 }
+
+// registerModelLabel gives a model name the config names a slot.
+func registerModelLabel(name string) { modelLabel(name, true) }
+
+// hasGlobMeta reports whether a model pattern is a glob rather than a name.
+func hasGlobMeta(pattern string) bool { return strings.ContainsAny(pattern, `*?[\`) }

@@ -110,7 +110,7 @@ func (p *AmazonQProvider) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 				p.Origin = v
 			}
 		default:
-			return UnknownOption(d, "amazonq", "api_key", "profile_arn", "protocol", "origin")
+			return UnknownOption(d, "amazonq", p)
 		}
 	}
 	return nil

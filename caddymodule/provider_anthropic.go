@@ -89,7 +89,7 @@ func (p *AnthropicProvider) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			}
 			p.Path = v
 		default:
-			return UnknownOption(d, "anthropic", "api_key", "path")
+			return UnknownOption(d, "anthropic", p)
 		}
 	}
 	return nil

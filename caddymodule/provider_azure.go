@@ -129,7 +129,7 @@ func (p *AzureProvider) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			}
 			p.DropBetas = append(p.DropBetas, args...)
 		default:
-			return UnknownOption(d, "azure", "api_key", "path", "drop_fields", "drop_betas")
+			return UnknownOption(d, "azure", p)
 		}
 	}
 	return nil

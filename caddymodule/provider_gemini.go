@@ -134,7 +134,7 @@ func (p *GeminiProvider) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			}
 			p.SchemaExpansion = n
 		default:
-			return UnknownOption(d, "gemini", "api_key", "api_version", "thinking_budget")
+			return UnknownOption(d, "gemini", p)
 		}
 	}
 	return nil

@@ -35,6 +35,11 @@ type OpenAIProvider struct {
 	// (default) or "max_completion_tokens" (OpenAI's reasoning models).
 	MaxTokensField string `json:"max_tokens_field,omitempty"`
 
+	// MaxQueued bounds, in bytes, the output a stream holds back while a
+	// tool call's arguments are incomplete; past it the stream ends with an
+	// error event. Default 16 MiB.
+	MaxQueued int `json:"max_queued,omitempty"`
+
 	provider *openai.Provider
 }
 
@@ -52,6 +57,7 @@ func (p *OpenAIProvider) config() openai.Config {
 		Path:             p.Path,
 		ReasoningHistory: p.ReasoningHistory,
 		MaxTokensField:   p.MaxTokensField,
+		MaxQueued:        p.MaxQueued,
 	}
 }
 
@@ -86,6 +92,7 @@ func (p *OpenAIProvider) SplitTagsByDefault() bool { return true }
 //	    path              <path>                       # default /v1/chat/completions
 //	    reasoning_history content|reasoning_content    # default content
 //	    max_tokens_field  max_tokens|max_completion_tokens  # default max_tokens
+//	    max_queued        <size>                       # held back while a tool call is open, default 16MiB
 //	}
 func (p *OpenAIProvider) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	d.Next()
@@ -101,8 +108,18 @@ func (p *OpenAIProvider) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			dst = &p.ReasoningHistory
 		case "max_tokens_field":
 			dst = &p.MaxTokensField
+		case "max_queued":
+			n, err := parseSize(d)
+			if err != nil {
+				return err
+			}
+			if n <= 0 || n > 1<<30 {
+				return d.Errf("max_queued: must be between 1B and 1GiB")
+			}
+			p.MaxQueued = int(n)
+			continue
 		default:
-			return UnknownOption(d, "openai", "api_key", "path", "reasoning_history", "max_tokens_field")
+			return UnknownOption(d, "openai", p)
 		}
 		v, err := ParseStringOption(d)
 		if err != nil {

@@ -1,6 +1,8 @@
 package caddymodule
 
 import (
+	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -58,6 +60,21 @@ type responseWriter struct {
 	em        *providers.Emitter
 	body      []byte
 	keepalive *time.Timer
+	// idle ends a stream whose upstream is silent (upstream_idle_timeout).
+	idle *time.Timer
+	// tooLarge: a non-streaming body passed maxBufferedBody.
+	tooLarge bool
+	// inWrite: Write is translating an upstream read (and may be waiting
+	// for the client in the middle of it); the timers leave the stream alone.
+	inWrite bool
+	// stopErr ends the exchange early (shutdown, idle upstream); stopPending
+	// holds it until Write returns.
+	stopErr, stopPending *providers.Error
+	// cancelUpstream cancels the request next sends.
+	cancelUpstream context.CancelCauseFunc
+	// ownHeader is the response header as it was before the upstream's was
+	// copied in; upstreamHeader is the upstream's, for error mapping.
+	ownHeader, upstreamHeader http.Header
 
 	// A translated stream's events reach the client through a writer
 	// goroutine: writeEvents queues them in pending and returns, so the
@@ -78,6 +95,15 @@ type responseWriter struct {
 // for a synchronous write.
 const maxPending = 64 << 10
 
+// maxEventBatch bounds the events one translation step may build up before
+// they are handed to the writer: the emitter drains its buffer between
+// events once it holds this much, so one upstream read that expands into
+// many events (a run of short thinking spans) is queued piece by piece and
+// waits for the client like any other. The events a stream holds are thus
+// at most about 2×(maxPending+maxEventBatch) plus one delta event of
+// maxEventBatch input (longer deltas are split).
+const maxEventBatch = 16 << 10
+
 func newResponseWriter(w http.ResponseWriter, h *Handler, x *providers.Exchange, m *exchangeMetrics) *responseWriter {
 	rw := &responseWriter{ResponseWriterWrapper: &caddyhttp.ResponseWriterWrapper{ResponseWriter: w}, h: h, x: x, m: m}
 	rw.drained.L = &rw.mu
@@ -92,6 +118,16 @@ func (rw *responseWriter) serve(r *http.Request, next caddyhttp.Handler) (err er
 	if !rw.h.provider.TranslatesResponse(rw.x) {
 		rw.mode = modePassthrough
 	}
+	rw.ownHeader = rw.Header().Clone()
+	clientCtx := r.Context()
+	ctx, cancel := context.WithCancelCause(clientCtx)
+	defer cancel(nil)
+	rw.cancelUpstream = cancel
+	r = r.WithContext(ctx)
+	if rw.h.active != nil {
+		rw.h.active.add(rw)
+		defer rw.h.active.remove(rw)
+	}
 	aborted := false
 	func() {
 		defer func() {
@@ -104,7 +140,7 @@ func (rw *responseWriter) serve(r *http.Request, next caddyhttp.Handler) (err er
 		}()
 		err = next.ServeHTTP(rw, r)
 	}()
-	clientGone := r.Context().Err() != nil
+	clientGone := clientCtx.Err() != nil
 	ferr := rw.finish(err, aborted, clientGone)
 	rw.recordMetrics(clientGone)
 	if ferr != nil {
@@ -123,12 +159,20 @@ func (rw *responseWriter) serve(r *http.Request, next caddyhttp.Handler) (err er
 func (rw *responseWriter) WriteHeader(status int) {
 	rw.mu.Lock()
 	defer rw.mu.Unlock()
+	// A passthrough provider's error keeps the upstream's headers.
+	keepHeader := rw.mode == modePassthrough && status >= 400
 	if rw.mode == modePassthrough && status >= 300 && !rw.committed {
-		if et, ok := rw.h.provider.(providers.ErrorTranslator); ok && et.TranslatesErrors(rw.x) {
-			rw.mode = modeUndecided // map the error like a translating provider
+		if et, ok := rw.h.provider.(providers.ErrorTranslator); ok && et.TranslatesErrors(rw.x) ||
+			status < 400 || len(rw.h.secrets) > 0 {
+			// Map the error like a translating provider: to scrub the
+			// configured key from its message, or because it is a
+			// redirect, which is never passed on.
+			rw.mode = modeUndecided
 		}
 	}
 	if rw.mode == modePassthrough {
+		// Anthropic's own headers pass; its cookies are not the client's.
+		rw.Header().Del("Set-Cookie")
 		if status >= 200 {
 			rw.status = status
 			rw.commit(status)
@@ -146,20 +190,31 @@ func (rw *responseWriter) WriteHeader(status int) {
 	}
 	rw.status = status
 	hdr := rw.Header()
-	hdr.Del("Content-Length")
-	hdr.Del("Content-Encoding")
+	if status >= 300 {
+		rw.upstreamHeader = hdr.Clone()
+	}
+	contentType := hdr.Get("Content-Type")
+	if keepHeader {
+		for _, k := range []string{"Set-Cookie", "Content-Length", "Content-Encoding"} {
+			hdr.Del(k)
+		}
+	} else {
+		filterUpstreamHeader(hdr, rw.ownHeader, rw.h.ForwardRateLimitHeaders)
+	}
 	switch {
 	case status >= 300:
 		rw.mode = modeError
-	case rw.x.Stream && rw.h.provider.IsStream(rw.x, hdr.Get("Content-Type")):
+	case rw.x.Stream && rw.h.provider.IsStream(rw.x, contentType):
 		rw.mode = modeStream
 		rw.em = providers.NewEmitter(rw.x.Settings.Form, rw.x.Settings.Signer)
+		rw.em.Drain, rw.em.DrainAt = rw.writeEvents, maxEventBatch
 		rw.stream = rw.h.provider.NewStream(rw.x, rw.em)
 		hdr.Set("Content-Type", "text/event-stream; charset=utf-8")
 		hdr.Set("Cache-Control", "no-cache")
 		hdr.Set("X-Accel-Buffering", "no")
 		rw.writeEvents() // a provider that makes its own message_start has sent it
 		rw.armKeepalive()
+		rw.armIdle()
 	default:
 		rw.mode = modeBuffer
 	}
@@ -180,6 +235,9 @@ func (rw *responseWriter) Write(p []byte) (int, error) {
 			rw.status = http.StatusOK
 			rw.commit(http.StatusOK)
 		}
+		if rw.x.Stream && rw.m.firstContent.IsZero() && rw.status < 300 && bytes.Contains(p, contentDeltaEvent) {
+			rw.m.firstContent = time.Now()
+		}
 		return rw.ResponseWriterWrapper.Write(p)
 	case modeStream:
 		if rw.failed || rw.done {
@@ -188,7 +246,11 @@ func (rw *responseWriter) Write(p []byte) (int, error) {
 		if rw.clientErr != nil {
 			return 0, rw.clientErr
 		}
-		if err := rw.stream.Write(p); err != nil {
+		rw.inWrite = true
+		err := rw.stream.Write(p)
+		rw.inWrite = false
+		rw.resetIdle()
+		if err != nil {
 			rw.failStream(err)
 			return 0, errTranslationStopped
 		}
@@ -197,6 +259,10 @@ func (rw *responseWriter) Write(p []byte) (int, error) {
 			return 0, rw.clientErr
 		}
 		rw.resetKeepalive()
+		if rw.stopPending != nil {
+			rw.stopLocked(rw.stopPending)
+			return 0, errTranslationStopped
+		}
 		if rw.em.Finished() {
 			// message_stop or error sent: the rest of the body has no place.
 			rw.failed = true
@@ -209,6 +275,8 @@ func (rw *responseWriter) Write(p []byte) (int, error) {
 		}
 		if len(rw.body)+len(p) > limit {
 			if rw.mode == modeBuffer {
+				rw.tooLarge = true
+				rw.body = nil
 				return 0, fmt.Errorf("upstream response exceeds %d bytes", limit)
 			}
 			p = p[:max(0, limit-len(rw.body))]
@@ -219,7 +287,15 @@ func (rw *responseWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
+// contentDeltaEvent marks the first content of a stream passed through.
+var contentDeltaEvent = []byte("event: content_block_delta")
+
 var errTranslationStopped = errors.New("thinkgate: response translation stopped")
+
+// errNoUpstreamHandler answers a request that nothing after thinkgate
+// answered: without it the client would get an empty 200.
+var errNoUpstreamHandler = providers.APIError(http.StatusBadGateway,
+	"thinkgate: nothing answered the request: add reverse_proxy with the upstream's address after thinkgate, in the same route")
 
 // ReadFrom hides the wrapped writer's io.ReaderFrom, so that io.Copy callers
 // go through Write.
@@ -286,6 +362,14 @@ func (rw *responseWriter) recordMetrics(clientGone bool) {
 func (rw *responseWriter) writeEvents() {
 	if len(rw.em.Buf) == 0 || rw.clientErr != nil {
 		return
+	}
+	if rw.m.firstContent.IsZero() && rw.em.Content {
+		rw.m.firstContent = time.Now()
+	}
+	if rw.em.Finished() && len(rw.h.secrets) > 0 {
+		// The last events hold the error event, if any, whose message
+		// may echo the upstream's credential.
+		rw.em.Buf = redact(rw.em.Buf, rw.h.secrets)
 	}
 	if !rw.committed {
 		// The first events go out at once, on this goroutine: there is
@@ -369,6 +453,7 @@ func (rw *responseWriter) writeErrorLocked(e *providers.Error) {
 	if rw.committed {
 		return
 	}
+	e = redactError(e, rw.h.secrets)
 	rw.committed = true
 	rw.m.status, rw.m.firstByte = e.Status, time.Now()
 	hdr := rw.Header()
@@ -392,21 +477,37 @@ func (rw *responseWriter) finish(upstreamErr error, aborted, clientGone bool) er
 	if rw.keepalive != nil {
 		rw.keepalive.Stop()
 	}
+	if rw.idle != nil {
+		rw.idle.Stop()
+	}
+	if rw.stopErr != nil && !rw.committed && !clientGone {
+		// Ended by the gateway (shutdown) before anything was sent.
+		rw.writeErrorLocked(rw.stopErr)
+		rw.answered = true
+		return nil
+	}
 	switch rw.mode {
 	case modeUndecided, modePassthrough:
-		if upstreamErr != nil && !rw.committed {
+		if rw.committed {
+			return nil
+		}
+		if clientGone {
+			rw.answered = true // nobody to answer
+			return nil
+		}
+		if upstreamErr != nil {
 			// reverse_proxy could not reach the upstream (dial, timeout …):
 			// answer in Anthropic form instead of Caddy's error page.
-			status := http.StatusBadGateway
-			var he caddyhttp.HandlerError
-			if errors.As(upstreamErr, &he) && he.StatusCode != 0 {
-				status = he.StatusCode
-			}
 			rw.x.Logger.Error("upstream request failed", zap.Error(upstreamErr))
-			rw.writeErrorLocked(&providers.Error{Status: status, Type: providers.ErrorTypeForStatus(status),
-				Message: "upstream request failed: " + http.StatusText(status)})
+			rw.writeErrorLocked(upstreamFailure(upstreamErr))
 			rw.answered = true
+			return nil
 		}
+		// The next handler returned without writing anything: thinkgate
+		// has no reverse_proxy after it in its route.
+		rw.x.Logger.Error(errNoUpstreamHandler.Message)
+		rw.writeErrorLocked(errNoUpstreamHandler)
+		rw.answered = true
 		return nil
 	case modeStream:
 		if rw.failed || rw.em.Finished() || clientGone {
@@ -422,6 +523,11 @@ func (rw *responseWriter) finish(upstreamErr error, aborted, clientGone bool) er
 		}
 		rw.writeEvents()
 	case modeBuffer:
+		if rw.tooLarge {
+			rw.writeErrorLocked(providers.APIError(http.StatusBadGateway, fmt.Sprintf(
+				"the upstream's non-streaming answer exceeds the gateway's %d MiB limit; use streaming", maxBufferedBody>>20)))
+			return nil
+		}
 		if aborted || upstreamErr != nil {
 			rw.writeErrorLocked(providers.APIError(http.StatusBadGateway, "upstream connection lost before the response was complete"))
 			return nil
@@ -438,7 +544,15 @@ func (rw *responseWriter) finish(upstreamErr error, aborted, clientGone bool) er
 		_, err = rw.ResponseWriterWrapper.Write(out)
 		return err
 	case modeError:
-		e := rw.h.provider.UpstreamError(rw.x, rw.status, rw.Header(), rw.body)
+		if rw.status < 400 {
+			// Following it would send the gateway's credential and the
+			// prompt elsewhere; passing it would send the client there.
+			rw.x.Logger.Error("upstream answered with a redirect", zap.Int("status", rw.status))
+			rw.writeErrorLocked(providers.APIError(http.StatusBadGateway,
+				fmt.Sprintf("the upstream answered with a redirect (%d), which the gateway does not follow", rw.status)))
+			return nil
+		}
+		e := rw.h.provider.UpstreamError(rw.x, rw.status, rw.upstreamHeader, rw.body)
 		rw.writeErrorLocked(e)
 	}
 	return nil
@@ -468,7 +582,7 @@ func (rw *responseWriter) ping() {
 	if rw.done || rw.failed || rw.em.Finished() || rw.clientErr != nil {
 		return
 	}
-	if rw.em.Started() {
+	if rw.em.Started() && !rw.inWrite {
 		rw.em.Ping()
 		rw.writeEvents()
 	}

@@ -44,7 +44,7 @@ type Handler struct {
 	SplitTags *bool `json:"split_tags,omitempty"`
 
 	// ThinkingBlock is "thinking" (Anthropic thinking blocks, the default) or
-	// "text" (every span its own text block, the seed-000 form).
+	// "text" (every span its own text block; see docs/thinking.md).
 	ThinkingBlock string `json:"thinking_block,omitempty"`
 
 	// Tags are the tag names recognised, default ["thinking"].
@@ -86,6 +86,11 @@ type Handler struct {
 	// Default 30s.
 	RequestBodyTimeout caddy.Duration `json:"request_body_timeout,omitempty"`
 
+	// MaxEventSize caps one event of an upstream's event stream, all its
+	// data lines joined, in bytes; a larger event ends the stream with an
+	// error event. Default 16 MiB.
+	MaxEventSize int64 `json:"max_event_size,omitempty"`
+
 	// SigningKey keys the HMAC signatures of the thinking blocks the gateway
 	// creates. Use {env.NAME}. Without it the gateway generates a key once
 	// and keeps it in Caddy's storage (thinkgate/signing_key), so that it
@@ -106,6 +111,20 @@ type Handler struct {
 	// ClientKeysFile names a file of client keys, one per line ('#' starts a
 	// comment), read at config load.
 	ClientKeysFile string `json:"client_keys_file,omitempty"`
+
+	// UpstreamIdleTimeout ends a stream with an error event, and cancels
+	// the upstream request, when the upstream has sent nothing for this
+	// long (keepalive pings do not count). Default 5m; negative disables.
+	UpstreamIdleTimeout caddy.Duration `json:"upstream_idle_timeout,omitempty"`
+
+	// ForwardRateLimitHeaders passes the upstream's rate-limit headers
+	// (X-Ratelimit-*, Anthropic-Ratelimit-*, Ratelimit*) to clients of
+	// translating providers. Off by default: they describe the operator's
+	// upstream account.
+	ForwardRateLimitHeaders bool `json:"forward_rate_limit_headers,omitempty"`
+
+	secrets [][]byte         // scrubbed from relayed upstream text
+	active  *activeExchanges // for shutdown
 
 	provider     providers.Provider
 	providerName string
@@ -155,6 +174,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		return fmt.Errorf("module %T is not a thinkgate provider", mod)
 	}
 	h.provider = pm.Provider()
+	h.provisionResponse(ctx, mod)
 	if err := initMetrics(ctx.GetMetricsRegistry()); err != nil {
 		return fmt.Errorf("registering metrics: %v", err)
 	}
@@ -194,6 +214,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		ThinkingHint:    h.ThinkingHint,
 		Models:          h.Models,
 		Signer:          signer,
+		MaxEventSize:    int(h.MaxEventSize), // 0: the providers' default
 		Parse: thinkparse.Options{
 			Tags:              h.Tags,
 			MaxTagLen:         h.MaxTagLength,
@@ -219,6 +240,9 @@ func (h *Handler) Validate() error {
 	}
 	if h.RequestBodyTimeout < 0 {
 		return fmt.Errorf("request_body_timeout: must not be negative")
+	}
+	if h.MaxEventSize < 0 {
+		return fmt.Errorf("max_event_size: must not be negative")
 	}
 	if h.MaxTagLength < 0 {
 		return fmt.Errorf("max_tag_length: must not be negative")

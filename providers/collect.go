@@ -19,6 +19,7 @@ type collector struct {
 type collected struct {
 	kind        blockKind
 	text        []byte // text, thinking, tool input, or a raw block
+	citations   []json.RawMessage
 	signature   string
 	id, name    string
 	meta        bool
@@ -65,6 +66,16 @@ func (e *Emitter) MessageJSON() []byte {
 		case blockText, blockThinkingText:
 			b = append(b, `{"type":"text","text":`...)
 			b = AppendJSONString(b, blk.text)
+			if len(blk.citations) > 0 {
+				b = append(b, `,"citations":[`...)
+				for i, c := range blk.citations {
+					if i > 0 {
+						b = append(b, ',')
+					}
+					b = append(b, c...)
+				}
+				b = append(b, ']')
+			}
 			b = append(b, '}')
 		case blockThinking:
 			b = append(b, `{"type":"thinking","thinking":`...)

@@ -1,8 +1,10 @@
 package providers
 
 import (
+	"bytes"
 	"encoding/json"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/thinkgate/thinkgate/thinkparse"
@@ -15,7 +17,7 @@ const (
 	// FormThinking: Anthropic thinking blocks with thinking_delta and one
 	// signature_delta (the default).
 	FormThinking BlockForm = iota
-	// FormText: every span its own text block (seed 000's form).
+	// FormText: every span its own text block (the text form of docs/thinking.md).
 	FormText
 )
 
@@ -82,6 +84,20 @@ type Emitter struct {
 	pendingConfidence float64
 	signature         []byte // foreign signature for the open thinking block
 	origin            Origin
+	// waiting are citations that came while no text block was open; they
+	// go on the next text block to open (see Citation).
+	waiting      [][]byte
+	waitingBytes int
+
+	// Drain, when set, is called between two events once Buf holds DrainAt
+	// bytes or more; it takes Buf's events (and truncates Buf). One upstream
+	// event can expand into many client events (a run of short thinking
+	// spans): draining bounds Buf inside it. A delta longer than DrainAt is
+	// split into several delta events at rune boundaries.
+	Drain   func()
+	DrainAt int
+	// Content is set once a text, thinking or tool-input delta is emitted.
+	Content bool
 
 	// Stats for logs and metrics.
 	ThinkingBlocks int
@@ -127,16 +143,22 @@ func (e *Emitter) MessageStart(id, model string, usage Usage) {
 	e.merge.kind = deltaNone
 }
 
-// MessageStartRaw emits an upstream's message_start data unchanged.
-func (e *Emitter) MessageStartRaw(data []byte) {
+// MessageStartRaw emits an upstream's message_start data unchanged (see
+// frameable for the one exception).
+func (e *Emitter) MessageStartRaw(data []byte) error {
 	if e.started {
-		return
+		return nil
+	}
+	data, err := e.frameable(data)
+	if err != nil {
+		return err
 	}
 	e.started = true
 	if e.collect == nil {
 		e.Buf = AppendSSE(e.Buf, "message_start", data)
 		e.merge.kind = deltaNone
 	}
+	return nil
 }
 
 // Text appends answer text, opening a text block if none is open.
@@ -152,6 +174,71 @@ func (e *Emitter) Text(p []byte) {
 		return
 	}
 	e.appendDelta(deltaText, p)
+}
+
+// Citation attaches a citation (the citation object of an Anthropic
+// citations_delta) to the answer's text. An upstream sends a citation just
+// before the text it supports: it goes on the text block open now, or, with
+// none open, waits for the next text block to open (the text that follows
+// may begin with a thinking span, which must not take it). FlushCitations
+// places citations still waiting. In collect mode the citation joins the
+// block's citations field.
+func (e *Emitter) Citation(citation []byte) error {
+	if e.finished {
+		return nil
+	}
+	if e.collect == nil {
+		var err error
+		if citation, err = e.frameable(citation); err != nil {
+			return err
+		}
+	}
+	if e.open != blockText {
+		e.waiting = append(e.waiting, bytes.Clone(citation))
+		e.waitingBytes += len(citation)
+		return nil
+	}
+	e.appendCitation(citation)
+	return nil
+}
+
+// WaitingCitations returns the size of the citations waiting for a text
+// block, for the caller to bound.
+func (e *Emitter) WaitingCitations() int { return e.waitingBytes }
+
+// FlushCitations puts the citations still waiting on a text block: the one
+// open, or a new one (which then holds no text).
+func (e *Emitter) FlushCitations() {
+	if len(e.waiting) == 0 || e.finished {
+		return
+	}
+	if e.open != blockText {
+		e.openBlock(blockText) // takes the waiting citations
+		return
+	}
+	e.releaseCitations()
+}
+
+// releaseCitations attaches the waiting citations to the open text block.
+func (e *Emitter) releaseCitations() {
+	for _, c := range e.waiting {
+		e.appendCitation(c)
+	}
+	e.waiting, e.waitingBytes = e.waiting[:0], 0
+}
+
+func (e *Emitter) appendCitation(citation []byte) {
+	if e.collect != nil {
+		c := e.collect.cur()
+		c.citations = append(c.citations, json.RawMessage(bytes.Clone(citation)))
+		return
+	}
+	b := append(e.Buf, deltaEventHead...)
+	b = e.appendIndex(b)
+	b = append(b, `,"delta":{"type":"citations_delta","citation":`...)
+	b = append(b, citation...)
+	e.Buf = append(b, "}}\n\n"...)
+	e.merge.kind = deltaNone
 }
 
 // ThinkingStart begins a thinking span. The block opens with the span's first
@@ -262,34 +349,48 @@ func (e *Emitter) ToolInput(partial []byte) {
 
 // RawBlockStart opens a block passed through from an Anthropic upstream;
 // block is its content_block JSON. In collect mode it is the whole block.
-func (e *Emitter) RawBlockStart(block []byte) {
+func (e *Emitter) RawBlockStart(block []byte) error {
 	if e.finished {
-		return
+		return nil
+	}
+	if e.collect == nil {
+		var err error
+		if block, err = e.frameable(block); err != nil {
+			return err
+		}
 	}
 	e.closeOpen()
 	e.startBlock(blockRaw)
 	if e.collect != nil {
 		c := e.collect.add(blockRaw)
 		c.text = append(c.text, block...)
-		return
+		return nil
 	}
 	b := e.startEvent()
 	b = append(b, block...)
 	e.Buf = append(b, "}\n\n"...)
 	e.merge.kind = deltaNone
+	return nil
 }
 
 // RawDelta emits a delta of the open passed-through block.
-func (e *Emitter) RawDelta(delta []byte) {
+func (e *Emitter) RawDelta(delta []byte) error {
 	if e.open != blockRaw || e.finished || e.collect != nil {
-		return
+		return nil
 	}
+	delta, err := e.frameable(delta)
+	if err != nil {
+		return err
+	}
+	e.drainIfFull()
+	e.Content = true
 	b := append(e.Buf, "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":"...)
 	b = e.appendIndex(b)
 	b = append(b, `,"delta":`...)
 	b = append(b, delta...)
 	e.Buf = append(b, "}\n\n"...)
 	e.merge.kind = deltaNone
+	return nil
 }
 
 // CloseBlock closes the open block, if any.
@@ -297,12 +398,20 @@ func (e *Emitter) CloseBlock() { e.closeOpen() }
 
 // RawEvent forwards an event the emitter does not know (an upstream's newer
 // event type), as it is.
-func (e *Emitter) RawEvent(name string, data []byte) {
+func (e *Emitter) RawEvent(name string, data []byte) error {
 	if e.collect != nil || e.finished {
-		return
+		return nil
+	}
+	if strings.ContainsAny(name, "\r\n") {
+		return ErrRawLineEnd
+	}
+	data, err := e.frameable(data)
+	if err != nil {
+		return err
 	}
 	e.Buf = AppendSSE(e.Buf, name, data)
 	e.merge.kind = deltaNone
+	return nil
 }
 
 // Ping emits a ping event (keepalive).
@@ -337,15 +446,20 @@ func (e *Emitter) Finish(stopReason, stopSequence string, usage Usage) {
 }
 
 // MessageDeltaRaw closes the open block and emits an upstream's message_delta data.
-func (e *Emitter) MessageDeltaRaw(data []byte) {
+func (e *Emitter) MessageDeltaRaw(data []byte) error {
 	if e.finished {
-		return
+		return nil
+	}
+	data, err := e.frameable(data)
+	if err != nil {
+		return err
 	}
 	e.closeOpen()
 	if e.collect == nil {
 		e.Buf = AppendSSE(e.Buf, "message_delta", data)
 		e.merge.kind = deltaNone
 	}
+	return nil
 }
 
 // MessageStop ends the stream.
@@ -379,9 +493,13 @@ func (e *Emitter) Fail(typ, msg string) {
 }
 
 // FailRaw closes the open block and forwards an upstream error event's data.
-func (e *Emitter) FailRaw(data []byte) {
+func (e *Emitter) FailRaw(data []byte) error {
 	if e.finished {
-		return
+		return nil
+	}
+	data, err := e.frameable(data)
+	if err != nil {
+		return err
 	}
 	e.closeOpen()
 	e.finished = true
@@ -391,10 +509,33 @@ func (e *Emitter) FailRaw(data []byte) {
 		}
 		_ = json.Unmarshal(data, &body)
 		e.collect.err = &Error{Status: 502, Type: body.Error.Type, Message: body.Error.Message}
-		return
+		return nil
 	}
 	e.Buf = AppendSSE(e.Buf, "error", data)
 	e.merge.kind = deltaNone
+	return nil
+}
+
+// ErrRawLineEnd refuses upstream JSON that cannot be framed as one SSE data
+// line: a CR or LF that is not whitespace between JSON tokens (or that
+// lies in an event name) would let the upstream frame events of its own.
+var ErrRawLineEnd = &Error{Status: 502, Type: "api_error",
+	Message: "malformed upstream event: a line end that is not JSON whitespace"}
+
+// frameable returns upstream JSON fit to be written as one data: line. JSON
+// without CR or LF (every event Anthropic sends) is returned as it is;
+// otherwise its whitespace is compacted away, and JSON still holding a line
+// end, or not JSON, is ErrRawLineEnd.
+func (e *Emitter) frameable(data []byte) ([]byte, error) {
+	if bytes.IndexByte(data, '\n') < 0 && bytes.IndexByte(data, '\r') < 0 {
+		return data, nil
+	}
+	var c bytes.Buffer
+	c.Grow(len(data))
+	if err := json.Compact(&c, data); err != nil {
+		return nil, ErrRawLineEnd
+	}
+	return c.Bytes(), nil // compacted JSON holds no raw line end
 }
 
 // appendValidUTF8 appends p with every byte that is not part of a valid
@@ -437,8 +578,12 @@ func (e *Emitter) openBlock(kind blockKind) {
 			c.thoughtType = string(e.pendingMeta)
 			c.confidence = e.pendingConfidence
 		}
+		if kind == blockText && len(e.waiting) > 0 {
+			e.releaseCitations()
+		}
 		return
 	}
+	e.drainIfFull()
 	b := e.startEvent()
 	switch kind {
 	case blockText, blockThinkingText:
@@ -452,6 +597,9 @@ func (e *Emitter) openBlock(kind blockKind) {
 	}
 	e.Buf = append(b, "}\n\n"...)
 	e.merge.kind = deltaNone
+	if kind == blockText && len(e.waiting) > 0 {
+		e.releaseCitations()
+	}
 }
 
 func (e *Emitter) appendMeta(b []byte) []byte {
@@ -519,6 +667,7 @@ func (e *Emitter) closeOpen() {
 		e.index++
 		return
 	}
+	e.drainIfFull()
 	b := e.Buf
 	if sig != nil {
 		b = append(b, "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":"...)
@@ -565,6 +714,39 @@ const (
 // always that delta's when the check passes.
 // It reports whether p held invalid UTF-8 (written as U+FFFD).
 func (e *Emitter) appendDelta(kind deltaKind, p []byte) (replaced bool) {
+	e.Content = true
+	for e.Drain != nil && len(p) > e.DrainAt {
+		n := runeCut(p, e.DrainAt)
+		if e.appendDelta1(kind, p[:n]) {
+			replaced = true
+		}
+		p = p[n:]
+	}
+	return e.appendDelta1(kind, p) || replaced
+}
+
+// drainIfFull hands Buf to Drain when it has reached DrainAt. Called only
+// between events.
+func (e *Emitter) drainIfFull() {
+	if e.Drain != nil && len(e.Buf) >= e.DrainAt {
+		e.Drain()
+	}
+}
+
+// runeCut returns where to cut p at most n bytes in: the start of the rune
+// at n, so that no character is split (at n itself when p holds no rune
+// start within utf8.UTFMax bytes before it).
+func runeCut(p []byte, n int) int {
+	for i := n; i > 0 && i > n-utf8.UTFMax; i-- {
+		if utf8.RuneStart(p[i]) {
+			return i
+		}
+	}
+	return n
+}
+
+func (e *Emitter) appendDelta1(kind deltaKind, p []byte) (replaced bool) {
+	e.drainIfFull()
 	var b []byte
 	if e.merge.kind == kind && e.merge.index == e.index && e.merge.end == len(e.Buf) {
 		b, replaced = appendJSONStringBodyReport(e.Buf[:len(e.Buf)-len(deltaTail)], p)

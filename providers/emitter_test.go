@@ -715,6 +715,8 @@ func checkGrammar(t *testing.T, stream []byte, signed bool, form BlockForm) {
 				content--
 			case "input_json_delta":
 				ok = (openType == "tool_use" || openType == "server_tool_use") && d.Delta["partial_json"] != ""
+			case "citations_delta":
+				ok = openType == "text" && d.Delta["citation"] != nil
 			}
 			if !ok {
 				fail("%s in a %s block", typ, openType)

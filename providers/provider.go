@@ -74,9 +74,12 @@ type Settings struct {
 	Models []ModelRule
 	// Signer signs the thinking blocks the gateway creates.
 	Signer *Signer
+	// MaxEventSize bounds one upstream event-stream event (its data lines
+	// joined); 0 means DefaultMaxEvent.
+	MaxEventSize int
 }
 
-// DefaultThinkingHint is seed 003's hint; {budget} becomes the budget.
+// DefaultThinkingHint is the hint of docs/thinking.md; {budget} becomes the budget.
 const DefaultThinkingHint = "<thinking_mode>interleaved</thinking_mode><max_thinking_length>{budget}</max_thinking_length>"
 
 // DefaultHintBudget is the hint's length when the request sets no budget.

@@ -210,7 +210,7 @@ type ToolChoice struct {
 }
 
 // ThinkingParam is the request's thinking field in any of the accepted forms:
-// absent, true/false (non-standard, from the seeds), or an object with type
+// absent, true/false (non-standard, accepted for older clients), or an object with type
 // enabled (budget_tokens), disabled or adaptive.
 type ThinkingParam struct {
 	Present      bool
@@ -261,7 +261,7 @@ func (t *ThinkingParam) UnmarshalJSON(b []byte) error {
 }
 
 // Enabled reports whether thinking is on for this request; defaultOn decides
-// a request that does not say (the seeds' default is on).
+// a request that does not say (the default is on).
 func (t ThinkingParam) Enabled(defaultOn bool) bool {
 	switch {
 	case !t.Present:

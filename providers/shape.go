@@ -4,9 +4,6 @@ import (
 	"bytes"
 	"encoding/binary"
 	"math/bits"
-	"slices"
-
-	"github.com/buger/jsonparser"
 )
 
 // Shape is the form of a stream's delta events, learnt from the last one:
@@ -150,19 +147,4 @@ func stringSpecialSWAR(p []byte, i int) int {
 		}
 	}
 	return i
-}
-
-// AppendUnescaped appends the value of a raw JSON string body to dst (a
-// string's value is never longer than its escaped form).
-func AppendUnescaped(dst, raw []byte) ([]byte, error) {
-	if bytes.IndexByte(raw, '\\') < 0 {
-		return append(dst, raw...), nil
-	}
-	n := len(dst)
-	dst = slices.Grow(dst, len(raw))
-	v, err := jsonparser.Unescape(raw, dst[n:n+len(raw)])
-	if err != nil {
-		return dst[:n], err
-	}
-	return append(dst[:n], v...), nil // v is dst[n:]: the copy is in place
 }

@@ -23,10 +23,21 @@ type SSEDecoder struct {
 	shape *Shape
 	// MaxLine bounds one line; longer lines fail the stream. 0 means 16 MiB.
 	MaxLine int
+	// MaxEvent bounds the data of one event, all its data lines joined:
+	// an upstream that never ends its event would otherwise grow it for
+	// ever, one bounded line at a time. 0 means DefaultMaxEvent.
+	MaxEvent int
 }
+
+// DefaultMaxEvent is SSEDecoder.MaxEvent when unset: the largest line
+// already passes, so any honest event does.
+const DefaultMaxEvent = 16 << 20
 
 // ErrSSELineTooLong reports an upstream line over SSEDecoder.MaxLine.
 var ErrSSELineTooLong = &Error{Status: 502, Type: "api_error", Message: "upstream event-stream line too long"}
+
+// ErrSSEEventTooLarge reports an upstream event whose data passed SSEDecoder.MaxEvent.
+var ErrSSEEventTooLarge = &Error{Status: 502, Type: "api_error", Message: "upstream event-stream event too large"}
 
 // SSEHandler receives one dispatched event. Slices are valid only during the call.
 type SSEHandler func(event, data []byte) error
@@ -110,9 +121,14 @@ func (d *SSEDecoder) Write(p []byte, fn SSEHandler) error {
 // shape.
 // The decoder forgets the shape at every event fn sees.
 func (d *SSEDecoder) WriteShaped(p []byte, shape *Shape, text func(raw []byte, escaped bool) error, fn SSEHandler) error {
+	// A matched event is one line and one event: it takes the fast path
+	// only well within both bounds, and the general path decides the rest.
 	max := d.MaxLine
 	if max == 0 {
 		max = 16 << 20
+	}
+	if d.MaxEvent > 0 && d.MaxEvent < max {
+		max = d.MaxEvent
 	}
 	for len(p) > 0 {
 		if d.idle() {
@@ -206,6 +222,21 @@ func (d *SSEDecoder) line(line []byte, borrowed bool, fn SSEHandler) error {
 	}
 	switch string(name) {
 	case "data":
+		size := len(value)
+		if d.hasData {
+			held := len(d.data)
+			if d.ref != nil {
+				held = len(d.ref)
+			}
+			size += 1 + held // the joining '\n'
+		}
+		max := d.MaxEvent
+		if max == 0 {
+			max = DefaultMaxEvent
+		}
+		if size > max {
+			return ErrSSEEventTooLarge
+		}
 		switch {
 		case !d.hasData && borrowed:
 			d.ref = value

@@ -18,7 +18,12 @@ func (e sseEvent) String() string { return fmt.Sprintf("{%q %q}", e.Event, e.Dat
 // decodeChunks feeds chunks to a fresh decoder, then closes it. It stops at the
 // first error, as a caller would.
 func decodeChunks(maxLine int, chunks [][]byte, fn func(sseEvent) error) ([]sseEvent, error) {
-	d := &SSEDecoder{MaxLine: maxLine}
+	return decodeChunksMax(maxLine, 0, chunks, fn)
+}
+
+// decodeChunksMax is decodeChunks with an event bound too.
+func decodeChunksMax(maxLine, maxEvent int, chunks [][]byte, fn func(sseEvent) error) ([]sseEvent, error) {
+	d := &SSEDecoder{MaxLine: maxLine, MaxEvent: maxEvent}
 	var got []sseEvent
 	h := func(event, data []byte) error {
 		ev := sseEvent{string(event), string(data)}
@@ -79,8 +84,17 @@ func everyChunking(p []byte, seed uint64) map[string][][]byte {
 // trailing event without its blank line are taken, as SSEDecoder.Close does.
 // A line longer than maxLine (bytes, without its end) is an error.
 func refDecode(input []byte, maxLine int) ([]sseEvent, error) {
+	return refDecodeMax(input, maxLine, 0)
+}
+
+// refDecodeMax is refDecode where an event whose joined data passes
+// maxEvent bytes is an error too.
+func refDecodeMax(input []byte, maxLine, maxEvent int) ([]sseEvent, error) {
 	if maxLine == 0 {
 		maxLine = 16 << 20
+	}
+	if maxEvent == 0 {
+		maxEvent = 16 << 20
 	}
 	s := strings.ReplaceAll(string(input), "\r\n", "\n")
 	s = strings.ReplaceAll(s, "\r", "\n")
@@ -114,6 +128,9 @@ func refDecode(input []byte, maxLine int) ([]sseEvent, error) {
 			}
 			data += value
 			hasData = true
+			if len(data) > maxEvent {
+				return out, ErrSSEEventTooLarge
+			}
 		case "event":
 			event = value
 		}
@@ -367,7 +384,7 @@ func BenchmarkSSEDecoder(b *testing.B) {
 }
 
 // FuzzSSEDecoder: for any input, any chunking (from splits) and any MaxLine
-// (also from splits), the decoder never panics, dispatches exactly what a
+// and MaxEvent (also from splits), the decoder never panics, dispatches exactly what a
 // single write dispatches, and agrees with the reference reading.
 func FuzzSSEDecoder(f *testing.F) {
 	for _, tc := range sseCases {
@@ -377,13 +394,16 @@ func FuzzSSEDecoder(f *testing.F) {
 	f.Add([]byte("data: a\r"), []byte{0, 7})
 	f.Add([]byte("data: 123456\n\ndata: 1\n\n"), []byte{9, 2})
 	f.Fuzz(func(t *testing.T, input, splits []byte) {
-		maxLine := 0
+		maxLine, maxEvent := 0, 0
 		if len(splits) > 0 && splits[0]%2 == 1 {
 			maxLine = int(splits[0]>>1) + 1
 		}
-		want, wantErr := refDecode(input, maxLine)
+		if len(splits) > 1 && splits[1]%2 == 1 {
+			maxEvent = int(splits[1]>>1) + 1
+		}
+		want, wantErr := refDecodeMax(input, maxLine, maxEvent)
 
-		single, err := decodeChunks(maxLine, [][]byte{input}, nil)
+		single, err := decodeChunksMax(maxLine, maxEvent, [][]byte{input}, nil)
 		if err != wantErr || !slices.Equal(single, want) {
 			t.Fatalf("single write: %v %v; reference: %v %v", single, err, want, wantErr)
 		}
@@ -402,7 +422,7 @@ func FuzzSSEDecoder(f *testing.F) {
 				break
 			}
 		}
-		got, err := decodeChunks(maxLine, chunks, nil)
+		got, err := decodeChunksMax(maxLine, maxEvent, chunks, nil)
 		if err != wantErr || !slices.Equal(got, single) {
 			t.Fatalf("chunks %q: %v %v; single write: %v %v", chunks, got, err, single, wantErr)
 		}

@@ -22,7 +22,7 @@ var inFences = Options{ParseInCodeFences: true}
 const seed2Thought = "It seems there is still an issue with the date calculation. The datetime function may not be available either. I will need to use a different approach or inform the user."
 
 var cases = []tcase{
-	// --- seed 002 examples, verbatim ---
+	// --- the three tag forms of docs/thinking.md, verbatim ---
 	{"seed/format1", Options{},
 		`Let me analyze this. <thinking>I need to verify the calculation first</thinking> The answer is 42.`,
 		[]ev{T("Let me analyze this. "), S0(), K("I need to verify the calculation first"), E(), T(" The answer is 42.")}},

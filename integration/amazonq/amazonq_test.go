@@ -203,7 +203,7 @@ func goldenBody(t *testing.T, name string, body []byte) {
 
 // TestToolRoundTrip: turn 1 streams thinking, text and a tool call split in
 // fragments; turn 2 sends the SDK's own history back. The upstream sees
-// the seed's template, the hint twice, the thinking as tags in history,
+// the documented template, the hint twice, the thinking as tags in history,
 // the tool result in the current message, and the same conversationId in
 // both turns (from Claude Code's session id in metadata.user_id).
 func TestToolRoundTrip(t *testing.T) {

@@ -1,6 +1,6 @@
 // Package azure_test runs the azure provider through a real Caddy against a
 // mock Azure AI Foundry endpoint that checks requests the way Azure does
-// (docs/wire-formats.md §E) and answers in Anthropic's wire format.
+// (docs/providers/azure.md) and answers in Anthropic's wire format.
 package azure_test
 
 import (
@@ -94,7 +94,7 @@ func mockAzure(t *testing.T, reply func(w http.ResponseWriter, r *http.Request))
 }
 
 // azureRejects returns Azure's complaint about a request body, or "" when
-// Azure accepts it (docs/wire-formats.md §E).
+// Azure accepts it (docs/providers/azure.md).
 func azureRejects(body []byte) string {
 	var req map[string]json.RawMessage
 	if err := json.Unmarshal(body, &req); err != nil {

@@ -451,14 +451,15 @@ func TestRequestErrors(t *testing.T) {
 	}
 }
 
-// TestUpstreamUnreachable: a dial failure is an Anthropic 502, not Caddy's page.
+// TestUpstreamUnreachable: a dial failure is an Anthropic 502, not Caddy's
+// page, and says what failed without the upstream's address.
 func TestUpstreamUnreachable(t *testing.T) {
 	l, _ := net.Listen("tcp", "127.0.0.1:0")
 	addr := l.Addr().String()
 	l.Close()
 	gw := testgw.Start(t, slot, "thinkgate anthropic {\n\tsplit_tags\n}\nreverse_proxy "+addr)
 	res, body := gw.PostRead("/v1/messages", streamRequest)
-	if res.StatusCode != 502 || body != `{"type":"error","error":{"type":"api_error","message":"upstream request failed: Bad Gateway"}}` {
+	if res.StatusCode != 502 || body != `{"type":"error","error":{"type":"api_error","message":"upstream request failed: connection refused"}}` {
 		t.Fatalf("%d %s", res.StatusCode, body)
 	}
 }

@@ -59,7 +59,9 @@ func Rewrite(t *testing.T, p providers.Provider, body []byte) {
 
 // Stream feeds upstream bytes to p's stream translator in chunks whose sizes
 // come from splits, then closes it, and checks that every event written is
-// an SSE frame whose data is JSON carrying the event's type.
+// an SSE frame of exactly one event line and one data line (no CR, no LF
+// inside either: an upstream must not be able to frame events of its own)
+// whose data is JSON carrying the event's type.
 func Stream(t *testing.T, p providers.Provider, upstream, splits []byte) {
 	req, _ := providers.ParseRequest([]byte(`{"model":"m","max_tokens":10,"stream":true,"messages":[{"role":"user","content":"hi"}]}`))
 	s := &providers.Settings{SplitTags: true, DefaultThinking: true, Signer: providers.NewSigner([]byte("k"))}
@@ -86,8 +88,8 @@ func Stream(t *testing.T, p providers.Provider, upstream, splits []byte) {
 		if len(frame) == 0 {
 			continue
 		}
-		lines := bytes.SplitN(frame, []byte("\n"), 2)
-		if len(lines) != 2 || !bytes.HasPrefix(lines[0], []byte("event: ")) || !bytes.HasPrefix(lines[1], []byte("data: ")) {
+		lines := bytes.Split(frame, []byte("\n"))
+		if len(lines) != 2 || bytes.IndexByte(frame, '\r') >= 0 || !bytes.HasPrefix(lines[0], []byte("event: ")) || !bytes.HasPrefix(lines[1], []byte("data: ")) {
 			t.Fatalf("malformed frame %q", frame)
 		}
 		var d struct {

@@ -2,7 +2,7 @@
 // (and Kiro-style gateways) generateAssistantResponse upstreams.
 //
 // The Anthropic request becomes a conversationState: the last user turn is
-// the currentMessage (wrapped in seed 003's CONTEXT ENTRY / USER MESSAGE
+// the currentMessage (wrapped in the CONTEXT ENTRY / USER MESSAGE
 // template, with the system prompt folded in and the thinking hint appended
 // twice), the turns before it an alternating history. The answer is an AWS
 // binary event stream (application/vnd.amazon.eventstream) whose frames are

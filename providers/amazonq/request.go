@@ -383,7 +383,7 @@ func (c *converter) assistantMessage(t *turn) *assistantResponseMessage {
 	return &assistantResponseMessage{Content: content, ToolUses: t.uses}
 }
 
-// currentContent is seed 003's template around the last user turn, with the
+// currentContent is the template (docs/providers/amazonq.md) around the last user turn, with the
 // system prompt and any long tool descriptions in front, and the thinking
 // hint appended twice when thinking is on.
 func (c *converter) currentContent(t *turn) string {

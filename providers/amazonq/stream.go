@@ -483,13 +483,11 @@ func unescape(buf *[]byte, raw []byte) ([]byte, error) {
 	if bytes.IndexByte(raw, '\\') < 0 {
 		return raw, nil
 	}
-	if cap(*buf) < len(raw) {
-		*buf = make([]byte, len(raw), 2*len(raw))
-	}
-	out, err := jsonparser.Unescape(raw, (*buf)[:len(raw)])
+	out, err := providers.AppendUnescaped((*buf)[:0], raw)
 	if err != nil {
 		return nil, err
 	}
+	*buf = out[:0]
 	return out, nil
 }
 

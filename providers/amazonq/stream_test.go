@@ -500,7 +500,7 @@ func TestStreamTagOptions(t *testing.T) {
 		t.Fatal(err)
 	}
 	diff(t, "thinking off", summary(t, out), want)
-	// Form text: thinking spans become text blocks (seed 000).
+	// Form text: thinking spans become text blocks (docs/thinking.md).
 	s = testSettings()
 	s.Form = providers.FormText
 	_, out, err = translate(t, exchange(t, s, basicRequest), data)

@@ -251,6 +251,7 @@ type SplitStream struct {
 // NewSplitStream returns a translator writing to em.
 func NewSplitStream(x *providers.Exchange, em *providers.Emitter) *SplitStream {
 	s := &SplitStream{x: x, em: em, parser: thinkparse.New(x.Settings.Parse, em)}
+	s.dec.MaxEvent = x.Settings.MaxEventSize
 	s.onText, s.onEvent = s.textDelta, s.event
 	return s
 }
@@ -289,8 +290,26 @@ func (s *SplitStream) flushText() {
 	if s.inText {
 		s.parser.Close()
 		s.parser.Reset(s.em)
+		s.em.FlushCitations() // none stays behind its upstream block
 		s.inText = false
 	}
+}
+
+// citation hands one citation to the emitter. Citations waiting for a text
+// block are bounded like an event: past max_event_size they are placed at
+// once rather than held.
+func (s *SplitStream) citation(c []byte) error {
+	if err := s.em.Citation(c); err != nil {
+		return err
+	}
+	max := s.x.Settings.MaxEventSize
+	if max <= 0 {
+		max = providers.DefaultMaxEvent
+	}
+	if s.em.WaitingCitations() > max {
+		s.em.FlushCitations()
+	}
+	return nil
 }
 
 // textDeltaPrefix and textDeltaMiddle frame the text of a text_delta event
@@ -373,7 +392,9 @@ func (s *SplitStream) event(name, data []byte) error {
 				data = d
 			}
 		}
-		s.em.MessageStartRaw(data)
+		if err := s.em.MessageStartRaw(data); err != nil {
+			return err
+		}
 		if u, _, _, err := jsonparser.Get(data, "message", "usage"); err == nil {
 			s.x.Usage = readUsage(u, s.x.Usage)
 		}
@@ -385,13 +406,16 @@ func (s *SplitStream) event(name, data []byte) error {
 		typ, _ := rawString(block, "type")
 		if string(typ) == "text" {
 			s.inText = true
+			if err := s.citations(block); err != nil {
+				return err
+			}
 			if t, err := s.unescaped(block, "text"); err == nil && len(t) > 0 {
 				s.parser.Write(t)
 			}
 			return nil
 		}
 		s.flushText()
-		s.em.RawBlockStart(block)
+		return s.em.RawBlockStart(block)
 	case "content_block_delta":
 		delta, _, _, err := jsonparser.Get(data, "delta")
 		if err != nil {
@@ -407,11 +431,19 @@ func (s *SplitStream) event(name, data []byte) error {
 				s.parser.Write(t)
 				return nil
 			}
-			// citations_delta and the like belong to the text block the
-			// parser has open; anything else is forwarded on the open block.
+			if string(typ) == "citations_delta" {
+				// The text before it has gone through the parser (above).
+				c, _, _, err := jsonparser.Get(delta, "citation")
+				if err != nil {
+					return malformed("citations_delta without citation")
+				}
+				return s.citation(c)
+			}
+			// A delta of a text block that is neither text nor a citation
+			// has no place on the blocks the text was split into: dropped.
 			return nil
 		}
-		s.em.RawDelta(delta)
+		return s.em.RawDelta(delta)
 	case "content_block_stop":
 		if s.inText {
 			s.flushText()
@@ -422,7 +454,7 @@ func (s *SplitStream) event(name, data []byte) error {
 		if u, _, _, err := jsonparser.Get(data, "usage"); err == nil {
 			s.x.Usage = readUsage(u, s.x.Usage)
 		}
-		s.em.MessageDeltaRaw(data)
+		return s.em.MessageDeltaRaw(data)
 	case "message_stop":
 		s.flushText()
 		s.em.MessageStop()
@@ -430,13 +462,13 @@ func (s *SplitStream) event(name, data []byte) error {
 		s.em.Ping()
 	case "error":
 		s.flushText()
-		s.em.FailRaw(data)
+		return s.em.FailRaw(data)
 	default:
 		// Unknown events are forwarded as they are, for forward compatibility.
 		if typ, err := rawString(data, "type"); err != nil || !bytes.Equal(typ, name) || !json.Valid(data) {
 			return malformed(string(name) + " event whose data is not a JSON object of that type")
 		}
-		s.em.RawEvent(string(name), data)
+		return s.em.RawEvent(string(name), data)
 	}
 	return nil
 }
@@ -457,6 +489,17 @@ func (s *SplitStream) textDelta(raw []byte, escaped bool) error {
 	return nil
 }
 
+// citations hands the citations a text block starts with to the emitter.
+func (s *SplitStream) citations(block []byte) error {
+	var err error
+	_, _ = jsonparser.ArrayEach(block, func(c []byte, typ jsonparser.ValueType, _ int, _ error) {
+		if err == nil && typ == jsonparser.Object {
+			err = s.citation(c)
+		}
+	}, "citations")
+	return err
+}
+
 func (s *SplitStream) unescaped(data []byte, key string) ([]byte, error) {
 	v, typ, _, err := jsonparser.Get(data, key)
 	if err != nil || typ != jsonparser.String {
@@ -467,10 +510,12 @@ func (s *SplitStream) unescaped(data []byte, key string) ([]byte, error) {
 
 // unescape decodes a raw JSON string body; without escapes it is v itself.
 func (s *SplitStream) unescape(v []byte) ([]byte, error) {
-	if cap(s.scratch) < len(v) {
-		s.scratch = make([]byte, len(v), 2*len(v))
+	if bytes.IndexByte(v, '\\') < 0 {
+		return v, nil
 	}
-	return jsonparser.Unescape(v, s.scratch[:len(v)])
+	t, err := providers.AppendUnescaped(s.scratch[:0], v)
+	s.scratch = t[:0]
+	return t, err
 }
 
 var errNotString = malformed("expected a string")
@@ -525,14 +570,21 @@ func SplitMessage(x *providers.Exchange, body []byte) ([]byte, error) {
 	parser := thinkparse.New(x.Settings.Parse, em)
 	for _, raw := range blocks {
 		var b struct {
-			Type string `json:"type"`
-			Text string `json:"text"`
+			Type      string            `json:"type"`
+			Text      string            `json:"text"`
+			Citations []json.RawMessage `json:"citations"`
 		}
 		_ = json.Unmarshal(raw, &b)
 		if b.Type == "text" {
+			// As in a stream, the citations come first and go on the
+			// first text block made of the text.
+			for _, c := range b.Citations {
+				_ = em.Citation(c)
+			}
 			parser.Write([]byte(b.Text))
 			parser.Close()
 			parser.Reset(em)
+			em.FlushCitations()
 			em.CloseBlock()
 			continue
 		}

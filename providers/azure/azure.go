@@ -3,7 +3,7 @@
 // https://{resource}.services.ai.azure.com/anthropic/v1/messages.
 //
 // Azure speaks Anthropic's format but is stricter than Anthropic about what a
-// request may carry. The request is cleaned the way seed 003's
+// request may carry. The request is cleaned the way docs/providers/azure.md describes;
 // _clean_claude_request_for_azure does, plus what Azure users have hit
 // since: fields and anthropic-beta values it rejects are removed, history
 // thinking blocks Azure did not sign are dropped (and with them the thinking

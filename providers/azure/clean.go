@@ -198,7 +198,7 @@ func cleanMessages(raw []byte, ch *Changes) ([]byte, bool, error) {
 
 // appendCleanMessage appends the message with its content cleaned, and
 // reports whether it is kept at all: a message whose content is missing,
-// null, blank or an empty list goes (seed 003). kept is scratch space for
+// null, blank or an empty list goes (docs/providers/azure.md). kept is scratch space for
 // the kept blocks, returned for reuse.
 func appendCleanMessage(dst []byte, kept [][]byte, msg []byte, ch *Changes) (_ []byte, _ [][]byte, keep, changed bool, err error) {
 	content, typ, end, err := jsonparser.Get(msg, "content")

@@ -19,7 +19,7 @@ import (
 )
 
 // DefaultThinkingBudget is the thinkingBudget of a request that turns
-// thinking on without a budget (seed 003's DEFAULT_THINKING_BUDGET).
+// thinking on without a budget (docs/providers/gemini.md).
 const DefaultThinkingBudget = 1024
 
 // API versions.

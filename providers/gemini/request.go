@@ -377,7 +377,7 @@ func toolResultContent(c *providers.Content) (string, []part) {
 
 // signModelParts applies Gemini's signature rules to one model turn:
 //   - a signature that sits on an empty text part belongs to the next part
-//     (seed 003's reorganize_tool_messages), so it moves there;
+//     (docs/providers/gemini.md), so it moves there;
 //   - the first functionCall of the turn must carry a signature on Gemini 3,
 //     so one whose signature could not be recovered gets SkipSignature.
 func signModelParts(parts []part) []part {
@@ -464,7 +464,7 @@ func (c *converter) generationConfig() *generationConfig {
 }
 
 // thinkingConfigFor maps the request's thinking field to Gemini's thinkingConfig
-// the way seed 003's get_thinking_config does: absent → thoughts with the
+// as docs/providers/gemini.md states: absent → thoughts with the
 // default budget; true/false; enabled → its budget_tokens (or the default);
 // disabled → no thoughts, budget 0; adaptive → budget -1 (dynamic).
 //

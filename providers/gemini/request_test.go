@@ -151,7 +151,7 @@ func TestRequestErrors(t *testing.T) {
 	}
 }
 
-// TestThinkingConfig: seed 003's get_thinking_config, with the configured
+// TestThinkingConfig: the documented thinking mapping, with the configured
 // default budget.
 func TestThinkingConfig(t *testing.T) {
 	cases := []struct {
@@ -194,7 +194,7 @@ func TestThinkingConfig(t *testing.T) {
 			t.Errorf("thinking %s (default %v): got %s, want %s", c.thinking, c.defaultOn, got.GenerationConfig.ThinkingConfig, c.want)
 		}
 	}
-	// The default budget is seed 003's 1024.
+	// The default budget is 1024 (docs/providers/gemini.md).
 	out, _ := rewrite(t, New(Config{}), exchange(t, testSettings(), `{"model":"m","max_tokens":5,"messages":[{"role":"user","content":"hi"}]}`), nil)
 	if !strings.Contains(string(out.Body), `"thinkingConfig":{"includeThoughts":true,"thinkingBudget":1024}`) {
 		t.Errorf("default budget: %s", out.Body)

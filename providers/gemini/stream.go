@@ -20,7 +20,7 @@ import (
 //   - functionCall parts → a tool_use block, its signature and Gemini call id
 //     packed into the tool_use id (toolid.go);
 //   - a signature on an empty part belongs to the thinking block it follows,
-//     or else to the next thought or function call (seed 003);
+//     or else to the next thought or function call;
 //   - usageMetadata holds running totals: the latest wins;
 //   - finishReason decides stop_reason when the body ends.
 //
@@ -239,13 +239,7 @@ func (t *translator) partKey(key, value []byte, vt jsonparser.ValueType, _ int) 
 
 // unescape decodes a raw JSON string body into buf, reusing it.
 func unescape(buf, raw []byte) ([]byte, error) {
-	if bytes.IndexByte(raw, '\\') < 0 {
-		return append(buf[:0], raw...), nil
-	}
-	if cap(buf) < len(raw) {
-		buf = make([]byte, len(raw), 2*len(raw))
-	}
-	return jsonparser.Unescape(raw, buf[:len(raw)])
+	return providers.AppendUnescaped(buf[:0], raw)
 }
 
 // thought writes thinking text to the open run of thoughts, opening one if needed.
@@ -419,6 +413,7 @@ type Stream struct {
 func NewStream(x *providers.Exchange, em *providers.Emitter) *Stream {
 	em.MessageStart(x.MessageID, x.ClientModel, providers.Usage{})
 	s := &Stream{t: newTranslator(x, em)}
+	s.dec.MaxEvent = x.Settings.MaxEventSize
 	s.eventFn = s.event
 	return s
 }

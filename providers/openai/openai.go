@@ -1,7 +1,7 @@
 // Package openai is the provider for OpenAI-compatible Chat Completions
 // upstreams (OpenAI, DeepSeek, vLLM, OpenRouter, Ollama, LM Studio …).
 //
-// Three stages, after seed 003 §3.1: the Anthropic request becomes a Chat
+// Three stages (docs/providers/openai.md): the Anthropic request becomes a Chat
 // Completions request (with the thinking hint appended to the system prompt
 // when thinking is on, and history thinking blocks sent back as tags or as
 // reasoning_content); the upstream's chunks become Anthropic events, with
@@ -54,6 +54,11 @@ type Config struct {
 	// (default) or MaxCompletionTokens, which OpenAI's reasoning models
 	// require.
 	MaxTokensField string `json:"max_tokens_field,omitempty"`
+	// MaxQueued bounds, in bytes, the text, reasoning and other tool calls'
+	// arguments a stream holds back while one tool call's arguments are
+	// incomplete; past it the stream ends with an error event. 0 means
+	// DefaultMaxQueued.
+	MaxQueued int `json:"max_queued,omitempty"`
 }
 
 // Validate checks the configuration.
@@ -65,6 +70,9 @@ func (c Config) Validate() error {
 	case "", HistoryContent, HistoryReasoningContent:
 	default:
 		return fmt.Errorf("reasoning_history: must be %s or %s, got %q", HistoryContent, HistoryReasoningContent, c.ReasoningHistory)
+	}
+	if c.MaxQueued < 0 {
+		return fmt.Errorf("max_queued: must not be negative")
 	}
 	switch c.MaxTokensField {
 	case "", MaxTokens, MaxCompletionTokens:
@@ -137,7 +145,9 @@ func (p *Provider) IsStream(x *providers.Exchange, mediaType string) bool {
 
 // NewStream returns the chunk translator; it sends message_start at once.
 func (p *Provider) NewStream(x *providers.Exchange, em *providers.Emitter) providers.Stream {
-	return NewStream(x, em)
+	s := NewStream(x, em)
+	s.t.maxQueued = p.cfg.MaxQueued
+	return s
 }
 
 // Message converts a chat.completion body.

@@ -437,7 +437,7 @@ func (c *converter) assistant(path string, m *providers.Message) error {
 				content.WriteString(b.Thinking)
 				content.WriteString("</" + c.tag + ">")
 			}
-			// Thinking off: the seed drops history thinking, so the model
+			// Thinking off: history thinking is dropped, so the model
 			// is not shown a format it was not asked for.
 		case "redacted_thinking":
 			// Encrypted for Anthropic alone: nothing an OpenAI model can read.

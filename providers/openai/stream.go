@@ -2,6 +2,7 @@ package openai
 
 import (
 	"bytes"
+	"fmt"
 	"net/http"
 
 	"github.com/buger/jsonparser"
@@ -32,6 +33,8 @@ type Stream struct {
 	// not depend on how its input is split, and the emitter merges the
 	// deltas of one read anyway, so what the client gets is the same.
 	content []byte
+	// badString is set when a string of the chunk under way held a bad escape.
+	badString bool
 }
 
 // chunk holds the raw fields of one chunk, found in one pass per object
@@ -51,11 +54,16 @@ type chunk struct {
 var errNoDone = providers.APIError(http.StatusBadGateway,
 	"upstream stream ended without [DONE]: the response is incomplete")
 
+// errBadString is a chunk whose strings do not decode: an escape JSON does
+// not define (a lone surrogate is not one: it decodes to U+FFFD).
+var errBadString = malformed("chunk holds a malformed string escape")
+
 // NewStream returns a translator writing to em. It sends message_start at
 // once (id x.MessageID, the client's model name, zero usage; the real usage
 // follows in message_delta), so keepalive pings can follow right away.
 func NewStream(x *providers.Exchange, em *providers.Emitter) *Stream {
 	s := &Stream{scratch: make([]byte, 0, 512)}
+	s.dec.MaxEvent = x.Settings.MaxEventSize
 	s.t.init(x, em)
 	s.onEvent = s.event
 	s.onTop = s.topField
@@ -73,7 +81,24 @@ func (s *Stream) Write(p []byte) error {
 	}
 	err := s.dec.WriteShaped(p, &s.shape, s.onText, s.onEvent)
 	s.flushContent()
+	if err == nil && s.t.overflow {
+		err = s.failQueue()
+	}
 	return err
+}
+
+// failQueue ends a stream whose upstream sent more than the queue's bound
+// while a tool call's arguments were incomplete. What waited is dropped:
+// the open call is closed as it stands, then the error event follows.
+func (s *Stream) failQueue() error {
+	s.t.queue, s.t.qbuf = nil, nil
+	s.content = s.content[:0]
+	max := s.t.maxQueued
+	if max <= 0 {
+		max = DefaultMaxQueued
+	}
+	return s.fail(providers.APIError(http.StatusBadGateway, fmt.Sprintf(
+		"upstream sent more than %d bytes of other output while a tool call's arguments were incomplete", max)))
 }
 
 // flushContent hands the collected content to the translator.
@@ -97,6 +122,9 @@ func (s *Stream) Close() error {
 	if err != nil {
 		return err
 	}
+	if s.t.overflow {
+		return s.failQueue()
+	}
 	if s.t.done {
 		return nil
 	}
@@ -117,6 +145,9 @@ func (s *Stream) event(name, data []byte) error {
 	if s.t.done {
 		return nil
 	}
+	if s.t.overflow {
+		return s.failQueue()
+	}
 	data = bytes.TrimSpace(data)
 	if len(data) == 0 {
 		return nil
@@ -124,6 +155,9 @@ func (s *Stream) event(name, data []byte) error {
 	if data[0] != '{' {
 		if string(data) == "[DONE]" {
 			s.flushContent()
+			if s.t.overflow {
+				return s.failQueue()
+			}
 			s.t.finish()
 			return nil
 		}
@@ -145,12 +179,18 @@ func (s *Stream) event(name, data []byte) error {
 	}
 	if len(name) == 0 && c.contentOnly() {
 		s.content = s.appendContent(s.content, c.content)
+		if s.badString {
+			return s.fail(errBadString)
+		}
 		s.shape.Record("", data, c.content)
 		return nil
 	}
 	s.flushContent() // the content before this chunk goes first
 	if len(c.choice) > 0 {
 		s.choice()
+		if s.badString {
+			return s.fail(errBadString)
+		}
 	}
 	if len(c.usage) > 0 {
 		s.t.usage = parseUsage(c.usage)
@@ -171,15 +211,18 @@ func (s *Stream) text(raw []byte, escaped bool) error {
 		return nil
 	}
 	s.content = s.appendContent(s.content, raw)
+	if s.badString {
+		return s.fail(errBadString)
+	}
 	return nil
 }
 
 // appendContent appends a raw JSON string's value; a string with a bad
-// escape comes out as it was sent, as unescape has it.
+// escape is noted (see unescape) and adds nothing.
 func (s *Stream) appendContent(dst, raw []byte) []byte {
 	out, err := providers.AppendUnescaped(dst, raw)
 	if err != nil {
-		return append(dst, raw...)
+		s.badString = true
 	}
 	return out
 }
@@ -291,18 +334,17 @@ func (s *Stream) toolCall(v []byte, typ jsonparser.ValueType, _ int, err error) 
 	s.t.toolDelta(index, ierr == nil, id, name, args)
 }
 
-// unescape returns a JSON string's value, valid until the next call; a
-// string with a bad escape comes out as it was sent.
+// unescape returns a JSON string's value, valid until the next call. A
+// string with an escape JSON does not define is noted in badString, and
+// the chunk then fails the stream: its text cannot be known.
 func (s *Stream) unescape(raw []byte) []byte {
 	if bytes.IndexByte(raw, '\\') < 0 {
 		return raw
 	}
-	if cap(s.scratch) < len(raw) {
-		s.scratch = make([]byte, 0, 2*len(raw))
-	}
-	out, err := jsonparser.Unescape(raw, s.scratch[:len(raw)])
+	out, err := providers.AppendUnescaped(s.scratch[:0], raw)
+	s.scratch = out[:0]
 	if err != nil {
-		return raw
+		s.badString = true
 	}
 	return out
 }

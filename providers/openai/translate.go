@@ -2,6 +2,7 @@ package openai
 
 import (
 	"bytes"
+	"unsafe"
 
 	"go.uber.org/zap"
 
@@ -33,6 +34,10 @@ type translator struct {
 	queue    []pending
 	qbuf     []byte
 	draining bool
+	// maxQueued bounds what the queue holds (0: DefaultMaxQueued); past it
+	// nothing more is queued and overflow is set, which fails the stream.
+	maxQueued int
+	overflow  bool
 
 	toolUsed   bool
 	refused    bool
@@ -251,9 +256,35 @@ func (t *translator) closeTool() {
 	t.drain()
 }
 
+// DefaultMaxQueued is what a stream may hold back while a tool call's
+// arguments are incomplete, when the provider sets no other bound.
+const DefaultMaxQueued = 16 << 20
+
+// queuedItemCost is what one queued piece costs beside its bytes, counted
+// against the bound so that many tiny pieces cannot pass it unseen.
+const queuedItemCost = int(unsafe.Sizeof(pending{}))
+
 func (t *translator) enqueue(kind itemKind, call int, p []byte) {
+	max := t.maxQueued
+	if max <= 0 {
+		max = DefaultMaxQueued
+	}
+	if t.overflow || len(t.qbuf)+len(p)+(len(t.queue)+1)*queuedItemCost > max {
+		t.overflow = true
+		return
+	}
 	start := len(t.qbuf)
 	t.qbuf = append(t.qbuf, p...)
+	if n := len(t.queue); n > 0 && kind != itemTool {
+		// Text that continues the last piece joins it: the parser and
+		// the emitter give the same output for it split or not. (A tool
+		// call's fragments stay apart: what follows its complete JSON
+		// value is dropped, fragment by fragment.)
+		if last := &t.queue[n-1]; !last.done && last.kind == kind && last.end == start {
+			last.end = len(t.qbuf)
+			return
+		}
+	}
 	t.queue = append(t.queue, pending{kind: kind, call: call, start: start, end: len(t.qbuf)})
 }
 

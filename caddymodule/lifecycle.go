@@ -1,0 +1,181 @@
+package caddymodule
+
+import (
+	"fmt"
+	"net/http"
+	"sync"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+
+	"github.com/thinkgate/thinkgate/providers"
+)
+
+// defaultUpstreamIdleTimeout ends a stream whose upstream has sent nothing
+// for this long. Keepalive pings would otherwise hold it open for ever.
+const defaultUpstreamIdleTimeout = 5 * time.Minute
+
+// shutdownLead is how long before the end of the server's grace period the
+// open exchanges are ended, so that their error event reaches the client
+// before the connection is closed. A grace period shorter than twice this
+// ends them at its middle.
+const shutdownLead = time.Second
+
+// provisionResponse prepares the response side of the handler: the secrets
+// to scrub from relayed text, the idle bound, and the hook that ends open
+// exchanges when the server's grace period runs out.
+func (h *Handler) provisionResponse(ctx caddy.Context, mod any) {
+	if h.UpstreamIdleTimeout == 0 {
+		h.UpstreamIdleTimeout = caddy.Duration(defaultUpstreamIdleTimeout)
+	}
+	var list []string
+	if sh, ok := mod.(secretHolder); ok {
+		list = append(list, sh.secrets()...)
+	}
+	list = append(list, resolveSecret(h.SigningKey))
+	h.secrets = secretSet(list...)
+	for _, m := range h.Models {
+		if !hasGlobMeta(m.From) {
+			registerModelLabel(m.From)
+		}
+	}
+
+	h.active = &activeExchanges{set: map[*responseWriter]struct{}{}, logger: h.logger}
+	if app, err := ctx.AppIfConfigured("http"); err == nil {
+		if ha, ok := app.(*caddyhttp.App); ok {
+			h.active.grace = time.Duration(ha.GracePeriod)
+		}
+	}
+	if srv, ok := ctx.Value(caddyhttp.ServerCtxKey).(*caddyhttp.Server); ok && srv != nil {
+		srv.RegisterOnShutdown(h.active.shutdown)
+	}
+}
+
+// activeExchanges are a handler's exchanges in progress, for shutdown.
+type activeExchanges struct {
+	mu       sync.Mutex
+	set      map[*responseWriter]struct{}
+	grace    time.Duration
+	stopping bool // the grace period has run out
+	logger   *zap.Logger
+}
+
+func (a *activeExchanges) add(rw *responseWriter) {
+	a.mu.Lock()
+	stopping := a.stopping
+	a.set[rw] = struct{}{}
+	a.mu.Unlock()
+	if stopping {
+		rw.stop(errShuttingDown)
+	}
+}
+
+func (a *activeExchanges) remove(rw *responseWriter) {
+	a.mu.Lock()
+	delete(a.set, rw)
+	a.mu.Unlock()
+}
+
+// errShuttingDown ends exchanges still open when the grace period runs out:
+// overloaded_error, which clients retry.
+var errShuttingDown = &providers.Error{Status: 529, Type: "overloaded_error",
+	Message: "the gateway is shutting down; retry the request"}
+
+// shutdown runs when the server begins its graceful stop. With a grace
+// period, the exchanges still open shortly before it ends are ended with an
+// overloaded_error (an error event in a stream) instead of being cut when
+// Caddy closes their connections. With an eternal grace period they run to
+// their end (a silent upstream is still bounded by upstream_idle_timeout).
+func (a *activeExchanges) shutdown() {
+	if a.grace <= 0 {
+		return
+	}
+	wait := a.grace - min(shutdownLead, a.grace/2)
+	time.AfterFunc(wait, func() {
+		a.mu.Lock()
+		a.stopping = true
+		open := make([]*responseWriter, 0, len(a.set))
+		for rw := range a.set {
+			open = append(open, rw)
+		}
+		a.mu.Unlock()
+		if len(open) > 0 {
+			a.logger.Warn("grace period ending: ending open exchanges",
+				zap.Int("exchanges", len(open)), zap.Duration("grace_period", a.grace))
+		}
+		for _, rw := range open {
+			rw.stop(errShuttingDown)
+		}
+	})
+}
+
+// stop ends the exchange early with e: a stream gets e as its error event,
+// an exchange that has sent nothing yet gets e as its response; the upstream
+// request is cancelled either way.
+func (rw *responseWriter) stop(e *providers.Error) {
+	rw.mu.Lock()
+	defer rw.mu.Unlock()
+	if rw.done || rw.stopErr != nil {
+		return
+	}
+	if rw.inWrite {
+		// The translator is mid-way through an upstream read: Write ends
+		// the stream when it returns.
+		rw.stopPending = e
+		return
+	}
+	rw.stopLocked(e)
+}
+
+// stopLocked is stop with mu held and the translator at rest.
+func (rw *responseWriter) stopLocked(e *providers.Error) {
+	if rw.mode == modePassthrough && rw.committed {
+		return // relayed byte for byte: no event can be added to it
+	}
+	rw.stopErr = e
+	if rw.mode == modeStream && !rw.failed && !rw.em.Finished() {
+		rw.failed, rw.streamFailed = true, true
+		rw.x.Logger.Warn("stream ended by the gateway", zap.String("error", e.Message))
+		if !rw.committed && !rw.em.Started() {
+			rw.em.Buf = rw.em.Buf[:0]
+			rw.writeErrorLocked(e)
+		} else {
+			rw.em.Fail(e.Type, e.Message)
+			rw.writeEvents()
+		}
+	}
+	// Whatever has not been answered is answered by finish, on the
+	// handler's goroutine (reverse_proxy may be filling the header map).
+	rw.cancelUpstream(fmt.Errorf("thinkgate: %s", e.Message))
+}
+
+// armIdle starts the upstream idle bound of a stream. mu held.
+func (rw *responseWriter) armIdle() {
+	d := time.Duration(rw.h.UpstreamIdleTimeout)
+	if d <= 0 {
+		return
+	}
+	rw.idle = time.AfterFunc(d, rw.idleExpired)
+}
+
+func (rw *responseWriter) resetIdle() {
+	if rw.idle != nil {
+		rw.idle.Reset(time.Duration(rw.h.UpstreamIdleTimeout))
+	}
+}
+
+// idleExpired ends a stream whose upstream has been silent for
+// upstream_idle_timeout.
+func (rw *responseWriter) idleExpired() {
+	rw.mu.Lock()
+	defer rw.mu.Unlock()
+	if rw.done || rw.inWrite || rw.stopErr != nil {
+		return // inWrite: the upstream is not silent; Write re-arms the timer
+	}
+	d := time.Duration(rw.h.UpstreamIdleTimeout)
+	rw.stopLocked(&providers.Error{Status: http.StatusGatewayTimeout, Type: "timeout_error",
+		Message: fmt.Sprintf("the upstream sent nothing for %s (upstream_idle_timeout)", d)})
+}

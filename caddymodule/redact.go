@@ -1,0 +1,75 @@
+package caddymodule
+
+import (
+	"bytes"
+
+	"github.com/thinkgate/thinkgate/providers"
+)
+
+// secretHolder is implemented by the provider modules: the credentials they
+// send upstream, resolved, so that text relayed from the upstream can be
+// scrubbed of them.
+type secretHolder interface {
+	secrets() []string
+}
+
+func (p *AnthropicProvider) secrets() []string { return []string{resolveSecret(p.APIKey)} }
+func (p *AzureProvider) secrets() []string     { return []string{resolveSecret(p.APIKey)} }
+func (p *OpenAIProvider) secrets() []string    { return []string{resolveSecret(p.APIKey)} }
+func (p *GeminiProvider) secrets() []string    { return []string{resolveSecret(p.APIKey)} }
+func (p *AmazonQProvider) secrets() []string   { return []string{resolveSecret(p.APIKey)} }
+
+// minRedactedSecret is the shortest secret replaced in relayed text: a
+// shorter one would match ordinary words of a message.
+const minRedactedSecret = 8
+
+// redactedSecret replaces a configured secret in relayed text.
+const redactedSecret = "[redacted]"
+
+// secretSet collects the secrets worth redacting: each in its raw form and,
+// where it differs, as it appears inside a JSON string.
+func secretSet(list ...string) [][]byte {
+	var out [][]byte
+	seen := map[string]bool{}
+	add := func(b []byte) {
+		if len(b) >= minRedactedSecret && !seen[string(b)] {
+			seen[string(b)] = true
+			out = append(out, b)
+		}
+	}
+	for _, s := range list {
+		add([]byte(s))
+		if q := providers.AppendJSONString(nil, s); len(q) >= 2 {
+			add(q[1 : len(q)-1])
+		}
+	}
+	return out
+}
+
+// redact returns p with every secret replaced; p itself when none occurs.
+func redact(p []byte, secrets [][]byte) []byte {
+	for _, s := range secrets {
+		if bytes.Contains(p, s) {
+			p = bytes.ReplaceAll(p, s, []byte(redactedSecret))
+		}
+	}
+	return p
+}
+
+// redactError scrubs an error's message and raw body.
+func redactError(e *providers.Error, secrets [][]byte) *providers.Error {
+	if len(secrets) == 0 {
+		return e
+	}
+	msg := redact([]byte(e.Message), secrets)
+	raw := e.Raw
+	if raw != nil {
+		raw = redact(raw, secrets)
+	}
+	if string(msg) == e.Message && bytes.Equal(raw, e.Raw) {
+		return e
+	}
+	c := *e
+	c.Message, c.Raw = string(msg), raw
+	return &c
+}
