@@ -67,14 +67,25 @@ func (c *Content) UnmarshalJSON(b []byte) error {
 	case len(b) == 0 || string(b) == "null":
 		return nil
 	case b[0] == '"':
-		var s string
-		if err := json.Unmarshal(b, &s); err != nil {
-			return err
+		s, ok := "", false
+		if !typedDecode && len(b) >= 2 && b[len(b)-1] == '"' {
+			s, ok = decodeString(b[1 : len(b)-1])
+		}
+		if !ok {
+			if err := json.Unmarshal(b, &s); err != nil {
+				return err
+			}
 		}
 		*c = Content{Blocks: []Block{{Type: "text", Text: s}}, IsString: true, Present: true}
 		return nil
 	case b[0] == '[':
 		c.Present = true
+		if !typedDecode {
+			if blocks, ok := decodeBlocks(b); ok {
+				c.Blocks = blocks
+				return nil
+			}
+		}
 		return json.Unmarshal(b, &c.Blocks)
 	}
 	return fmt.Errorf("content must be a string or an array of content blocks")
@@ -280,10 +291,13 @@ func (t ThinkingParam) Enabled(defaultOn bool) bool {
 // are sub-slices of body, not copies, so a request costs little more than
 // its body and its decoded text; the caller must not change body afterwards.
 func ParseRequest(body []byte) (*Request, error) {
-	if !json.Valid(body) {
-		var v any
-		err := json.Unmarshal(body, &v)
-		return nil, InvalidRequest("request body is not valid JSON: " + jsonErrorText(err))
+	// Unmarshal validates the whole body before it decodes anything, so a
+	// syntax error is found before any other; a separate json.Valid pass
+	// would walk the body once more for nothing.
+	r := &Request{}
+	decodeErr := json.Unmarshal(body, r)
+	if se := (*json.SyntaxError)(nil); errors.As(decodeErr, &se) {
+		return nil, InvalidRequest("request body is not valid JSON: " + jsonErrorText(decodeErr))
 	}
 	if t := bytes.TrimSpace(body); t[0] != '{' {
 		return nil, InvalidRequest("request body must be a JSON object")
@@ -297,9 +311,8 @@ func ParseRequest(body []byte) (*Request, error) {
 			return nil, InvalidRequest("request body is not valid JSON: " + jsonErrorText(err))
 		}
 	}
-	r := &Request{}
-	if err := json.Unmarshal(body, r); err != nil {
-		return nil, InvalidRequest("invalid request: " + jsonErrorText(err))
+	if decodeErr != nil {
+		return nil, InvalidRequest("invalid request: " + jsonErrorText(decodeErr))
 	}
 	r.Fields = fields
 	if raw, ok := fields["messages"]; !ok || string(bytes.TrimSpace(raw)) == "null" {

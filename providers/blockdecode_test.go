@@ -1,0 +1,86 @@
+package providers
+
+import (
+	"reflect"
+	"testing"
+)
+
+// decodeSeeds are requests whose content the walk decodes, and requests
+// with each thing it leaves to encoding/json.
+var decodeSeeds = []string{
+	`{"model":"m","max_tokens":10,"messages":[{"role":"user","content":"hi"}]}`,
+	`{"model":"claude-x","max_tokens":100,"stream":true,"system":[{"type":"text","text":"sys","cache_control":{"type":"ephemeral"}}],"thinking":{"type":"enabled","budget_tokens":2048},"messages":[{"role":"user","content":[{"type":"text","text":"q"},{"type":"image","source":{"type":"base64","media_type":"image/png","data":"iVBORw0KGgo="}}]},{"role":"assistant","content":[{"type":"thinking","thinking":"t","signature":"sig"},{"type":"text","text":"a"},{"type":"tool_use","id":"toolu_1","name":"get_weather","input":{"city":"Paris"}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"sunny"},{"type":"tool_result","tool_use_id":"toolu_1","content":[{"type":"text","text":"x"}],"is_error":true}]}]}`,
+	`{"model":"m","messages":[{"role":"user","content":[ {"type" : "text" , "text":"a\n\t\"b\\\/c\b\f\r"} , {"type":"search_result","source":"https://x","content":[]} ]}]}`,
+	`{"model":"m","messages":[{"role":"user","content":[{"type":"text","text":"\u00e9\ud800"}]}]}`,
+	`{"model":"m","messages":[{"role":"user","content":[{"Type":"text","text":"case"}]}]}`,
+	`{"model":"m","messages":[{"role":"user","content":[{"type":"text","text":"a","text":"b"}]}]}`,
+	`{"model":"m","messages":[{"role":"user","content":[{"type":"text","text":null}]}]}`,
+	`{"model":"m","messages":[{"role":"user","content":[{"type":"tool_use","input":null},{"type":"tool_result","is_error":1}]}]}`,
+	`{"model":"m","messages":[{"role":"user","content":[{"type":"text","text":5}]}]}`,
+	`{"model":"m","messages":[{"role":"user","content":["x"]}]}`,
+	`{"model":"m","messages":[{"role":"user","content":[null]}]}`,
+	`{"model":"m","messages":[{"role":"user","content":[{"type":"tool_result","content":{"a":1}}]}]}`,
+	`{"model":"m","messages":[{"role":"user","content":[{"type":"text","ſignature":"long s","K":1}]}]}`,
+	`{"model":"m","messages":[{"role":"user","content":[{"type":"text","t\u0065xt":"escaped name"}]}]}`,
+	"{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"bad \xff utf-8\"}]}]}",
+	`{"model":"m","messages":[{"role":"user","content":[{"type":"tool_use","input":"s","id":"i","name":"n","data":"d","thinking":"t","signature":"g","tool_use_id":"u"}]}]}`,
+}
+
+// parseBothWays parses body with the walk and with encoding/json alone.
+func parseBothWays(t *testing.T, body []byte) {
+	t.Helper()
+	fast, fastErr := ParseRequest(body)
+	typedDecode = true
+	typed, typedErr := ParseRequest(body)
+	typedDecode = false
+	if (fastErr == nil) != (typedErr == nil) || (fastErr != nil && fastErr.Error() != typedErr.Error()) {
+		t.Fatalf("errors differ for %q:\nwalk:  %v\ntyped: %v", body, fastErr, typedErr)
+	}
+	if !reflect.DeepEqual(fast, typed) {
+		t.Fatalf("requests differ for %q:\nwalk:  %+v\ntyped: %+v", body, fast, typed)
+	}
+	if fast == nil {
+		return
+	}
+	a, errA := fast.MarshalFields()
+	b, errB := typed.MarshalFields()
+	fast.SetMessages(fast.Messages)
+	typed.SetMessages(typed.Messages)
+	c, errC := fast.MarshalFields()
+	d, errD := typed.MarshalFields()
+	if string(a) != string(b) || string(c) != string(d) || (errA == nil) != (errB == nil) || (errC == nil) != (errD == nil) {
+		t.Fatalf("bodies differ for %q:\n%s\n%s\n%s\n%s", body, a, b, c, d)
+	}
+}
+
+// TestDecodeWalkMatchesTyped: every seed, whether the walk decodes it or
+// hands it to encoding/json, gives the request and the error encoding/json
+// alone gives.
+func TestDecodeWalkMatchesTyped(t *testing.T) {
+	for _, s := range decodeSeeds {
+		parseBothWays(t, []byte(s))
+	}
+}
+
+// TestDecodeWalkTakesTheCommonShape: the walk itself (not the fallback)
+// decodes the blocks clients send, escapes included.
+func TestDecodeWalkTakesTheCommonShape(t *testing.T) {
+	blocks, ok := decodeBlocks([]byte(`[{"type":"text","text":"a\"\n","cache_control":{"type":"ephemeral"}},{"type":"tool_result","tool_use_id":"t","content":[{"type":"text","text":"x"}],"is_error":true}]`))
+	if !ok || len(blocks) != 2 || blocks[0].Text != "a\"\n" || !blocks[1].IsError || blocks[1].Content.Blocks[0].Text != "x" {
+		t.Fatalf("walk: ok=%v %+v", ok, blocks)
+	}
+	for _, fallback := range []string{`[{"Text":"a"}]`, `[{"text":"\u0041"}]`, `[{"text":null}]`, `[{"text":"a","text":"b"}]`} {
+		if _, ok := decodeBlocks([]byte(fallback)); ok {
+			t.Errorf("%s: walked, want encoding/json", fallback)
+		}
+	}
+}
+
+// FuzzDecodeWalk: for any body, ParseRequest with the walk gives the same
+// request, error and passthrough body as with encoding/json alone.
+func FuzzDecodeWalk(f *testing.F) {
+	for _, s := range decodeSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) { parseBothWays(t, body) })
+}
