@@ -294,6 +294,14 @@ func ParseRequest(body []byte) (*Request, error) {
 	// Unmarshal validates the whole body before it decodes anything, so a
 	// syntax error is found before any other; a separate json.Valid pass
 	// would walk the body once more for nothing.
+	if !typedDecode && validJSON(body) {
+		if r, ok := walkRequest(body); ok {
+			if err := checkRequest(r); err != nil {
+				return nil, err
+			}
+			return r, nil
+		}
+	}
 	r := &Request{}
 	decodeErr := json.Unmarshal(body, r)
 	if se := (*json.SyntaxError)(nil); errors.As(decodeErr, &se) {
@@ -315,17 +323,25 @@ func ParseRequest(body []byte) (*Request, error) {
 		return nil, InvalidRequest("invalid request: " + jsonErrorText(decodeErr))
 	}
 	r.Fields = fields
-	if raw, ok := fields["messages"]; !ok || string(bytes.TrimSpace(raw)) == "null" {
-		return nil, InvalidRequest("messages: Field required")
+	if err := checkRequest(r); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// checkRequest checks what every provider relies on in a decoded request.
+func checkRequest(r *Request) error {
+	if raw, ok := r.Fields["messages"]; !ok || string(bytes.TrimSpace(raw)) == "null" {
+		return InvalidRequest("messages: Field required")
 	}
 	for i, m := range r.Messages {
 		switch m.Role {
 		case "user", "assistant", "system":
 		default:
-			return nil, InvalidRequest(fmt.Sprintf("messages.%d.role: must be \"user\" or \"assistant\", got %q", i, m.Role))
+			return InvalidRequest(fmt.Sprintf("messages.%d.role: must be \"user\" or \"assistant\", got %q", i, m.Role))
 		}
 	}
-	return r, nil
+	return nil
 }
 
 // topLevelFields maps each member of the JSON object body (valid JSON) to
