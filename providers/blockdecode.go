@@ -2,58 +2,210 @@ package providers
 
 import (
 	"bytes"
-	"errors"
+	"encoding/json"
 	"unicode/utf8"
-
-	"github.com/buger/jsonparser"
 )
 
 // encoding/json validates its whole input on every Unmarshal call, and a
 // type with its own UnmarshalJSON gets its bytes only after the decoder has
-// scanned past them once more. Decoding a content array by nesting
+// scanned past them once more: decoding a request's messages by nesting
 // Unmarshal calls (Content, then each Block, then a tool_result's Content)
-// therefore walked every byte of the history five or six times. The request
-// has been validated as a whole before any of these run, so the decoders
-// below read a content array and its blocks in one walk, producing exactly
-// what encoding/json produces. Whatever they do not handle the same way for
-// certain (a key that differs from a field name only in case, a repeated
-// field, a null, a \u escape) falls back to encoding/json.
+// walked every byte of the history five or six times. Instead, the body is
+// validated once (validJSON) and then decoded in one walk, which produces
+// exactly what encoding/json produces. Whatever the walk does not handle
+// the same way for certain (a name that differs from a field's only in case
+// or escapes, a repeated name, a null, a value of an unexpected type, a \u
+// escape, invalid UTF-8) sends the whole request to encoding/json, which
+// also words the error.
 
 // typedDecode turns the walk off: the differential fuzz target compares
 // both ways.
 var typedDecode = false
 
-// decodeBlocks decodes the valid JSON array b into blocks; ok is false when
-// the caller must decode it with encoding/json instead.
-func decodeBlocks(b []byte) (_ []Block, ok bool) {
-	blocks := make([]Block, 0, 4)
-	i := skipSpace(b, 1)
-	if i < len(b) && b[i] == ']' {
-		return blocks, true
+// walker decodes a validated JSON document.
+type walker struct {
+	data []byte
+	// scratch collects the text of a string with escapes; the string is
+	// made from it with one copy.
+	scratch []byte
+}
+
+// str decodes the string whose opening quote is at i and returns its text
+// and the index past its closing quote; ok is false for what only
+// encoding/json should decode.
+func (w *walker) str(i int) (_ string, end int, ok bool) {
+	data := w.data
+	if i >= len(data) || data[i] != '"' {
+		return "", 0, false
 	}
-	for i < len(b) {
-		typ, end := scanValue(b, i)
-		if end < 0 || typ != jsonparser.Object {
-			return nil, false
+	j := nextStringSpecial(data, i+1)
+	if j < len(data) && data[j] == '"' {
+		raw := data[i+1 : j]
+		if !validUTF8(raw) {
+			return "", 0, false
 		}
-		blocks = append(blocks, Block{})
-		if !blocks[len(blocks)-1].decode(b[i:end]) {
-			return nil, false
-		}
-		i = skipSpace(b, end)
-		if i >= len(b) {
-			return nil, false
-		}
-		switch b[i] {
-		case ',':
-			i = skipSpace(b, i+1)
-		case ']':
-			return blocks, true
+		return string(raw), j + 1, true
+	}
+	out := append(w.scratch[:0], data[i+1:j]...)
+	for j < len(data) {
+		c := data[j]
+		switch {
+		case c == '"':
+			w.scratch = out
+			if !validUTF8(out) {
+				return "", 0, false
+			}
+			return string(out), j + 1, true
+		case c == '\\':
+			if j+1 >= len(data) {
+				return "", 0, false
+			}
+			switch e := data[j+1]; e {
+			case '"', '\\', '/':
+				out = append(out, e)
+			case 'n':
+				out = append(out, '\n')
+			case 't':
+				out = append(out, '\t')
+			case 'r':
+				out = append(out, '\r')
+			case 'b':
+				out = append(out, '\b')
+			case 'f':
+				out = append(out, '\f')
+			default: // \u: surrogates and the like are encoding/json's
+				return "", 0, false
+			}
+			j += 2
+		case c < 0x20:
+			return "", 0, false
 		default:
-			return nil, false
+			out = append(out, c)
+			j++
+		}
+		k := nextStringSpecial(data, j)
+		out = append(out, data[j:k]...)
+		j = k
+	}
+	return "", 0, false
+}
+
+// object walks the object at i, calling member with each name and the
+// index of its value; member returns the index past the value. It returns
+// the index past the object.
+func (w *walker) object(i int, member func(name []byte, i int) (end int, ok bool)) (end int, ok bool) {
+	data := w.data
+	if i >= len(data) || data[i] != '{' {
+		return 0, false
+	}
+	i = skipSpace(data, i+1)
+	if i < len(data) && data[i] == '}' {
+		return i + 1, true
+	}
+	for i < len(data) && data[i] == '"' {
+		kend := scanStringEnd(data, i+1)
+		if kend < 0 {
+			return 0, false
+		}
+		name := data[i+1 : kend]
+		i = skipSpace(data, kend+1)
+		if i >= len(data) || data[i] != ':' {
+			return 0, false
+		}
+		if i, ok = member(name, skipSpace(data, i+1)); !ok {
+			return 0, false
+		}
+		i = skipSpace(data, i)
+		if i >= len(data) {
+			return 0, false
+		}
+		switch data[i] {
+		case ',':
+			i = skipSpace(data, i+1)
+		case '}':
+			return i + 1, true
+		default:
+			return 0, false
 		}
 	}
-	return nil, false
+	return 0, false
+}
+
+// array walks the array at i, calling elem with the index of each element;
+// elem returns the index past it. It returns the index past the array.
+func (w *walker) array(i int, elem func(i int) (end int, ok bool)) (end int, ok bool) {
+	data := w.data
+	if i >= len(data) || data[i] != '[' {
+		return 0, false
+	}
+	i = skipSpace(data, i+1)
+	if i < len(data) && data[i] == ']' {
+		return i + 1, true
+	}
+	for i < len(data) {
+		if i, ok = elem(i); !ok {
+			return 0, false
+		}
+		i = skipSpace(data, i)
+		if i >= len(data) {
+			return 0, false
+		}
+		switch data[i] {
+		case ',':
+			i = skipSpace(data, i+1)
+		case ']':
+			return i + 1, true
+		default:
+			return 0, false
+		}
+	}
+	return 0, false
+}
+
+// skip returns the index past the value at i.
+func (w *walker) skip(i int) (int, bool) {
+	_, end := scanValue(w.data, i)
+	return end, end >= 0
+}
+
+// plainName reports a member name that encoding/json matches to one of
+// fields exactly or not at all: ASCII, without escapes, and not a field's
+// name in another case (encoding/json also folds case, Unicode included).
+func plainName[V any](name []byte, fields map[string]V) bool {
+	if bytes.IndexByte(name, '\\') >= 0 {
+		return false
+	}
+	for _, c := range name {
+		if c >= utf8.RuneSelf {
+			return false
+		}
+	}
+	if _, ok := fields[string(name)]; ok {
+		return true
+	}
+	_, folds := fields[string(bytes.ToLower(name))]
+	return !folds
+}
+
+// content decodes a Content (a string or an array of blocks) at i.
+func (w *walker) content(i int) (c Content, end int, ok bool) {
+	data := w.data
+	if i >= len(data) {
+		return c, 0, false
+	}
+	switch data[i] {
+	case '"':
+		s, end, ok := w.str(i)
+		return Content{Blocks: []Block{{Type: "text", Text: s}}, IsString: true, Present: true}, end, ok
+	case '[':
+		c = Content{Blocks: make([]Block, 0, 4), Present: true}
+		end, ok = w.array(i, func(i int) (int, bool) {
+			c.Blocks = append(c.Blocks, Block{})
+			return w.block(i, &c.Blocks[len(c.Blocks)-1])
+		})
+		return c, end, ok
+	}
+	return c, 0, false
 }
 
 // Bits of Block's fields, to find a repeated one.
@@ -79,67 +231,46 @@ var blockFields = map[string]int{
 	"tool_use_id": fToolUseID, "content": fContent, "is_error": fIsError,
 }
 
-// decode fills b (a zero Block) from the valid JSON object data; false
-// means encoding/json must decode it.
-func (b *Block) decode(data []byte) bool {
+// block decodes the block object at i into b, a zero Block.
+func (w *walker) block(i int, b *Block) (end int, ok bool) {
+	data := w.data
 	seen := 0
-	ok := true
-	err := ScanObject(data, func(key, value []byte, typ jsonparser.ValueType, end int) error {
-		f, known := blockFields[string(key)]
-		if !known {
-			// encoding/json matches names case-insensitively (with Unicode
-			// folding) and unescaped: a name that might match a field is
-			// its to decode.
-			if !asciiOnly(key) || bytes.IndexByte(key, '\\') >= 0 || blockFields[string(bytes.ToLower(key))] != 0 {
-				ok = false
-				return errStopDecode
-			}
-			return nil
+	end, ok = w.object(i, func(name []byte, i int) (int, bool) {
+		if !plainName(name, blockFields) {
+			return 0, false
 		}
-		if seen&f != 0 || typ == jsonparser.Null {
-			ok = false
-			return errStopDecode
+		f := blockFields[string(name)]
+		if f == 0 {
+			return w.skip(i)
+		}
+		if seen&f != 0 || data[i] == 'n' {
+			return 0, false
 		}
 		seen |= f
-		whole := value // with a string's quotes
-		if typ == jsonparser.String {
-			whole = data[end-len(value)-2 : end]
-		}
 		switch f {
 		case fInput:
-			b.Input = whole
-			return nil
+			end, ok := w.skip(i)
+			b.Input = data[i:end:end]
+			return end, ok
 		case fIsError:
-			if typ != jsonparser.Boolean {
-				ok = false
-				return errStopDecode
+			switch {
+			case hasAt(data, i, "true"):
+				b.IsError = true
+				return i + 4, true
+			case hasAt(data, i, "false"):
+				return i + 5, true
 			}
-			b.IsError = value[0] == 't'
-			return nil
+			return 0, false
 		case fSource:
+			end, ok := w.skip(i)
 			b.Source = new(Source)
-			if b.Source.UnmarshalJSON(whole) != nil {
-				ok = false
-				return errStopDecode
-			}
-			return nil
+			return end, ok && b.Source.UnmarshalJSON(data[i:end]) == nil
 		case fContent:
-			b.Content = new(Content)
-			if b.Content.UnmarshalJSON(whole) != nil {
-				ok = false
-				return errStopDecode
-			}
-			return nil
+			c, end, ok := w.content(i)
+			b.Content = &c
+			return end, ok
 		}
-		if typ != jsonparser.String {
-			ok = false
-			return errStopDecode
-		}
-		s, good := decodeString(value)
-		if !good {
-			ok = false
-			return errStopDecode
-		}
+		s, end, ok := w.str(i)
 		switch f {
 		case fType:
 			b.Type = s
@@ -158,63 +289,122 @@ func (b *Block) decode(data []byte) bool {
 		case fToolUseID:
 			b.ToolUseID = s
 		}
-		return nil
+		return end, ok
 	})
-	b.Raw = data
-	return ok && err == nil
+	if ok {
+		b.Raw = data[i:end:end]
+	}
+	return end, ok
 }
 
-// errStopDecode ends a walk that must fall back to encoding/json.
-var errStopDecode = errors.New("decode with encoding/json")
+// messageFields are Message's JSON names.
+var messageFields = map[string]bool{"role": true, "content": true}
 
-// decodeString returns the text of a JSON string's contents raw (without
-// its quotes), as encoding/json decodes it; false for what only
-// encoding/json should decode (a \u escape, invalid UTF-8).
-func decodeString(raw []byte) (string, bool) {
-	if !utf8.Valid(raw) {
-		return "", false
-	}
-	k := bytes.IndexByte(raw, '\\')
-	if k < 0 {
-		return string(raw), true
-	}
-	out := make([]byte, 0, len(raw))
-	out = append(out, raw[:k]...)
-	for i := k; i < len(raw); i++ {
-		c := raw[i]
-		if c != '\\' {
-			out = append(out, c)
-			continue
+// message decodes the message object at i into m, a zero Message.
+func (w *walker) message(i int, m *Message) (end int, ok bool) {
+	var seenRole, seenContent bool
+	return w.object(i, func(name []byte, i int) (end int, ok bool) {
+		if !plainName(name, messageFields) {
+			return 0, false
 		}
-		i++
-		if i >= len(raw) {
-			return "", false
+		switch string(name) {
+		case "role":
+			if seenRole {
+				return 0, false
+			}
+			seenRole = true
+			m.Role, end, ok = w.str(i)
+			return end, ok
+		case "content":
+			if seenContent || w.data[i] == 'n' {
+				return 0, false
+			}
+			seenContent = true
+			m.Content, end, ok = w.content(i)
+			return end, ok
 		}
-		switch raw[i] {
-		case '"', '\\', '/':
-			out = append(out, raw[i])
-		case 'n':
-			out = append(out, '\n')
-		case 't':
-			out = append(out, '\t')
-		case 'r':
-			out = append(out, '\r')
-		case 'b':
-			out = append(out, '\b')
-		case 'f':
-			out = append(out, '\f')
+		return w.skip(i)
+	})
+}
+
+// requestFields are Request's JSON names.
+var requestFields = map[string]bool{
+	"model": true, "messages": true, "system": true, "max_tokens": true, "stream": true,
+	"temperature": true, "top_p": true, "top_k": true, "stop_sequences": true, "metadata": true,
+	"tools": true, "tool_choice": true, "thinking": true,
+}
+
+// walkRequest decodes body, which validJSON accepted, into the request
+// encoding/json makes of it; ok is false for a request it leaves to
+// encoding/json.
+func walkRequest(body []byte) (_ *Request, ok bool) {
+	w := &walker{data: body}
+	r := &Request{Fields: make(map[string]json.RawMessage, 16)}
+	i := skipSpace(body, 0)
+	end, ok := w.object(i, func(name []byte, i int) (end int, ok bool) {
+		if !plainName(name, requestFields) || body[i] == 'n' {
+			return 0, false
+		}
+		if _, dup := r.Fields[string(name)]; dup {
+			return 0, false
+		}
+		switch string(name) {
+		case "messages":
+			r.Messages = make([]Message, 0, 16)
+			end, ok = w.array(i, func(i int) (int, bool) {
+				r.Messages = append(r.Messages, Message{})
+				return w.message(i, &r.Messages[len(r.Messages)-1])
+			})
+		case "system":
+			r.System, end, ok = w.content(i)
+		case "model":
+			r.Model, end, ok = w.str(i)
+		case "stream":
+			switch {
+			case hasAt(body, i, "true"):
+				r.Stream, end, ok = true, i+4, true
+			case hasAt(body, i, "false"):
+				end, ok = i+5, true
+			}
 		default:
-			return "", false
+			if end, ok = w.skip(i); ok {
+				ok = r.decodeSmallField(string(name), body[i:end])
+			}
 		}
-	}
-	return string(out), true
+		if !ok {
+			return 0, false
+		}
+		r.Fields[string(name)] = body[i:end:end]
+		return end, true
+	})
+	return r, ok && skipSpace(body, end) == len(body)
 }
 
-func asciiOnly(s []byte) bool {
-	for _, c := range s {
-		if c >= utf8.RuneSelf {
-			return false
-		}
+// decodeSmallField decodes one of the request's small members with
+// encoding/json; false leaves the request to encoding/json as a whole.
+func (r *Request) decodeSmallField(name string, value []byte) bool {
+	var v any
+	switch name {
+	case "thinking":
+		return r.Thinking.UnmarshalJSON(value) == nil
+	case "max_tokens":
+		v = &r.MaxTokens
+	case "temperature":
+		v = &r.Temperature
+	case "top_p":
+		v = &r.TopP
+	case "top_k":
+		v = &r.TopK
+	case "stop_sequences":
+		v = &r.StopSequences
+	case "metadata":
+		v = &r.Metadata
+	case "tools":
+		v = &r.Tools
+	case "tool_choice":
+		v = &r.ToolChoice
+	default:
+		return true // not a field of Request: kept in Fields only
 	}
-	return true
+	return json.Unmarshal(value, v) == nil
 }

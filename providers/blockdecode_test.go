@@ -78,15 +78,21 @@ func TestDecodeWalkMatchesTyped(t *testing.T) {
 	}
 }
 
-// TestDecodeWalkTakesTheCommonShape: the walk itself (not the fallback)
-// decodes the blocks clients send, escapes included.
+// TestDecodeWalkTakesTheCommonShape: the walk itself (not encoding/json)
+// decodes the requests clients send, escapes included, and leaves the
+// unusual ones to encoding/json.
 func TestDecodeWalkTakesTheCommonShape(t *testing.T) {
-	blocks, ok := decodeBlocks([]byte(`[{"type":"text","text":"a\"\n","cache_control":{"type":"ephemeral"}},{"type":"tool_result","tool_use_id":"t","content":[{"type":"text","text":"x"}],"is_error":true}]`))
-	if !ok || len(blocks) != 2 || blocks[0].Text != "a\"\n" || !blocks[1].IsError || blocks[1].Content.Blocks[0].Text != "x" {
-		t.Fatalf("walk: ok=%v %+v", ok, blocks)
+	r, ok := walkRequest([]byte(`{"model":"m","stream":true,"messages":[{"role":"user","content":[{"type":"text","text":"a\"\n","cache_control":{"type":"ephemeral"}},{"type":"tool_result","tool_use_id":"t","content":[{"type":"text","text":"x"}],"is_error":true}]}]}`))
+	if !ok || !r.Stream || len(r.Messages) != 1 {
+		t.Fatalf("walk: ok=%v %+v", ok, r)
+	}
+	blocks := r.Messages[0].Content.Blocks
+	if len(blocks) != 2 || blocks[0].Text != "a\"\n" || !blocks[1].IsError || blocks[1].Content.Blocks[0].Text != "x" {
+		t.Fatalf("walk: %+v", blocks)
 	}
 	for _, fallback := range []string{`[{"Text":"a"}]`, `[{"text":"\u0041"}]`, `[{"text":null}]`, `[{"text":"a","text":"b"}]`} {
-		if _, ok := decodeBlocks([]byte(fallback)); ok {
+		body := `{"model":"m","messages":[{"role":"user","content":` + fallback + `}]}`
+		if _, ok := walkRequest([]byte(body)); ok {
 			t.Errorf("%s: walked, want encoding/json", fallback)
 		}
 	}

@@ -67,25 +67,14 @@ func (c *Content) UnmarshalJSON(b []byte) error {
 	case len(b) == 0 || string(b) == "null":
 		return nil
 	case b[0] == '"':
-		s, ok := "", false
-		if !typedDecode && len(b) >= 2 && b[len(b)-1] == '"' {
-			s, ok = decodeString(b[1 : len(b)-1])
-		}
-		if !ok {
-			if err := json.Unmarshal(b, &s); err != nil {
-				return err
-			}
+		var s string
+		if err := json.Unmarshal(b, &s); err != nil {
+			return err
 		}
 		*c = Content{Blocks: []Block{{Type: "text", Text: s}}, IsString: true, Present: true}
 		return nil
 	case b[0] == '[':
 		c.Present = true
-		if !typedDecode {
-			if blocks, ok := decodeBlocks(b); ok {
-				c.Blocks = blocks
-				return nil
-			}
-		}
 		return json.Unmarshal(b, &c.Blocks)
 	}
 	return fmt.Errorf("content must be a string or an array of content blocks")
