@@ -178,7 +178,6 @@ func dropBlockRef(block []byte, ch *Changes) bool {
 	return false
 }
 
-
 // cleanBothWays cleans the messages and rebuilds the body both ways.
 func cleanBothWays(t *testing.T, body []byte) {
 	t.Helper()
