@@ -11,7 +11,7 @@ import (
 // scanned past them once more: decoding a request's messages by nesting
 // Unmarshal calls (Content, then each Block, then a tool_result's Content)
 // walked every byte of the history five or six times. Instead, the body is
-// validated once (validJSON) and then decoded in one walk, which produces
+// decoded in one walk that also checks it is valid JSON, and produces
 // exactly what encoding/json produces. Whatever the walk does not handle
 // the same way for certain (a name that differs from a field's only in case
 // or escapes, a repeated name, a null, a value of an unexpected type, a \u
@@ -22,9 +22,13 @@ import (
 // both ways.
 var typedDecode = false
 
-// walker decodes a validated JSON document.
+// walker decodes a JSON document, checking it as it goes: what it decodes
+// is valid JSON, and what is not it leaves to encoding/json.
 type walker struct {
 	data []byte
+	// depth is the number of containers open, bounded as encoding/json
+	// bounds it.
+	depth int
 	// scratch collects the text of a string with escapes; the string is
 	// made from it with one copy.
 	scratch []byte
@@ -95,24 +99,29 @@ func (w *walker) str(i int) (_ string, end int, ok bool) {
 // the index past the object.
 func (w *walker) object(i int, member func(name []byte, i int) (end int, ok bool)) (end int, ok bool) {
 	data := w.data
-	if i >= len(data) || data[i] != '{' {
+	if i >= len(data) || data[i] != '{' || w.depth >= maxValidDepth {
 		return 0, false
 	}
+	w.depth++
+	defer func() { w.depth-- }()
 	i = skipSpace(data, i+1)
 	if i < len(data) && data[i] == '}' {
 		return i + 1, true
 	}
 	for i < len(data) && data[i] == '"' {
-		kend := scanStringEnd(data, i+1)
+		kend := validString(data, i)
 		if kend < 0 {
 			return 0, false
 		}
-		name := data[i+1 : kend]
-		i = skipSpace(data, kend+1)
+		name := data[i+1 : kend-1]
+		i = skipSpace(data, kend)
 		if i >= len(data) || data[i] != ':' {
 			return 0, false
 		}
-		if i, ok = member(name, skipSpace(data, i+1)); !ok {
+		if i = skipSpace(data, i+1); i >= len(data) {
+			return 0, false
+		}
+		if i, ok = member(name, i); !ok {
 			return 0, false
 		}
 		i = skipSpace(data, i)
@@ -135,9 +144,11 @@ func (w *walker) object(i int, member func(name []byte, i int) (end int, ok bool
 // elem returns the index past it. It returns the index past the array.
 func (w *walker) array(i int, elem func(i int) (end int, ok bool)) (end int, ok bool) {
 	data := w.data
-	if i >= len(data) || data[i] != '[' {
+	if i >= len(data) || data[i] != '[' || w.depth >= maxValidDepth {
 		return 0, false
 	}
+	w.depth++
+	defer func() { w.depth-- }()
 	i = skipSpace(data, i+1)
 	if i < len(data) && data[i] == ']' {
 		return i + 1, true
@@ -162,9 +173,9 @@ func (w *walker) array(i int, elem func(i int) (end int, ok bool)) (end int, ok 
 	return 0, false
 }
 
-// skip returns the index past the value at i.
+// skip checks the value at i and returns the index past it.
 func (w *walker) skip(i int) (int, bool) {
-	_, end := scanValue(w.data, i)
+	end := validValue(w.data, i, w.depth)
 	return end, end >= 0
 }
 
@@ -250,8 +261,11 @@ func (w *walker) block(i int, b *Block) (end int, ok bool) {
 		switch f {
 		case fInput:
 			end, ok := w.skip(i)
+			if !ok {
+				return 0, false
+			}
 			b.Input = data[i:end:end]
-			return end, ok
+			return end, true
 		case fIsError:
 			switch {
 			case hasAt(data, i, "true"):
@@ -263,8 +277,11 @@ func (w *walker) block(i int, b *Block) (end int, ok bool) {
 			return 0, false
 		case fSource:
 			end, ok := w.skip(i)
+			if !ok {
+				return 0, false
+			}
 			b.Source = new(Source)
-			return end, ok && b.Source.UnmarshalJSON(data[i:end]) == nil
+			return end, b.Source.UnmarshalJSON(data[i:end]) == nil
 		case fContent:
 			c, end, ok := w.content(i)
 			b.Content = &c
@@ -334,9 +351,9 @@ var requestFields = map[string]bool{
 	"tools": true, "tool_choice": true, "thinking": true,
 }
 
-// walkRequest decodes body, which validJSON accepted, into the request
-// encoding/json makes of it; ok is false for a request it leaves to
-// encoding/json.
+// walkRequest decodes body into the request encoding/json makes of it; ok
+// is false for a request it leaves to encoding/json (invalid JSON among
+// them).
 func walkRequest(body []byte) (_ *Request, ok bool) {
 	w := &walker{data: body}
 	r := &Request{Fields: make(map[string]json.RawMessage, 16)}

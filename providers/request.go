@@ -283,7 +283,7 @@ func ParseRequest(body []byte) (*Request, error) {
 	// Unmarshal validates the whole body before it decodes anything, so a
 	// syntax error is found before any other; a separate json.Valid pass
 	// would walk the body once more for nothing.
-	if !typedDecode && validJSON(body) {
+	if !typedDecode {
 		if r, ok := walkRequest(body); ok {
 			if err := checkRequest(r); err != nil {
 				return nil, err

@@ -7,18 +7,24 @@ package providers
 // of a request, skipped a vector at a time to their next quote, backslash
 // or control byte: like json.Valid it does not check a string's UTF-8.
 func validJSON(data []byte) bool {
+	end := validValue(data, skipSpace(data, 0), 0)
+	return end >= 0 && skipSpace(data, end) == len(data)
+}
+
+// validValue checks the JSON value at i, found depth containers deep, and
+// returns the index just past it, or -1.
+func validValue(data []byte, i, depth int) int {
 	var stackBuf [64]byte
 	stack := stackBuf[:0] // '{' or '[' per open container
-	i := skipSpace(data, 0)
 	for {
 		// A value starts at i.
 		if i >= len(data) {
-			return false
+			return -1
 		}
 		switch c := data[i]; {
 		case c == '{' || c == '[':
-			if len(stack) >= maxValidDepth {
-				return false
+			if depth+len(stack) >= maxValidDepth {
+				return -1
 			}
 			i = skipSpace(data, i+1)
 			if i < len(data) && data[i] == c+2 { // '}' or ']'
@@ -28,42 +34,42 @@ func validJSON(data []byte) bool {
 			stack = append(stack, c)
 			if c == '{' {
 				if i = validMemberName(data, i); i < 0 {
-					return false
+					return -1
 				}
 			}
 			continue
 		case c == '"':
 			if i = validString(data, i); i < 0 {
-				return false
+				return -1
 			}
 		case c == 't':
 			if !hasAt(data, i, "true") {
-				return false
+				return -1
 			}
 			i += 4
 		case c == 'f':
 			if !hasAt(data, i, "false") {
-				return false
+				return -1
 			}
 			i += 5
 		case c == 'n':
 			if !hasAt(data, i, "null") {
-				return false
+				return -1
 			}
 			i += 4
 		default:
 			if i = validNumber(data, i); i < 0 {
-				return false
+				return -1
 			}
 		}
 		// A value ended at i: close containers, or go on to the next member.
 		for {
-			i = skipSpace(data, i)
 			if len(stack) == 0 {
-				return i == len(data)
+				return i
 			}
+			i = skipSpace(data, i)
 			if i >= len(data) {
-				return false
+				return -1
 			}
 			top := stack[len(stack)-1]
 			if data[i] == top+2 {
@@ -72,12 +78,12 @@ func validJSON(data []byte) bool {
 				continue
 			}
 			if data[i] != ',' {
-				return false
+				return -1
 			}
 			i = skipSpace(data, i+1)
 			if top == '{' {
 				if i = validMemberName(data, i); i < 0 {
-					return false
+					return -1
 				}
 			}
 			break
