@@ -87,7 +87,15 @@ func (w *walker) str(i int) (_ string, end int, ok bool) {
 			out = append(out, c)
 			j++
 		}
-		k := nextStringSpecial(data, j)
+		// Escapes come close together in code and logs: a short run is
+		// cheaper to step through than to hand to the vector search.
+		k := j
+		for k < len(data) && k-j < 16 && data[k] != '"' && data[k] != '\\' && data[k] >= 0x20 {
+			k++
+		}
+		if k-j == 16 {
+			k = nextStringSpecial(data, k)
+		}
 		out = append(out, data[j:k]...)
 		j = k
 	}
