@@ -3,6 +3,7 @@ package providers
 import (
 	"bytes"
 	"encoding/json"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -14,9 +15,9 @@ import (
 // decoded in one walk that also checks it is valid JSON, and produces
 // exactly what encoding/json produces. Whatever the walk does not handle
 // the same way for certain (a name that differs from a field's only in case
-// or escapes, a repeated name, a null, a value of an unexpected type, a \u
-// escape, invalid UTF-8) sends the whole request to encoding/json, which
-// also words the error.
+// or escapes, a repeated name, a null, a value of an unexpected type, a
+// lone surrogate escape, invalid UTF-8) sends the whole request to
+// encoding/json, which also words the error.
 
 // typedDecode turns the walk off: the differential fuzz target compares
 // both ways.
@@ -77,7 +78,17 @@ func (w *walker) str(i int) (_ string, end int, ok bool) {
 				out = append(out, '\b')
 			case 'f':
 				out = append(out, '\f')
-			default: // \u: surrogates and the like are encoding/json's
+			case 'u':
+				// Terminal output (\u001b) and ASCII-only encoders
+				// escape this way. A surrogate that is not half of a
+				// pair becomes U+FFFD in encoding/json: left to it.
+				r, n := decodeU(data[j:])
+				if n == 0 {
+					return "", 0, false
+				}
+				out = utf8.AppendRune(out, r)
+				j += n - 2
+			default:
 				return "", 0, false
 			}
 			j += 2
@@ -100,6 +111,48 @@ func (w *walker) str(i int) (_ string, end int, ok bool) {
 		j = k
 	}
 	return "", 0, false
+}
+
+// decodeU decodes the \uXXXX escape (or surrogate pair of them) p starts
+// with and returns the rune and the escape's length; 0 for a malformed
+// escape or a surrogate that is not half of a pair.
+func decodeU(p []byte) (rune, int) {
+	r := hex4(p)
+	switch {
+	case r < 0:
+		return 0, 0
+	case !utf16.IsSurrogate(r):
+		return r, 6
+	case r >= 0xDC00 || len(p) < 12 || p[6] != '\\' || p[7] != 'u':
+		return 0, 0
+	}
+	r2 := hex4(p[6:])
+	if r2 < 0xDC00 || r2 > 0xDFFF {
+		return 0, 0
+	}
+	return utf16.DecodeRune(r, r2), 12
+}
+
+// hex4 is the value of the four hex digits after p's `\u`, or -1.
+func hex4(p []byte) rune {
+	if len(p) < 6 {
+		return -1
+	}
+	var r rune
+	for _, c := range p[2:6] {
+		switch {
+		case c >= '0' && c <= '9':
+			c -= '0'
+		case c >= 'a' && c <= 'f':
+			c = c - 'a' + 10
+		case c >= 'A' && c <= 'F':
+			c = c - 'A' + 10
+		default:
+			return -1
+		}
+		r = r<<4 | rune(c)
+	}
+	return r
 }
 
 // object walks the object at i, calling member with each name and the

@@ -46,6 +46,10 @@ var decodeSeeds = []string{
 	`{"model":"m","messages":[{"role":"user","content":[{"type":"text","text":"a\q"}]}]}`,
 	`{"model":"m","messages":[{"role":"user","content":[{"ty\qpe":"text"}]}]}`,
 	`{"model":"m","messages":[{"role":"user","content":[{"type":"text"}]}]`,
+	`{"model":"m","messages":[{"role":"user","content":"\u001b[31mred\u001b[0m \u00e9 \ud83d\ude00 \u0000 \uFFFF"}]}`,
+	`{"model":"m","messages":[{"role":"user","content":"\ud800"},{"role":"user","content":"\ud83d\u0041"},{"role":"user","content":"\udc00\ud800"}]}`,
+	`{"model":"m","messages":[{"role":"user","content":"\ud83d"}]}`,
+	`{"model":"m","messages":[{"role":"user","content":"\u12"}]}`,
 	`[]`, `"x"`, ``, `{"model":"m"`, ` {"messages" : [ { "role" : "user" , "content" : [ ] } ] } `,
 	"{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"bad \xff utf-8\"}]}]}",
 	`{"model":"m","messages":[{"role":"user","content":[{"type":"tool_use","input":"s","id":"i","name":"n","data":"d","thinking":"t","signature":"g","tool_use_id":"u"}]}]}`,
@@ -99,7 +103,11 @@ func TestDecodeWalkTakesTheCommonShape(t *testing.T) {
 	if len(blocks) != 2 || blocks[0].Text != "a\"\n" || !blocks[1].IsError || blocks[1].Content.Blocks[0].Text != "x" {
 		t.Fatalf("walk: %+v", blocks)
 	}
-	for _, fallback := range []string{`[{"Text":"a"}]`, `[{"text":"\u0041"}]`, `[{"text":null}]`, `[{"text":"a","text":"b"}]`} {
+	r, ok = walkRequest([]byte(`{"messages":[{"role":"user","content":"\u001b[31m\u00e9\ud83d\ude00"}]}`))
+	if !ok || r.Messages[0].Content.Blocks[0].Text != "\x1b[31mé😀" {
+		t.Fatalf("\\u escapes: ok=%v %+v", ok, r)
+	}
+	for _, fallback := range []string{`[{"Text":"a"}]`, `[{"text":"\ud800"}]`, `[{"text":null}]`, `[{"text":"a","text":"b"}]`} {
 		body := `{"model":"m","messages":[{"role":"user","content":` + fallback + `}]}`
 		if _, ok := walkRequest([]byte(body)); ok {
 			t.Errorf("%s: walked, want encoding/json", fallback)
