@@ -1,10 +1,12 @@
 package providers
 
 import (
+	"encoding"
 	"encoding/json"
 	"reflect"
 	"strings"
 	"sync"
+	"unicode/utf8"
 )
 
 // EncodeJSON encodes v exactly as a json.Encoder with HTML escaping off
@@ -42,7 +44,59 @@ func (w *appendWriter) Write(p []byte) (int, error) {
 	return n, nil
 }
 
-var marshalerType = reflect.TypeFor[json.Marshaler]()
+var (
+	marshalerType     = reflect.TypeFor[json.Marshaler]()
+	textMarshalerType = reflect.TypeFor[encoding.TextMarshaler]()
+)
+
+// appendJSONStringNoHTML appends s quoted as json.Encoder writes a string
+// with HTML escaping off: quotes, backslashes and control characters
+// escaped, U+2028 and U+2029 as \u2028 and \u2029, each byte of invalid
+// UTF-8 as \ufffd, everything else as it is.
+func appendJSONStringNoHTML(dst []byte, s string) []byte {
+	b := bytesOf(s)
+	dst = append(dst, '"')
+	for i := 0; i < len(b); {
+		k := nextStringSpecial(b, i)
+		if run := b[i:k]; plainUTF8(run) {
+			dst = append(dst, run...)
+		} else {
+			for j := 0; j < len(run); {
+				r, n := utf8.DecodeRune(run[j:])
+				switch {
+				case r == utf8.RuneError && n == 1:
+					dst = append(dst, `\ufffd`...)
+				case r == '\u2028' || r == '\u2029':
+					dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
+				default:
+					dst = append(dst, run[j:j+n]...)
+				}
+				j += n
+			}
+		}
+		if k >= len(b) {
+			break
+		}
+		switch c := b[k]; c {
+		case '"', '\\':
+			dst = append(dst, '\\', c)
+		case '\n':
+			dst = append(dst, '\\', 'n')
+		case '\r':
+			dst = append(dst, '\\', 'r')
+		case '\t':
+			dst = append(dst, '\\', 't')
+		case '\b':
+			dst = append(dst, '\\', 'b')
+		case '\f':
+			dst = append(dst, '\\', 'f')
+		default: // a control character: nextStringSpecial stops at nothing else
+			dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
+		}
+		i = k + 1
+	}
+	return append(dst, '"')
+}
 
 func encodeValue(w *appendWriter, enc *json.Encoder, v reflect.Value) error {
 	if !v.IsValid() {
@@ -54,6 +108,14 @@ func encodeValue(w *appendWriter, enc *json.Encoder, v reflect.Value) error {
 		return encodeWhole(enc, v)
 	}
 	switch t.Kind() {
+	case reflect.String:
+		if t.Implements(textMarshalerType) || reflect.PointerTo(t).Implements(textMarshalerType) {
+			return encodeWhole(enc, v)
+		}
+		// The bulk of a converted request is its text: written here, a
+		// run of plain text at a time, rather than through the encoder.
+		w.buf = appendJSONStringNoHTML(w.buf, v.String())
+		return nil
 	case reflect.Pointer:
 		if v.IsNil() {
 			w.buf = append(w.buf, "null"...)

@@ -163,3 +163,83 @@ func scanValue(data []byte, i int) (jsonparser.ValueType, int) {
 	}
 	return jsonparser.Unknown, -1
 }
+
+// ScanArray calls fn with each element of the JSON array data (valid JSON)
+// and its type, as jsonparser.ArrayEach does (a string without its quotes),
+// finding the end of each string with a vectorised search.
+func ScanArray(data []byte, fn func(value []byte, typ jsonparser.ValueType)) error {
+	i := skipSpace(data, 0)
+	if i >= len(data) || data[i] != '[' {
+		return scanError(data, i)
+	}
+	i = skipSpace(data, i+1)
+	if i < len(data) && data[i] == ']' {
+		return nil
+	}
+	for {
+		typ, end := scanValue(data, i)
+		if end < 0 {
+			return scanError(data, i)
+		}
+		if typ == jsonparser.String {
+			fn(data[i+1:end-1], typ)
+		} else {
+			fn(data[i:end], typ)
+		}
+		i = skipSpace(data, end)
+		if i >= len(data) {
+			return scanError(data, i)
+		}
+		switch data[i] {
+		case ',':
+			i = skipSpace(data, i+1)
+		case ']':
+			return nil
+		default:
+			return scanError(data, i)
+		}
+	}
+}
+
+// Member is a member ScanMembers found: its value as jsonparser.Get
+// returns it (a string without its quotes, still escaped), its type
+// (jsonparser.NotExist if absent) and the index just past it.
+type Member struct {
+	Value []byte
+	Type  jsonparser.ValueType
+	End   int
+}
+
+// ScanMembers sets found[k] to the first member of the JSON object data
+// (valid JSON) named names[k], matching names as jsonparser.Get does
+// (unescaped), in one walk. found must be as long as names.
+func ScanMembers(data []byte, names []string, found []Member) error {
+	clear(found)
+	left := len(names)
+	var buf [32]byte
+	err := ScanObject(data, func(key, value []byte, typ jsonparser.ValueType, end int) error {
+		if bytes.IndexByte(key, '\\') >= 0 {
+			k, err := jsonparser.Unescape(key, buf[:])
+			if err != nil {
+				// jsonparser.Get finds nothing past a name it cannot unescape.
+				return errMembersFound
+			}
+			key = k
+		}
+		for k, name := range names {
+			if found[k].Type == jsonparser.NotExist && string(key) == name {
+				found[k] = Member{Value: value, Type: typ, End: end}
+				if left--; left == 0 {
+					return errMembersFound
+				}
+			}
+		}
+		return nil
+	})
+	if err == errMembersFound {
+		err = nil
+	}
+	return err
+}
+
+var errMembersFound = errors.New("found")

@@ -24,6 +24,7 @@ import (
 // with JSON Schemas, and a history of tool loops, each an assistant turn of
 // gateway-signed thinking, text and a tool_use, and a user turn with the
 // tool's output (source code: quotes, backslashes, newlines, non-ASCII).
+// A nil signer gives the thinking Anthropic-shaped signatures instead.
 func claudeCodeRequest(signer *providers.Signer, size int) []byte {
 	type obj = map[string]any
 	var tools []any
@@ -58,8 +59,14 @@ func claudeCodeRequest(signer *providers.Signer, size int) []byte {
 	for i := 0; n < size; i++ {
 		thinking := fmt.Sprintf("Step %d: ", i) + strings.Repeat("I should look at the file and then run the tests again. ", 24)
 		id := fmt.Sprintf("toolu_%024d", i)
+		// Without a signer the thinking carries a signature of Anthropic's
+		// shape: a history the passthrough has nothing to change in.
+		sig := "EqQBCkgIARABGAIiQL" + strings.Repeat("x7Qm", 60) + fmt.Sprintf("%08d", i)
+		if signer != nil {
+			sig = signer.Sign(providers.OriginTags, "", thinking)
+		}
 		assistant := obj{"role": "assistant", "content": []any{
-			obj{"type": "thinking", "thinking": thinking, "signature": signer.Sign(providers.OriginTags, "", thinking)},
+			obj{"type": "thinking", "thinking": thinking, "signature": sig},
 			obj{"type": "text", "text": "Let me read the file."},
 			obj{"type": "tool_use", "id": id, "name": "tool_1", "input": obj{"command": fmt.Sprintf("cat pkg/file_%d.go", i), "timeout": 120000}},
 		}}

@@ -280,10 +280,21 @@ func (t ThinkingParam) Enabled(defaultOn bool) bool {
 // are sub-slices of body, not copies, so a request costs little more than
 // its body and its decoded text; the caller must not change body afterwards.
 func ParseRequest(body []byte) (*Request, error) {
-	if !json.Valid(body) {
-		var v any
-		err := json.Unmarshal(body, &v)
-		return nil, InvalidRequest("request body is not valid JSON: " + jsonErrorText(err))
+	// Unmarshal validates the whole body before it decodes anything, so a
+	// syntax error is found before any other; a separate json.Valid pass
+	// would walk the body once more for nothing.
+	if !typedDecode {
+		if r, ok := walkRequest(body); ok {
+			if err := checkRequest(r); err != nil {
+				return nil, err
+			}
+			return r, nil
+		}
+	}
+	r := &Request{}
+	decodeErr := json.Unmarshal(body, r)
+	if se := (*json.SyntaxError)(nil); errors.As(decodeErr, &se) {
+		return nil, InvalidRequest("request body is not valid JSON: " + jsonErrorText(decodeErr))
 	}
 	if t := bytes.TrimSpace(body); t[0] != '{' {
 		return nil, InvalidRequest("request body must be a JSON object")
@@ -297,22 +308,29 @@ func ParseRequest(body []byte) (*Request, error) {
 			return nil, InvalidRequest("request body is not valid JSON: " + jsonErrorText(err))
 		}
 	}
-	r := &Request{}
-	if err := json.Unmarshal(body, r); err != nil {
-		return nil, InvalidRequest("invalid request: " + jsonErrorText(err))
+	if decodeErr != nil {
+		return nil, InvalidRequest("invalid request: " + jsonErrorText(decodeErr))
 	}
 	r.Fields = fields
-	if raw, ok := fields["messages"]; !ok || string(bytes.TrimSpace(raw)) == "null" {
-		return nil, InvalidRequest("messages: Field required")
+	if err := checkRequest(r); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// checkRequest checks what every provider relies on in a decoded request.
+func checkRequest(r *Request) error {
+	if raw, ok := r.Fields["messages"]; !ok || string(bytes.TrimSpace(raw)) == "null" {
+		return InvalidRequest("messages: Field required")
 	}
 	for i, m := range r.Messages {
 		switch m.Role {
 		case "user", "assistant", "system":
 		default:
-			return nil, InvalidRequest(fmt.Sprintf("messages.%d.role: must be \"user\" or \"assistant\", got %q", i, m.Role))
+			return InvalidRequest(fmt.Sprintf("messages.%d.role: must be \"user\" or \"assistant\", got %q", i, m.Role))
 		}
 	}
-	return r, nil
+	return nil
 }
 
 // topLevelFields maps each member of the JSON object body (valid JSON) to

@@ -122,7 +122,7 @@ func rebuildObject(body []byte, fields, set map[string]json.RawMessage, del map[
 		out = append(out, ':')
 		out = append(out, v...)
 	}
-	err := jsonparser.ObjectEach(body, func(key, _ []byte, _ jsonparser.ValueType, _ int) error {
+	err := providers.ScanObject(body, func(key, _ []byte, _ jsonparser.ValueType, _ int) error {
 		// fields is keyed as encoding/json decodes keys: unescaped, with each
 		// invalid UTF-8 byte as U+FFFD; jsonparser hands over the raw key.
 		k, err := jsonparser.ParseString(key)
@@ -166,7 +166,7 @@ func cleanMessages(raw []byte, ch *Changes) ([]byte, bool, error) {
 	changed := false
 	var cbErr error
 	var kept [][]byte // one message's kept blocks, reused
-	_, err := jsonparser.ArrayEach(raw, func(msg []byte, typ jsonparser.ValueType, _ int, _ error) {
+	err := providers.ScanArray(raw, func(msg []byte, typ jsonparser.ValueType) {
 		if cbErr != nil {
 			return
 		}
@@ -201,12 +201,14 @@ func cleanMessages(raw []byte, ch *Changes) ([]byte, bool, error) {
 // null, blank or an empty list goes (docs/providers/azure.md). kept is scratch space for
 // the kept blocks, returned for reuse.
 func appendCleanMessage(dst []byte, kept [][]byte, msg []byte, ch *Changes) (_ []byte, _ [][]byte, keep, changed bool, err error) {
-	content, typ, end, err := jsonparser.Get(msg, "content")
-	if err == jsonparser.KeyPathNotFoundError {
-		return dst, kept, false, true, nil
-	}
+	var m [1]providers.Member
+	err = providers.ScanMembers(msg, contentName, m[:])
 	if err != nil {
 		return dst, kept, false, false, err
+	}
+	content, typ, end := m[0].Value, m[0].Type, m[0].End
+	if typ == jsonparser.NotExist {
+		return dst, kept, false, true, nil
 	}
 	switch typ {
 	case jsonparser.Null:
@@ -224,7 +226,7 @@ func appendCleanMessage(dst []byte, kept [][]byte, msg []byte, ch *Changes) (_ [
 	}
 
 	dropped := 0
-	_, err = jsonparser.ArrayEach(content, func(block []byte, t jsonparser.ValueType, _ int, _ error) {
+	err = providers.ScanArray(content, func(block []byte, t jsonparser.ValueType) {
 		if t == jsonparser.Object && dropBlock(block, ch) {
 			dropped++
 			return
@@ -253,6 +255,13 @@ func appendCleanMessage(dst []byte, kept [][]byte, msg []byte, ch *Changes) (_ [
 	return append(dst, msg[end:]...), kept, true, true, nil
 }
 
+// The members cleaning looks up: found in one walk of a message or block,
+// a string's end found a vector at a time.
+var (
+	contentName = []string{"content"}
+	blockNames  = []string{"type", "signature", "data"}
+)
+
 // dropBlock reports whether Azure must not see a content block: a thinking
 // block without a signature Azure issued (none, empty, or the gateway's own
 // envelope, which only the gateway can read), or a redacted_thinking block
@@ -260,10 +269,11 @@ func appendCleanMessage(dst []byte, kept [][]byte, msg []byte, ch *Changes) (_ [
 func dropBlock(block []byte, ch *Changes) bool {
 	// Raw string bodies suffice: the values compared and the gateway's
 	// envelope (base64url and dots) never need unescaping.
-	typ, _, _, _ := jsonparser.Get(block, "type")
-	switch string(typ) {
+	var m [3]providers.Member
+	_ = providers.ScanMembers(block, blockNames, m[:])
+	switch string(m[0].Value) {
 	case "thinking":
-		sig, t, _, _ := jsonparser.Get(block, "signature")
+		sig, t := m[1].Value, m[1].Type
 		if t != jsonparser.String || len(sig) == 0 {
 			ch.Thinking++
 			return true
@@ -274,7 +284,7 @@ func dropBlock(block []byte, ch *Changes) bool {
 			return true
 		}
 	case "redacted_thinking":
-		if data, t, _, _ := jsonparser.Get(block, "data"); t != jsonparser.String || len(data) == 0 {
+		if data, t := m[2].Value, m[2].Type; t != jsonparser.String || len(data) == 0 {
 			ch.Redacted++
 			return true
 		}

@@ -1,0 +1,488 @@
+package providers
+
+import (
+	"bytes"
+	"encoding/json"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// encoding/json validates its whole input on every Unmarshal call, and a
+// type with its own UnmarshalJSON gets its bytes only after the decoder has
+// scanned past them once more: decoding a request's messages by nesting
+// Unmarshal calls (Content, then each Block, then a tool_result's Content)
+// walked every byte of the history five or six times. Instead, the body is
+// decoded in one walk that also checks it is valid JSON, and produces
+// exactly what encoding/json produces. Whatever the walk does not handle
+// the same way for certain (a name that differs from a field's only in case
+// or escapes, a repeated name, a null, a value of an unexpected type, a
+// lone surrogate escape, invalid UTF-8) sends the whole request to
+// encoding/json, which also words the error.
+
+// typedDecode turns the walk off: the differential fuzz target compares
+// both ways.
+var typedDecode = false
+
+// walker decodes a JSON document, checking it as it goes: what it decodes
+// is valid JSON, and what is not it leaves to encoding/json.
+type walker struct {
+	data []byte
+	// depth is the number of containers open, bounded as encoding/json
+	// bounds it.
+	depth int
+	// scratch collects the text of a string with escapes; the string is
+	// made from it with one copy.
+	scratch []byte
+}
+
+// str decodes the string whose opening quote is at i and returns its text
+// and the index past its closing quote; ok is false for what only
+// encoding/json should decode.
+func (w *walker) str(i int) (_ string, end int, ok bool) {
+	data := w.data
+	if i >= len(data) || data[i] != '"' {
+		return "", 0, false
+	}
+	j := nextStringSpecial(data, i+1)
+	if j < len(data) && data[j] == '"' {
+		raw := data[i+1 : j]
+		if !validUTF8(raw) {
+			return "", 0, false
+		}
+		return string(raw), j + 1, true
+	}
+	out := append(w.scratch[:0], data[i+1:j]...)
+	for j < len(data) {
+		c := data[j]
+		switch {
+		case c == '"':
+			w.scratch = out
+			if !validUTF8(out) {
+				return "", 0, false
+			}
+			return string(out), j + 1, true
+		case c == '\\':
+			if j+1 >= len(data) {
+				return "", 0, false
+			}
+			switch e := data[j+1]; e {
+			case '"', '\\', '/':
+				out = append(out, e)
+			case 'n':
+				out = append(out, '\n')
+			case 't':
+				out = append(out, '\t')
+			case 'r':
+				out = append(out, '\r')
+			case 'b':
+				out = append(out, '\b')
+			case 'f':
+				out = append(out, '\f')
+			case 'u':
+				// Terminal output (\u001b) and ASCII-only encoders
+				// escape this way. A surrogate that is not half of a
+				// pair becomes U+FFFD in encoding/json: left to it.
+				r, n := decodeU(data[j:])
+				if n == 0 {
+					return "", 0, false
+				}
+				out = utf8.AppendRune(out, r)
+				j += n - 2
+			default:
+				return "", 0, false
+			}
+			j += 2
+		case c < 0x20:
+			return "", 0, false
+		default:
+			out = append(out, c)
+			j++
+		}
+		// Escapes come close together in code and logs: a short run is
+		// cheaper to step through than to hand to the vector search.
+		k := j
+		for k < len(data) && k-j < 16 && data[k] != '"' && data[k] != '\\' && data[k] >= 0x20 {
+			k++
+		}
+		if k-j == 16 {
+			k = nextStringSpecial(data, k)
+		}
+		out = append(out, data[j:k]...)
+		j = k
+	}
+	return "", 0, false
+}
+
+// decodeU decodes the \uXXXX escape (or surrogate pair of them) p starts
+// with and returns the rune and the escape's length; 0 for a malformed
+// escape or a surrogate that is not half of a pair.
+func decodeU(p []byte) (rune, int) {
+	r := hex4(p)
+	switch {
+	case r < 0:
+		return 0, 0
+	case !utf16.IsSurrogate(r):
+		return r, 6
+	case r >= 0xDC00 || len(p) < 12 || p[6] != '\\' || p[7] != 'u':
+		return 0, 0
+	}
+	r2 := hex4(p[6:])
+	if r2 < 0xDC00 || r2 > 0xDFFF {
+		return 0, 0
+	}
+	return utf16.DecodeRune(r, r2), 12
+}
+
+// hex4 is the value of the four hex digits after p's `\u`, or -1.
+func hex4(p []byte) rune {
+	if len(p) < 6 {
+		return -1
+	}
+	var r rune
+	for _, c := range p[2:6] {
+		switch {
+		case c >= '0' && c <= '9':
+			c -= '0'
+		case c >= 'a' && c <= 'f':
+			c = c - 'a' + 10
+		case c >= 'A' && c <= 'F':
+			c = c - 'A' + 10
+		default:
+			return -1
+		}
+		r = r<<4 | rune(c)
+	}
+	return r
+}
+
+// object walks the object at i, calling member with each name and the
+// index of its value; member returns the index past the value. It returns
+// the index past the object.
+func (w *walker) object(i int, member func(name []byte, i int) (end int, ok bool)) (end int, ok bool) {
+	data := w.data
+	if i >= len(data) || data[i] != '{' || w.depth >= maxValidDepth {
+		return 0, false
+	}
+	w.depth++
+	defer func() { w.depth-- }()
+	i = skipSpace(data, i+1)
+	if i < len(data) && data[i] == '}' {
+		return i + 1, true
+	}
+	for i < len(data) && data[i] == '"' {
+		kend := validString(data, i)
+		if kend < 0 {
+			return 0, false
+		}
+		name := data[i+1 : kend-1]
+		i = skipSpace(data, kend)
+		if i >= len(data) || data[i] != ':' {
+			return 0, false
+		}
+		if i = skipSpace(data, i+1); i >= len(data) {
+			return 0, false
+		}
+		if i, ok = member(name, i); !ok {
+			return 0, false
+		}
+		i = skipSpace(data, i)
+		if i >= len(data) {
+			return 0, false
+		}
+		switch data[i] {
+		case ',':
+			i = skipSpace(data, i+1)
+		case '}':
+			return i + 1, true
+		default:
+			return 0, false
+		}
+	}
+	return 0, false
+}
+
+// array walks the array at i, calling elem with the index of each element;
+// elem returns the index past it. It returns the index past the array.
+func (w *walker) array(i int, elem func(i int) (end int, ok bool)) (end int, ok bool) {
+	data := w.data
+	if i >= len(data) || data[i] != '[' || w.depth >= maxValidDepth {
+		return 0, false
+	}
+	w.depth++
+	defer func() { w.depth-- }()
+	i = skipSpace(data, i+1)
+	if i < len(data) && data[i] == ']' {
+		return i + 1, true
+	}
+	for i < len(data) {
+		if i, ok = elem(i); !ok {
+			return 0, false
+		}
+		i = skipSpace(data, i)
+		if i >= len(data) {
+			return 0, false
+		}
+		switch data[i] {
+		case ',':
+			i = skipSpace(data, i+1)
+		case ']':
+			return i + 1, true
+		default:
+			return 0, false
+		}
+	}
+	return 0, false
+}
+
+// skip checks the value at i and returns the index past it.
+func (w *walker) skip(i int) (int, bool) {
+	end := validValue(w.data, i, w.depth)
+	return end, end >= 0
+}
+
+// plainName reports a member name that encoding/json matches to one of
+// fields exactly or not at all: ASCII, without escapes, and not a field's
+// name in another case (encoding/json also folds case, Unicode included).
+func plainName[V any](name []byte, fields map[string]V) bool {
+	if bytes.IndexByte(name, '\\') >= 0 {
+		return false
+	}
+	for _, c := range name {
+		if c >= utf8.RuneSelf {
+			return false
+		}
+	}
+	if _, ok := fields[string(name)]; ok {
+		return true
+	}
+	_, folds := fields[string(bytes.ToLower(name))]
+	return !folds
+}
+
+// content decodes a Content (a string or an array of blocks) at i.
+func (w *walker) content(i int) (c Content, end int, ok bool) {
+	data := w.data
+	if i >= len(data) {
+		return c, 0, false
+	}
+	switch data[i] {
+	case '"':
+		s, end, ok := w.str(i)
+		return Content{Blocks: []Block{{Type: "text", Text: s}}, IsString: true, Present: true}, end, ok
+	case '[':
+		c = Content{Blocks: make([]Block, 0, 4), Present: true}
+		end, ok = w.array(i, func(i int) (int, bool) {
+			c.Blocks = append(c.Blocks, Block{})
+			return w.block(i, &c.Blocks[len(c.Blocks)-1])
+		})
+		return c, end, ok
+	}
+	return c, 0, false
+}
+
+// Bits of Block's fields, to find a repeated one.
+const (
+	fType = 1 << iota
+	fText
+	fThinking
+	fSignature
+	fData
+	fSource
+	fID
+	fName
+	fInput
+	fToolUseID
+	fContent
+	fIsError
+)
+
+// blockFields are Block's JSON names.
+var blockFields = map[string]int{
+	"type": fType, "text": fText, "thinking": fThinking, "signature": fSignature,
+	"data": fData, "source": fSource, "id": fID, "name": fName, "input": fInput,
+	"tool_use_id": fToolUseID, "content": fContent, "is_error": fIsError,
+}
+
+// block decodes the block object at i into b, a zero Block.
+func (w *walker) block(i int, b *Block) (end int, ok bool) {
+	data := w.data
+	seen := 0
+	end, ok = w.object(i, func(name []byte, i int) (int, bool) {
+		if !plainName(name, blockFields) {
+			return 0, false
+		}
+		f := blockFields[string(name)]
+		if f == 0 {
+			return w.skip(i)
+		}
+		if seen&f != 0 || data[i] == 'n' {
+			return 0, false
+		}
+		seen |= f
+		switch f {
+		case fInput:
+			end, ok := w.skip(i)
+			if !ok {
+				return 0, false
+			}
+			b.Input = data[i:end:end]
+			return end, true
+		case fIsError:
+			switch {
+			case hasAt(data, i, "true"):
+				b.IsError = true
+				return i + 4, true
+			case hasAt(data, i, "false"):
+				return i + 5, true
+			}
+			return 0, false
+		case fSource:
+			end, ok := w.skip(i)
+			if !ok {
+				return 0, false
+			}
+			b.Source = new(Source)
+			return end, b.Source.UnmarshalJSON(data[i:end]) == nil
+		case fContent:
+			c, end, ok := w.content(i)
+			b.Content = &c
+			return end, ok
+		}
+		s, end, ok := w.str(i)
+		switch f {
+		case fType:
+			b.Type = s
+		case fText:
+			b.Text = s
+		case fThinking:
+			b.Thinking = s
+		case fSignature:
+			b.Signature = s
+		case fData:
+			b.Data = s
+		case fID:
+			b.ID = s
+		case fName:
+			b.Name = s
+		case fToolUseID:
+			b.ToolUseID = s
+		}
+		return end, ok
+	})
+	if ok {
+		b.Raw = data[i:end:end]
+	}
+	return end, ok
+}
+
+// messageFields are Message's JSON names.
+var messageFields = map[string]bool{"role": true, "content": true}
+
+// message decodes the message object at i into m, a zero Message.
+func (w *walker) message(i int, m *Message) (end int, ok bool) {
+	var seenRole, seenContent bool
+	return w.object(i, func(name []byte, i int) (end int, ok bool) {
+		if !plainName(name, messageFields) {
+			return 0, false
+		}
+		switch string(name) {
+		case "role":
+			if seenRole {
+				return 0, false
+			}
+			seenRole = true
+			m.Role, end, ok = w.str(i)
+			return end, ok
+		case "content":
+			if seenContent || w.data[i] == 'n' {
+				return 0, false
+			}
+			seenContent = true
+			m.Content, end, ok = w.content(i)
+			return end, ok
+		}
+		return w.skip(i)
+	})
+}
+
+// requestFields are Request's JSON names.
+var requestFields = map[string]bool{
+	"model": true, "messages": true, "system": true, "max_tokens": true, "stream": true,
+	"temperature": true, "top_p": true, "top_k": true, "stop_sequences": true, "metadata": true,
+	"tools": true, "tool_choice": true, "thinking": true,
+}
+
+// walkRequest decodes body into the request encoding/json makes of it; ok
+// is false for a request it leaves to encoding/json (invalid JSON among
+// them).
+func walkRequest(body []byte) (_ *Request, ok bool) {
+	w := &walker{data: body}
+	r := &Request{Fields: make(map[string]json.RawMessage, 16)}
+	i := skipSpace(body, 0)
+	end, ok := w.object(i, func(name []byte, i int) (end int, ok bool) {
+		if !plainName(name, requestFields) || body[i] == 'n' {
+			return 0, false
+		}
+		if _, dup := r.Fields[string(name)]; dup {
+			return 0, false
+		}
+		switch string(name) {
+		case "messages":
+			r.Messages = make([]Message, 0, 16)
+			end, ok = w.array(i, func(i int) (int, bool) {
+				r.Messages = append(r.Messages, Message{})
+				return w.message(i, &r.Messages[len(r.Messages)-1])
+			})
+		case "system":
+			r.System, end, ok = w.content(i)
+		case "model":
+			r.Model, end, ok = w.str(i)
+		case "stream":
+			switch {
+			case hasAt(body, i, "true"):
+				r.Stream, end, ok = true, i+4, true
+			case hasAt(body, i, "false"):
+				end, ok = i+5, true
+			}
+		default:
+			if end, ok = w.skip(i); ok {
+				ok = r.decodeSmallField(string(name), body[i:end])
+			}
+		}
+		if !ok {
+			return 0, false
+		}
+		r.Fields[string(name)] = body[i:end:end]
+		return end, true
+	})
+	return r, ok && skipSpace(body, end) == len(body)
+}
+
+// decodeSmallField decodes one of the request's small members with
+// encoding/json; false leaves the request to encoding/json as a whole.
+func (r *Request) decodeSmallField(name string, value []byte) bool {
+	var v any
+	switch name {
+	case "thinking":
+		return r.Thinking.UnmarshalJSON(value) == nil
+	case "max_tokens":
+		v = &r.MaxTokens
+	case "temperature":
+		v = &r.Temperature
+	case "top_p":
+		v = &r.TopP
+	case "top_k":
+		v = &r.TopK
+	case "stop_sequences":
+		v = &r.StopSequences
+	case "metadata":
+		v = &r.Metadata
+	case "tools":
+		v = &r.Tools
+	case "tool_choice":
+		v = &r.ToolChoice
+	default:
+		return true // not a field of Request: kept in Fields only
+	}
+	return json.Unmarshal(value, v) == nil
+}

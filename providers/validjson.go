@@ -1,0 +1,197 @@
+package providers
+
+// validJSON reports whether data is one JSON value. When it says yes,
+// json.Valid says yes too; it may say no to a valid document nested deeper
+// than encoding/json's limit allows (the caller then asks encoding/json,
+// which gives the error). It is json.Valid's grammar with strings, the bulk
+// of a request, skipped a vector at a time to their next quote, backslash
+// or control byte: like json.Valid it does not check a string's UTF-8.
+func validJSON(data []byte) bool {
+	end := validValue(data, skipSpace(data, 0), 0)
+	return end >= 0 && skipSpace(data, end) == len(data)
+}
+
+// validValue checks the JSON value at i, found depth containers deep, and
+// returns the index just past it, or -1.
+func validValue(data []byte, i, depth int) int {
+	var stackBuf [64]byte
+	stack := stackBuf[:0] // '{' or '[' per open container
+	for {
+		// A value starts at i.
+		if i >= len(data) {
+			return -1
+		}
+		switch c := data[i]; {
+		case c == '{' || c == '[':
+			if depth+len(stack) >= maxValidDepth {
+				return -1
+			}
+			i = skipSpace(data, i+1)
+			if i < len(data) && data[i] == c+2 { // '}' or ']'
+				i++
+				break
+			}
+			stack = append(stack, c)
+			if c == '{' {
+				if i = validMemberName(data, i); i < 0 {
+					return -1
+				}
+			}
+			continue
+		case c == '"':
+			if i = validString(data, i); i < 0 {
+				return -1
+			}
+		case c == 't':
+			if !hasAt(data, i, "true") {
+				return -1
+			}
+			i += 4
+		case c == 'f':
+			if !hasAt(data, i, "false") {
+				return -1
+			}
+			i += 5
+		case c == 'n':
+			if !hasAt(data, i, "null") {
+				return -1
+			}
+			i += 4
+		default:
+			if i = validNumber(data, i); i < 0 {
+				return -1
+			}
+		}
+		// A value ended at i: close containers, or go on to the next member.
+		for {
+			if len(stack) == 0 {
+				return i
+			}
+			i = skipSpace(data, i)
+			if i >= len(data) {
+				return -1
+			}
+			top := stack[len(stack)-1]
+			if data[i] == top+2 {
+				stack = stack[:len(stack)-1]
+				i++
+				continue
+			}
+			if data[i] != ',' {
+				return -1
+			}
+			i = skipSpace(data, i+1)
+			if top == '{' {
+				if i = validMemberName(data, i); i < 0 {
+					return -1
+				}
+			}
+			break
+		}
+	}
+}
+
+// maxValidDepth is below encoding/json's nesting limit (10000), so that
+// what validJSON accepts encoding/json accepts.
+const maxValidDepth = 9000
+
+func hasAt(data []byte, i int, lit string) bool {
+	return len(data)-i >= len(lit) && string(data[i:i+len(lit)]) == lit
+}
+
+// validMemberName checks `"name" :` at i and returns the index of the
+// value after it, or -1.
+func validMemberName(data []byte, i int) int {
+	if i >= len(data) || data[i] != '"' {
+		return -1
+	}
+	if i = validString(data, i); i < 0 {
+		return -1
+	}
+	i = skipSpace(data, i)
+	if i >= len(data) || data[i] != ':' {
+		return -1
+	}
+	return skipSpace(data, i+1)
+}
+
+// validString checks the string whose opening quote is at i and returns
+// the index past its closing quote, or -1.
+func validString(data []byte, i int) int {
+	for i++; ; {
+		i = nextStringSpecial(data, i)
+		if i >= len(data) {
+			return -1
+		}
+		switch c := data[i]; {
+		case c == '"':
+			return i + 1
+		case c == '\\':
+			if i+1 >= len(data) {
+				return -1
+			}
+			switch data[i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i += 2
+			case 'u':
+				if len(data)-i < 6 || !isHex(data[i+2]) || !isHex(data[i+3]) || !isHex(data[i+4]) || !isHex(data[i+5]) {
+					return -1
+				}
+				i += 6
+			default:
+				return -1
+			}
+		case c < 0x20:
+			return -1
+		default:
+			i++
+		}
+	}
+}
+
+func isHex(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+}
+
+// validNumber checks the number at i and returns the index past it, or -1.
+func validNumber(data []byte, i int) int {
+	if i < len(data) && data[i] == '-' {
+		i++
+	}
+	switch {
+	case i >= len(data):
+		return -1
+	case data[i] == '0':
+		i++
+	case data[i] >= '1' && data[i] <= '9':
+		i = digits(data, i+1)
+	default:
+		return -1
+	}
+	if i < len(data) && data[i] == '.' {
+		j := digits(data, i+1)
+		if j == i+1 {
+			return -1
+		}
+		i = j
+	}
+	if i < len(data) && (data[i] == 'e' || data[i] == 'E') {
+		i++
+		if i < len(data) && (data[i] == '+' || data[i] == '-') {
+			i++
+		}
+		j := digits(data, i)
+		if j == i {
+			return -1
+		}
+		i = j
+	}
+	return i
+}
+
+func digits(data []byte, i int) int {
+	for i < len(data) && data[i] >= '0' && data[i] <= '9' {
+		i++
+	}
+	return i
+}
