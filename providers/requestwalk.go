@@ -133,28 +133,6 @@ func decodeU(p []byte) (rune, int) {
 	return utf16.DecodeRune(r, r2), 12
 }
 
-// hex4 is the value of the four hex digits after p's `\u`, or -1.
-func hex4(p []byte) rune {
-	if len(p) < 6 {
-		return -1
-	}
-	var r rune
-	for _, c := range p[2:6] {
-		switch {
-		case c >= '0' && c <= '9':
-			c -= '0'
-		case c >= 'a' && c <= 'f':
-			c = c - 'a' + 10
-		case c >= 'A' && c <= 'F':
-			c = c - 'A' + 10
-		default:
-			return -1
-		}
-		r = r<<4 | rune(c)
-	}
-	return r
-}
-
 // object walks the object at i, calling member with each name and the
 // index of its value; member returns the index past the value. It returns
 // the index past the object.
