@@ -13,13 +13,13 @@ import (
 	"github.com/anthropics/anthropic-sdk-go"
 	"github.com/caddyserver/caddy/v2/caddyconfig"
 
-	"github.com/thinkgate/thinkgate/caddymodule"
+	"github.com/thinkgate/thinkgate/internal/demo"
 	"github.com/thinkgate/thinkgate/internal/ssetest"
 	"github.com/thinkgate/thinkgate/internal/testgw"
 )
 
 // demoText is the demo upstream's answer: intro text, a thinking span, the answer.
-const demoText = caddymodule.DemoText
+const demoText = demo.DemoText
 
 const (
 	demoIntro    = "I need to answer the user's question about the first three letters of the alphabet. "

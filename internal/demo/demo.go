@@ -1,4 +1,9 @@
-package caddymodule
+// Package demo is a canned LLM upstream for trying thinkgate offline: the
+// thinkgate_demo directive that Caddyfile.example fronts. It lives outside
+// caddymodule so that a production build (xcaddy --with
+// github.com/thinkgate/thinkgate) does not carry it; only cmd/caddy and the
+// tests import it.
+package demo
 
 import (
 	"encoding/json"
@@ -12,6 +17,7 @@ import (
 	"github.com/caddyserver/caddy/v2/caddyconfig/httpcaddyfile"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 
+	"github.com/thinkgate/thinkgate/caddymodule"
 	"github.com/thinkgate/thinkgate/providers"
 )
 
@@ -67,7 +73,11 @@ func (d *DemoUpstream) ServeHTTP(w http.ResponseWriter, r *http.Request, _ caddy
 	}
 	body, _ := io.ReadAll(io.LimitReader(r.Body, 1<<20))
 	if r.Method != http.MethodPost || json.Unmarshal(body, &req) != nil {
-		return writeError(w, providers.InvalidRequest("the demo upstream takes POST /v1/messages with a JSON body"))
+		body := providers.InvalidRequest("the demo upstream takes POST /v1/messages with a JSON body").Body()
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusBadRequest)
+		_, err := w.Write(body)
+		return err
 	}
 	id := providers.NewID("msg_")
 	usage := providers.Usage{InputTokens: 12, OutputTokens: int64(len(DemoText) / 4)}
@@ -124,7 +134,7 @@ func (d *DemoUpstream) UnmarshalCaddyfile(disp *caddyfile.Dispenser) error {
 	for disp.NextBlock(0) {
 		switch disp.Val() {
 		case "chunk_size":
-			v, err := ParseStringOption(disp)
+			v, err := caddymodule.ParseStringOption(disp)
 			if err != nil {
 				return err
 			}
@@ -132,7 +142,7 @@ func (d *DemoUpstream) UnmarshalCaddyfile(disp *caddyfile.Dispenser) error {
 				return disp.Errf("chunk_size: expected a positive number, got %q", v)
 			}
 		case "delay":
-			v, err := ParseStringOption(disp)
+			v, err := caddymodule.ParseStringOption(disp)
 			if err != nil {
 				return err
 			}
