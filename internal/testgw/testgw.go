@@ -42,6 +42,7 @@ const (
 	SlotLoad
 	SlotAnthropic
 	SlotBench
+	SlotOptions
 )
 
 // Ports are one package's Caddy ports.
