@@ -17,7 +17,6 @@ import (
 	"github.com/caddyserver/caddy/v2/caddyconfig/httpcaddyfile"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 
-	"github.com/thinkgate/thinkgate/caddymodule"
 	"github.com/thinkgate/thinkgate/providers"
 )
 
@@ -134,7 +133,7 @@ func (d *DemoUpstream) UnmarshalCaddyfile(disp *caddyfile.Dispenser) error {
 	for disp.NextBlock(0) {
 		switch disp.Val() {
 		case "chunk_size":
-			v, err := caddymodule.ParseStringOption(disp)
+			v, err := oneArg(disp)
 			if err != nil {
 				return err
 			}
@@ -142,7 +141,7 @@ func (d *DemoUpstream) UnmarshalCaddyfile(disp *caddyfile.Dispenser) error {
 				return disp.Errf("chunk_size: expected a positive number, got %q", v)
 			}
 		case "delay":
-			v, err := caddymodule.ParseStringOption(disp)
+			v, err := oneArg(disp)
 			if err != nil {
 				return err
 			}
@@ -156,6 +155,18 @@ func (d *DemoUpstream) UnmarshalCaddyfile(disp *caddyfile.Dispenser) error {
 		}
 	}
 	return nil
+}
+
+// oneArg reads an option's single value.
+func oneArg(disp *caddyfile.Dispenser) (string, error) {
+	if !disp.NextArg() {
+		return "", disp.ArgErr()
+	}
+	v := disp.Val()
+	if disp.NextArg() {
+		return "", disp.ArgErr()
+	}
+	return v, nil
 }
 
 // Interface guards
