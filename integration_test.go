@@ -1,9 +1,11 @@
 package thinkgate
 
 import (
+	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"fmt"
-	"github.com/thinkgate/thinkgate/internal/golden"
+	"io"
 	"net/http"
 	"os"
 	"strings"
@@ -15,6 +17,7 @@ import (
 	"github.com/caddyserver/caddy/v2/caddyconfig"
 
 	"github.com/thinkgate/thinkgate/internal/demo"
+	"github.com/thinkgate/thinkgate/internal/golden"
 	"github.com/thinkgate/thinkgate/internal/ssetest"
 	"github.com/thinkgate/thinkgate/internal/testgw"
 )
@@ -287,17 +290,60 @@ func TestHTTPS(t *testing.T) {
 	}
 }
 
-// TestEncode: inside encode, a gzip-accepting client gets the translated
-// stream compressed, and the gateway never parses compressed upstream bytes.
+// TestEncode: inside encode, a client that accepts gzip gets the translated
+// stream gzipped, and one that asks for no encoding gets it as it is. The
+// upstream compresses whenever it is asked to; the gateway reads its answer
+// decompressed all the same, and the client's Accept-Encoding never reaches it.
 func TestEncode(t *testing.T) {
-	up := testgw.StreamingUpstream(t, testgw.AnthropicTextStream(demoText, 6), 10)
+	up := testgw.NewUpstream(t, func(w http.ResponseWriter, r *http.Request) {
+		body := testgw.AnthropicTextStream(demoText, 40)
+		if strings.Contains(r.Header.Get("Accept-Encoding"), "gzip") {
+			var buf bytes.Buffer
+			zw := gzip.NewWriter(&buf)
+			_, _ = zw.Write(body)
+			_ = zw.Close()
+			body = buf.Bytes()
+			w.Header().Set("Content-Encoding", "gzip")
+		}
+		testgw.WriteChunks(w, "text/event-stream; charset=utf-8", body, 64)
+	})
 	gw := testgw.Start(t, testgw.SlotRoot, "encode gzip\n"+site("anthropic", "\tsplit_tags", up))
-	msg, _ := gw.Stream(userParams(true))
-	if len(msg.Content) != 3 || msg.Content[1].Thinking != demoThinking {
-		t.Fatalf("content: %+v", msg.Content)
-	}
-	if ae := up.Last(t).Header.Get("Accept-Encoding"); ae != "" && ae != "gzip" {
-		t.Errorf("upstream Accept-Encoding %q", ae)
+	// Go's transport would ask for gzip itself and hide the encoding.
+	client := &http.Client{Transport: &http.Transport{DisableCompression: true}}
+	t.Cleanup(client.CloseIdleConnections)
+	for _, c := range []struct{ name, acceptEncoding, wantEncoding string }{
+		{"client accepts gzip", "gzip, deflate, br", "gzip"},
+		{"client asks for nothing", "", ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			req, _ := http.NewRequest(http.MethodPost, gw.URL+"/v1/messages", strings.NewReader(requestJSON))
+			req.Header.Set("Content-Type", "application/json")
+			if c.acceptEncoding != "" {
+				req.Header.Set("Accept-Encoding", c.acceptEncoding)
+			}
+			res, err := client.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer res.Body.Close()
+			if res.StatusCode != 200 || res.Header.Get("Content-Encoding") != c.wantEncoding {
+				t.Fatalf("status %d, Content-Encoding %q, want %q", res.StatusCode, res.Header.Get("Content-Encoding"), c.wantEncoding)
+			}
+			var body io.Reader = res.Body
+			if c.wantEncoding == "gzip" {
+				if body, err = gzip.NewReader(res.Body); err != nil {
+					t.Fatal(err)
+				}
+			}
+			got, err := io.ReadAll(body)
+			if err != nil {
+				t.Fatal(err)
+			}
+			golden.Bytes(t, "demo_thinking.sse", ssetest.Coalesce(got))
+			if ae := up.Last(t).Header.Get("Accept-Encoding"); c.acceptEncoding != "" && ae == c.acceptEncoding {
+				t.Errorf("the client's Accept-Encoding %q reached the upstream", ae)
+			}
+		})
 	}
 }
 

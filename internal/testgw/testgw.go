@@ -23,8 +23,10 @@ import (
 
 	"github.com/anthropics/anthropic-sdk-go"
 	"github.com/anthropics/anthropic-sdk-go/option"
+	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig"
 	"github.com/caddyserver/caddy/v2/caddytest"
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 
 	// Caddy's standard modules and thinkgate.
 	_ "github.com/caddyserver/caddy/v2/modules/standard"
@@ -69,11 +71,42 @@ type Gateway struct {
 	sdkHTTP *http.Client
 }
 
-// settle waits out the previous config's servers. Caddy answers the config
-// load before they have stopped, and until then one of them may still accept
-// a connection on the shared listener, run it through the old routes (whose
-// upstream the previous test has closed) and cut it when it stops.
-func settle() { time.Sleep(150 * time.Millisecond) }
+// settleTimeout bounds the wait for the previous config's listeners to close.
+const settleTimeout = 10 * time.Second
+
+// settle waits until the previous config's servers have closed their
+// listeners. Caddy answers the config load before they have, and until then
+// the kernel may hand a new connection to an old server's socket (each config
+// binds its own, with SO_REUSEPORT), which runs it through the old routes
+// (whose upstream the previous test has closed) and cuts it when it stops.
+// Caddy counts the configs holding each listener; the wait ends when only the
+// new config holds every address it listens on.
+func settle(t testing.TB) {
+	t.Helper()
+	app, err := caddy.ActiveContext().AppIfConfigured("http")
+	if err != nil {
+		return // no HTTP servers, nothing to wait for
+	}
+	var addrs []caddy.NetworkAddress
+	for _, srv := range app.(*caddyhttp.App).Servers {
+		for _, ln := range srv.Listen {
+			na, err := caddy.ParseNetworkAddress(ln)
+			if err != nil {
+				t.Fatalf("listen address %q: %v", ln, err)
+			}
+			addrs = append(addrs, na.Expand()...)
+		}
+	}
+	deadline := time.Now().Add(settleTimeout)
+	for _, a := range addrs {
+		for caddy.ListenerUsage(a.Network, a.JoinHostPort(0)) > 1 {
+			if time.Now().After(deadline) {
+				t.Fatalf("the previous config still listens on %s after %v", a, settleTimeout)
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+}
 
 func newGateway(t testing.TB, tester *caddytest.Tester, p Ports) *Gateway {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
@@ -136,7 +169,7 @@ func start(t testing.TB, slot int, config, adapter string) *Gateway {
 		LoadRequestTimeout: 10 * time.Second,
 	})
 	tester.InitServer(config, adapter)
-	settle()
+	settle(t)
 	return newGateway(t, tester, p)
 }
 
