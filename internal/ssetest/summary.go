@@ -74,23 +74,7 @@ func Summary(events []Event, d Detail) ([]string, error) {
 		}
 	}
 	for _, ev := range events {
-		var e struct {
-			Type         string          `json:"type"`
-			Index        int             `json:"index"`
-			Message      json.RawMessage `json:"message"`
-			ContentBlock json.RawMessage `json:"content_block"`
-			Delta        struct {
-				Type         string  `json:"type"`
-				Text         string  `json:"text"`
-				Thinking     string  `json:"thinking"`
-				Signature    string  `json:"signature"`
-				PartialJSON  string  `json:"partial_json"`
-				StopReason   *string `json:"stop_reason"`
-				StopSequence *string `json:"stop_sequence"`
-			} `json:"delta"`
-			Usage json.RawMessage `json:"usage"`
-			Error json.RawMessage `json:"error"`
-		}
+		var e eventData
 		if err := json.Unmarshal([]byte(ev.Data), &e); err != nil {
 			return out, fmt.Errorf("event %s: data is not JSON: %v: %s", ev.Name, err, ev.Data)
 		}
@@ -98,20 +82,10 @@ func Summary(events []Event, d Detail) ([]string, error) {
 			return out, fmt.Errorf("event %s carries type %q", ev.Name, e.Type)
 		}
 		if ev.Name == "content_block_delta" {
-			var text string
-			switch e.Delta.Type {
-			case "text_delta":
-				text = e.Delta.Text
-			case "thinking_delta":
-				text = e.Delta.Thinking
-			case "signature_delta":
-				text = e.Delta.Signature
-				if d&MaskSignatures != 0 {
-					text = "SIG"
-				}
-			case "input_json_delta":
-				text = e.Delta.PartialJSON
-			default:
+			text, ok := e.Delta.text()
+			if e.Delta.Type == "signature_delta" && d&MaskSignatures != 0 {
+				text = "SIG"
+			} else if !ok {
 				text = ev.Data
 			}
 			if key := fmt.Sprintf("%s %d", e.Delta.Type, e.Index); key != runKey {
@@ -147,6 +121,44 @@ func Summary(events []Event, d Detail) ([]string, error) {
 	}
 	flush()
 	return out, nil
+}
+
+// eventData is the part of an event's data the helpers here read.
+type eventData struct {
+	Type         string          `json:"type"`
+	Index        int             `json:"index"`
+	Message      json.RawMessage `json:"message"`
+	ContentBlock json.RawMessage `json:"content_block"`
+	Delta        delta           `json:"delta"`
+	Usage        json.RawMessage `json:"usage"`
+	Error        json.RawMessage `json:"error"`
+}
+
+// delta is a content_block_delta's or message_delta's delta.
+type delta struct {
+	Type         string  `json:"type"`
+	Text         string  `json:"text"`
+	Thinking     string  `json:"thinking"`
+	Signature    string  `json:"signature"`
+	PartialJSON  string  `json:"partial_json"`
+	StopReason   *string `json:"stop_reason"`
+	StopSequence *string `json:"stop_sequence"`
+}
+
+// text returns the content a block delta carries, and false for a delta
+// type that carries none of the known fields.
+func (d *delta) text() (string, bool) {
+	switch d.Type {
+	case "text_delta":
+		return d.Text, true
+	case "thinking_delta":
+		return d.Thinking, true
+	case "signature_delta":
+		return d.Signature, true
+	case "input_json_delta":
+		return d.PartialJSON, true
+	}
+	return "", false
 }
 
 func orNull(s *string) string {
