@@ -1,9 +1,11 @@
 package thinkgate
 
 import (
+	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"fmt"
-	"github.com/thinkgate/thinkgate/internal/golden"
+	"io"
 	"net/http"
 	"os"
 	"strings"
@@ -11,50 +13,23 @@ import (
 	"unicode/utf8"
 
 	"github.com/anthropics/anthropic-sdk-go"
+	"github.com/anthropics/anthropic-sdk-go/option"
 	"github.com/caddyserver/caddy/v2/caddyconfig"
 
-	"github.com/thinkgate/thinkgate/caddymodule"
+	"github.com/thinkgate/thinkgate/internal/demo"
+	"github.com/thinkgate/thinkgate/internal/golden"
 	"github.com/thinkgate/thinkgate/internal/ssetest"
 	"github.com/thinkgate/thinkgate/internal/testgw"
 )
 
 // demoText is the demo upstream's answer: intro text, a thinking span, the answer.
-const demoText = caddymodule.DemoText
+const demoText = demo.DemoText
 
 const (
 	demoIntro    = "I need to answer the user's question about the first three letters of the alphabet. "
 	demoThinking = "Step 1: Identify the user's core question. The user wants the first 3 letters of the English alphabet. Step 2: Recall the sequence of the alphabet. It starts with A, B, C. Step 3: Formulate the final answer."
 	demoAnswer   = "The first three letters of the alphabet are A, B, and C."
 )
-
-// anthropicUpstream streams text as an Anthropic-format upstream would: one
-// text block whose text_delta pieces are runeChunk runes each, the SSE bytes
-// written in writes of byteChunk bytes.
-func anthropicStream(text string, runeChunk int) []byte {
-	ev := []testgw.Event{
-		{Name: "message_start", Data: `{"type":"message_start","message":{"id":"msg_up1","type":"message","role":"assistant","model":"up-model","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":21,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":1}}}`},
-		{Name: "content_block_start", Data: `{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`},
-		{Name: "ping", Data: `{"type": "ping"}`},
-	}
-	runes := []rune(text)
-	for i := 0; i < len(runes); i += runeChunk {
-		piece := string(runes[i:min(i+runeChunk, len(runes))])
-		b, _ := json.Marshal(piece)
-		ev = append(ev, testgw.Event{Name: "content_block_delta", Data: fmt.Sprintf(`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":%s}}`, b)})
-	}
-	ev = append(ev,
-		testgw.Event{Name: "content_block_stop", Data: `{"type":"content_block_stop","index":0}`},
-		testgw.Event{Name: "message_delta", Data: `{"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":87}}`},
-		testgw.Event{Name: "message_stop", Data: `{"type":"message_stop"}`},
-	)
-	return testgw.SSE(ev...)
-}
-
-func streamingUpstream(t *testing.T, body []byte, byteChunk int) *testgw.Upstream {
-	return testgw.NewUpstream(t, func(w http.ResponseWriter, r *http.Request) {
-		testgw.WriteChunks(w, "text/event-stream; charset=utf-8", body, byteChunk)
-	})
-}
 
 func site(provider, options string, up *testgw.Upstream) string {
 	return fmt.Sprintf("thinkgate %s {\n\tsigning_key test-signing-key\n%s\n}\nreverse_proxy %s", provider, options, up.Addr())
@@ -74,7 +49,7 @@ const requestJSON = `{"model":"claude-test","max_tokens":1024,"stream":true,"mes
 // text block, a thinking block with one signature, and a text block; the
 // official SDK accumulates it without error.
 func TestDemoThinkingMode(t *testing.T) {
-	up := streamingUpstream(t, anthropicStream(demoText, 3), 7)
+	up := testgw.StreamingUpstream(t, testgw.AnthropicTextStream(demoText, 3), 7)
 	gw := testgw.Start(t, testgw.SlotRoot, site("anthropic", "\tsplit_tags", up))
 
 	msg, _ := gw.Stream(userParams(true))
@@ -121,7 +96,7 @@ func TestDemoThinkingMode(t *testing.T) {
 // TestDemoTextMode: thinking_block text gives the text form of docs/thinking.md, every
 // span a text block with indexes 0, 1, 2.
 func TestDemoTextMode(t *testing.T) {
-	up := streamingUpstream(t, anthropicStream(demoText, 5), 11)
+	up := testgw.StreamingUpstream(t, testgw.AnthropicTextStream(demoText, 5), 11)
 	gw := testgw.Start(t, testgw.SlotRoot, site("anthropic", "\tsplit_tags\n\tthinking_block text", up))
 
 	res := gw.Post("/v1/messages", requestJSON)
@@ -150,7 +125,7 @@ func TestDemoTextMode(t *testing.T) {
 
 // TestStreamGolden pins the exact bytes of a split stream, deltas and all.
 func TestStreamGolden(t *testing.T) {
-	up := streamingUpstream(t, anthropicStream(demoText, 40), 64)
+	up := testgw.StreamingUpstream(t, testgw.AnthropicTextStream(demoText, 40), 64)
 	gw := testgw.Start(t, testgw.SlotRoot, site("anthropic", "\tsplit_tags", up))
 	_, body := gw.PostRead("/v1/messages", requestJSON)
 	// Delta boundaries follow how the upstream's bytes were read; the
@@ -164,7 +139,7 @@ func TestMultibyte(t *testing.T) {
 	text := "答案是：😀 <thinking>思考一下，🧠 第一步……</thinking>你好，世界 🌏 done"
 	for _, byteChunk := range []int{1, 2, 3, 5, 13} {
 		t.Run(fmt.Sprint(byteChunk), func(t *testing.T) {
-			up := streamingUpstream(t, anthropicStream(text, 1), byteChunk)
+			up := testgw.StreamingUpstream(t, testgw.AnthropicTextStream(text, 1), byteChunk)
 			gw := testgw.Start(t, testgw.SlotRoot, site("anthropic", "\tsplit_tags", up))
 			msg, _ := gw.Stream(userParams(true))
 			if len(msg.Content) != 3 || msg.Content[0].Text != "答案是：😀 " || msg.Content[1].Thinking != "思考一下，🧠 第一步……" || msg.Content[2].Text != "你好，世界 🌏 done" {
@@ -194,7 +169,7 @@ func TestPassthroughBlocksRenumbered(t *testing.T) {
 		testgw.Event{Name: "message_delta", Data: `{"type":"message_delta","delta":{"stop_reason":"tool_use","stop_sequence":null},"usage":{"output_tokens":30}}`},
 		testgw.Event{Name: "message_stop", Data: `{"type":"message_stop"}`},
 	)
-	up := streamingUpstream(t, body, 9)
+	up := testgw.StreamingUpstream(t, body, 9)
 	gw := testgw.Start(t, testgw.SlotRoot, site("anthropic", "\tsplit_tags", up))
 	msg, _ := gw.Stream(userParams(true))
 	if len(msg.Content) != 3 {
@@ -236,8 +211,8 @@ func TestNonStreamingSplit(t *testing.T) {
 // TestPassthroughUntouched: without split_tags the upstream's bytes reach
 // the client unchanged, and the request body reaches the upstream unchanged.
 func TestPassthroughUntouched(t *testing.T) {
-	body := anthropicStream(demoText, 4)
-	up := streamingUpstream(t, body, 16)
+	body := testgw.AnthropicTextStream(demoText, 4)
+	up := testgw.StreamingUpstream(t, body, 16)
 	gw := testgw.Start(t, testgw.SlotRoot, site("anthropic", "\tapi_key upstream-key", up))
 	reqBody := `{"model":"claude-test","max_tokens":1024,"stream":true,"unknown_field":{"kept":true},"messages":[{"role":"user","content":"hi"}]}`
 	res, got := gw.PostRead("/v1/messages?beta=true", reqBody, "anthropic-beta", "interleaved-thinking-2025-05-14", "Accept-Encoding", "gzip")
@@ -262,7 +237,7 @@ func TestPassthroughUntouched(t *testing.T) {
 // TestBadInput: bad JSON, missing messages and oversize bodies get
 // Anthropic-shaped errors, and never reach the upstream.
 func TestBadInput(t *testing.T) {
-	up := streamingUpstream(t, anthropicStream(demoText, 4), 16)
+	up := testgw.StreamingUpstream(t, testgw.AnthropicTextStream(demoText, 4), 16)
 	gw := testgw.Start(t, testgw.SlotRoot, site("anthropic", "\tsplit_tags\n\tmax_request_body 2KiB", up))
 	cases := []struct {
 		name, body string
@@ -304,7 +279,7 @@ func TestConfigErrors(t *testing.T) {
 
 // TestHTTPS: the gateway works over the TLS listener (tls internal).
 func TestHTTPS(t *testing.T) {
-	up := streamingUpstream(t, anthropicStream(demoText, 6), 10)
+	up := testgw.StreamingUpstream(t, testgw.AnthropicTextStream(demoText, 6), 10)
 	p := testgw.PortsFor(testgw.SlotRoot)
 	cfg := testgw.Preamble(p) + fmt.Sprintf("https://localhost:%d {\n\ttls internal\n%s\n}\n", p.HTTPS, site("anthropic", "\tsplit_tags", up))
 	gw := testgw.StartConfig(t, testgw.SlotRoot, cfg)
@@ -315,18 +290,67 @@ func TestHTTPS(t *testing.T) {
 	}
 }
 
-// TestEncode: inside encode, a gzip-accepting client gets the translated
-// stream compressed, and the gateway never parses compressed upstream bytes.
+// TestEncode: inside encode, a client that accepts gzip gets the translated
+// stream gzipped, and one that asks for no encoding gets it as it is. The
+// upstream compresses whenever it is asked to; the gateway reads its answer
+// decompressed all the same, and the client's Accept-Encoding never reaches it.
 func TestEncode(t *testing.T) {
-	up := streamingUpstream(t, anthropicStream(demoText, 6), 10)
+	up := testgw.NewUpstream(t, func(w http.ResponseWriter, r *http.Request) {
+		body := testgw.AnthropicTextStream(demoText, 40)
+		if strings.Contains(r.Header.Get("Accept-Encoding"), "gzip") {
+			var buf bytes.Buffer
+			zw := gzip.NewWriter(&buf)
+			_, _ = zw.Write(body)
+			_ = zw.Close()
+			body = buf.Bytes()
+			w.Header().Set("Content-Encoding", "gzip")
+		}
+		testgw.WriteChunks(w, "text/event-stream; charset=utf-8", body, 64)
+	})
 	gw := testgw.Start(t, testgw.SlotRoot, "encode gzip\n"+site("anthropic", "\tsplit_tags", up))
-	msg, _ := gw.Stream(userParams(true))
-	if len(msg.Content) != 3 || msg.Content[1].Thinking != demoThinking {
-		t.Fatalf("content: %+v", msg.Content)
+	// Go's transport would ask for gzip itself and hide the encoding.
+	client := &http.Client{Transport: &http.Transport{DisableCompression: true}}
+	t.Cleanup(client.CloseIdleConnections)
+	for _, c := range []struct{ name, acceptEncoding, wantEncoding string }{
+		{"client accepts gzip", "gzip, deflate, br", "gzip"},
+		{"client asks for nothing", "", ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			req, _ := http.NewRequest(http.MethodPost, gw.URL+"/v1/messages", strings.NewReader(requestJSON))
+			req.Header.Set("Content-Type", "application/json")
+			if c.acceptEncoding != "" {
+				req.Header.Set("Accept-Encoding", c.acceptEncoding)
+			}
+			res, err := client.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer res.Body.Close()
+			if res.StatusCode != 200 || res.Header.Get("Content-Encoding") != c.wantEncoding {
+				t.Fatalf("status %d, Content-Encoding %q, want %q", res.StatusCode, res.Header.Get("Content-Encoding"), c.wantEncoding)
+			}
+			var body io.Reader = res.Body
+			if c.wantEncoding == "gzip" {
+				if body, err = gzip.NewReader(res.Body); err != nil {
+					t.Fatal(err)
+				}
+			}
+			got, err := io.ReadAll(body)
+			if err != nil {
+				t.Fatal(err)
+			}
+			golden.Bytes(t, "demo_thinking.sse", ssetest.Coalesce(got))
+			if ae := up.Last(t).Header.Get("Accept-Encoding"); c.acceptEncoding != "" && ae == c.acceptEncoding {
+				t.Errorf("the client's Accept-Encoding %q reached the upstream", ae)
+			}
+		})
 	}
-	if ae := up.Last(t).Header.Get("Accept-Encoding"); ae != "" && ae != "gzip" {
-		t.Errorf("upstream Accept-Encoding %q", ae)
-	}
+}
+
+// optionHTTPClient makes the SDK use caddytest's client, which trusts the
+// test CA for the HTTPS listener.
+func optionHTTPClient(gw *testgw.Gateway) option.RequestOption {
+	return option.WithHTTPClient(&http.Client{Transport: gw.Tester.Client.Transport})
 }
 
 func mustJSON(s string) string {
@@ -336,7 +360,7 @@ func mustJSON(s string) string {
 
 // TestJSONConfig: the JSON form of the handler works as the Caddyfile does.
 func TestJSONConfig(t *testing.T) {
-	up := streamingUpstream(t, anthropicStream(demoText, 8), 16)
+	up := testgw.StreamingUpstream(t, testgw.AnthropicTextStream(demoText, 8), 16)
 	p := testgw.PortsFor(testgw.SlotRoot)
 	cfg := fmt.Sprintf(`{
 	"admin": {"listen": "localhost:%d"},

@@ -15,6 +15,13 @@ import (
 	"github.com/thinkgate/thinkgate/providers"
 )
 
+// Configuration errors name the option they are about and say what is wrong
+// with it: "path: must start with /, got \"v1\"". They carry no module
+// prefix: Caddy adds the context, the module chain for JSON ("loading
+// module 'gemini': ...") and the file and line for a Caddyfile. The one
+// error that names the block is UnknownOption's, since the option it is
+// about is not one of the block's.
+
 // handlerOptions are the Caddyfile options every provider shares, listed
 // when an option is unknown.
 var handlerOptions = []string{

@@ -37,8 +37,8 @@ func TestConfigErrorMessages(t *testing.T) {
 		{"thinkgate anthropic {\n\trequest_body_timeout soon\n}", `request_body_timeout: "soon" is not a positive duration; write e.g. 30s or 2m, at Testfile:2`},
 		{"thinkgate anthropic {\n\tpath v1/messages\n}", `path: must start with / and carry no query, got "v1/messages", at Testfile:2`},
 		// The option's own line, also when it is the block's last.
-		{"thinkgate openai {\n\tapi_key k\n\tmodel a b\n\n\tpath v1/chat\n}", `thinkgate openai: path: must start with /, got "v1/chat", at Testfile:5`},
-		{"thinkgate openai {\n\tpath v1/chat\n\tapi_key k\n}", `thinkgate openai: path: must start with /, got "v1/chat", at Testfile:2`},
+		{"thinkgate openai {\n\tapi_key k\n\tmodel a b\n\n\tpath v1/chat\n}", `path: must start with /, got "v1/chat", at Testfile:5`},
+		{"thinkgate openai {\n\tpath v1/chat\n\tapi_key k\n}", `path: must start with /, got "v1/chat", at Testfile:2`},
 		{"thinkgate openai {\n\treasoning_history tags\n}", `, at Testfile:2`},
 		// What an unset {$VAR} leaves.
 		{"thinkgate openai {\n\tapi_key\n}", "wrong argument count or unexpected line ending after 'api_key' (an unset {$VAR} leaves nothing here; {env.VAR} is read at load and fails there with its name), at Testfile:2"},

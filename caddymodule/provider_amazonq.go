@@ -71,7 +71,7 @@ func (p *AmazonQProvider) Validate() error {
 	case "", amazonq.ProtocolJSON, amazonq.ProtocolAWS:
 		return nil
 	}
-	return fmt.Errorf("amazonq: protocol must be json or aws, got %q", p.Protocol)
+	return fmt.Errorf("protocol: must be json or aws, got %q", p.Protocol)
 }
 
 // Provider returns the provisioned provider.

@@ -68,13 +68,13 @@ func (p *GeminiProvider) Validate() error {
 	switch p.APIVersion {
 	case "", gemini.VersionV1Beta, gemini.VersionV1:
 	default:
-		return fmt.Errorf("gemini: api_version must be v1beta or v1, got %q", p.APIVersion)
+		return fmt.Errorf("api_version: must be v1beta or v1, got %q", p.APIVersion)
 	}
 	if b := p.ThinkingBudget; b != nil && *b < 1 && *b != -1 {
-		return fmt.Errorf("gemini: thinking_budget must be a positive number of tokens or -1 (dynamic), got %d", *b)
+		return fmt.Errorf("thinking_budget: must be a positive number of tokens or -1 (dynamic), got %d", *b)
 	}
 	if p.SchemaExpansion < 0 {
-		return fmt.Errorf("gemini: schema_expansion must be a positive whole number, got %d", p.SchemaExpansion)
+		return fmt.Errorf("schema_expansion: must be a positive whole number, got %d", p.SchemaExpansion)
 	}
 	return nil
 }

@@ -129,7 +129,7 @@ func (p *OpenAIProvider) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 		// Checked here, while the cursor is on the option, so that the
 		// error carries the option's line.
 		if err := (openai.Config{Path: p.Path, ReasoningHistory: p.ReasoningHistory, MaxTokensField: p.MaxTokensField}).Validate(); err != nil {
-			return d.Errf("thinkgate openai: %v", err)
+			return d.Err(err.Error())
 		}
 	}
 	return nil

@@ -19,9 +19,11 @@ import (
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
 
-	// The directives the snippets use: Caddy's standard modules and thinkgate.
+	// The directives the snippets use: Caddy's standard modules, thinkgate
+	// and the demo upstream.
 	_ "github.com/caddyserver/caddy/v2/modules/standard"
 	_ "github.com/thinkgate/thinkgate"
+	_ "github.com/thinkgate/thinkgate/internal/demo"
 
 	"github.com/thinkgate/thinkgate/caddymodule"
 )

@@ -1,5 +1,6 @@
-// Command caddy is Caddy with its standard modules and thinkgate, for
-// `go run ./cmd/caddy run --config Caddyfile.example` without xcaddy.
+// Command caddy is Caddy with its standard modules, thinkgate and the
+// thinkgate_demo upstream, for `go run ./cmd/caddy run --config
+// Caddyfile.example` without xcaddy.
 package main
 
 import (
@@ -8,6 +9,9 @@ import (
 	_ "github.com/caddyserver/caddy/v2/modules/standard"
 
 	_ "github.com/thinkgate/thinkgate"
+	// The canned upstream Caddyfile.example fronts; not part of the module
+	// that xcaddy builds in.
+	_ "github.com/thinkgate/thinkgate/internal/demo"
 )
 
 func main() {

@@ -763,7 +763,8 @@ func TestConfigErrors(t *testing.T) {
 			t.Errorf("%s: load error %q does not contain %q", c.opts, got, c.want)
 		}
 	}
-	// The JSON config is validated too.
+	// The JSON config is validated too; Caddy names the module, the error
+	// the option.
 	cfg := fmt.Sprintf(`{"admin":{"listen":"localhost:%d"},"apps":{"http":{"servers":{"s":{"listen":[":%d"],"routes":[{"handle":[{"handler":"thinkgate","provider":{"name":"gemini","api_version":"v3"}}]}]}}}}}`, p.Admin, p.HTTP)
 	req, _ := http.NewRequest("POST", fmt.Sprintf("http://localhost:%d/load", p.Admin), strings.NewReader(cfg))
 	req.Header.Set("Content-Type", "application/json")
@@ -773,7 +774,7 @@ func TestConfigErrors(t *testing.T) {
 	}
 	b, _ := io.ReadAll(res.Body)
 	res.Body.Close()
-	if res.StatusCode == 200 || !strings.Contains(string(b), `gemini: api_version must be v1beta or v1, got \"v3\"`) {
+	if res.StatusCode == 200 || !strings.Contains(string(b), `loading module 'gemini': http.handlers.thinkgate.providers.gemini: invalid configuration: api_version: must be v1beta or v1, got \"v3\"`) {
 		t.Errorf("JSON config: %d %s", res.StatusCode, b)
 	}
 }

@@ -499,7 +499,7 @@ func TestProviderOptions(t *testing.T) {
 		`{"role":"assistant","content":[{"type":"thinking","thinking":"plan","signature":"s"},{"type":"tool_use","id":"toolu_1","name":"ls","input":{}}]},`+
 		`{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"a.go"}]}]}`)
 	testgw.Diff(t, "events", got, []string{"message_start", `content_block_start 0 {"type":"text","text":""}`,
-		`text_delta 0 "\u003cthinking\u003ekept\u003c/thinking\u003e"`, "content_block_stop 0", "message_delta end_turn", "message_stop"})
+		`text_delta 0 "<thinking>kept</thinking>"`, "content_block_stop 0", "message_delta end_turn", "message_stop"})
 	req := up.Last(t)
 	if req.Path != "/api/v1/chat/completions" || req.RawQuery != "api-version=2024-10-21" {
 		t.Errorf("upstream target %s?%s", req.Path, req.RawQuery)

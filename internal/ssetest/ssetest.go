@@ -1,5 +1,7 @@
-// Package ssetest helps tests compare Anthropic event streams whose deltas
-// were split differently. The emitter merges the deltas of one block that
+// Package ssetest helps tests read and compare Anthropic event streams,
+// without Caddy. Parse and Summary turn a stream into one readable line per
+// event, for tests that state the sequence they expect. Coalesce is for
+// byte-exact comparisons: the emitter merges the deltas of one block that
 // reach it in one upstream read, so the same answer fed in different chunks
 // yields the same events but different delta boundaries; Coalesce removes
 // that difference and nothing else.
@@ -41,26 +43,12 @@ func Coalesce(sse []byte) []byte {
 			continue
 		}
 		if bytes.HasPrefix(frame, []byte("event: content_block_delta\ndata: ")) {
-			var ev struct {
-				Index int `json:"index"`
-				Delta struct {
-					Type        string `json:"type"`
-					Text        string `json:"text"`
-					Thinking    string `json:"thinking"`
-					PartialJSON string `json:"partial_json"`
-				} `json:"delta"`
-			}
+			var ev eventData
 			data := bytes.TrimSpace(frame[len("event: content_block_delta\ndata: "):])
 			if json.Unmarshal(data, &ev) == nil {
-				var piece string
-				switch ev.Delta.Type {
-				case "text_delta":
-					piece = ev.Delta.Text
-				case "thinking_delta":
-					piece = ev.Delta.Thinking
-				case "input_json_delta":
-					piece = ev.Delta.PartialJSON
-				default:
+				// Signatures are whole values, not pieces: they stay as they are.
+				piece, ok := ev.Delta.text()
+				if !ok || ev.Delta.Type == "signature_delta" {
 					flush()
 					out = append(out, frame...)
 					continue

@@ -23,8 +23,12 @@ import (
 
 	"github.com/anthropics/anthropic-sdk-go"
 	"github.com/anthropics/anthropic-sdk-go/option"
+	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig"
 	"github.com/caddyserver/caddy/v2/caddytest"
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+
+	"github.com/thinkgate/thinkgate/internal/ssetest"
 
 	// Caddy's standard modules and thinkgate.
 	_ "github.com/caddyserver/caddy/v2/modules/standard"
@@ -42,6 +46,7 @@ const (
 	SlotLoad
 	SlotAnthropic
 	SlotBench
+	SlotOptions
 )
 
 // Ports are one package's Caddy ports.
@@ -68,11 +73,42 @@ type Gateway struct {
 	sdkHTTP *http.Client
 }
 
-// settle waits out the previous config's servers. Caddy answers the config
-// load before they have stopped, and until then one of them may still accept
-// a connection on the shared listener, run it through the old routes (whose
-// upstream the previous test has closed) and cut it when it stops.
-func settle() { time.Sleep(150 * time.Millisecond) }
+// settleTimeout bounds the wait for the previous config's listeners to close.
+const settleTimeout = 10 * time.Second
+
+// settle waits until the previous config's servers have closed their
+// listeners. Caddy answers the config load before they have, and until then
+// the kernel may hand a new connection to an old server's socket (each config
+// binds its own, with SO_REUSEPORT), which runs it through the old routes
+// (whose upstream the previous test has closed) and cuts it when it stops.
+// Caddy counts the configs holding each listener; the wait ends when only the
+// new config holds every address it listens on.
+func settle(t testing.TB) {
+	t.Helper()
+	app, err := caddy.ActiveContext().AppIfConfigured("http")
+	if err != nil {
+		return // no HTTP servers, nothing to wait for
+	}
+	var addrs []caddy.NetworkAddress
+	for _, srv := range app.(*caddyhttp.App).Servers {
+		for _, ln := range srv.Listen {
+			na, err := caddy.ParseNetworkAddress(ln)
+			if err != nil {
+				t.Fatalf("listen address %q: %v", ln, err)
+			}
+			addrs = append(addrs, na.Expand()...)
+		}
+	}
+	deadline := time.Now().Add(settleTimeout)
+	for _, a := range addrs {
+		for caddy.ListenerUsage(a.Network, a.JoinHostPort(0)) > 1 {
+			if time.Now().After(deadline) {
+				t.Fatalf("the previous config still listens on %s after %v", a, settleTimeout)
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+}
 
 func newGateway(t testing.TB, tester *caddytest.Tester, p Ports) *Gateway {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
@@ -135,7 +171,7 @@ func start(t testing.TB, slot int, config, adapter string) *Gateway {
 		LoadRequestTimeout: 10 * time.Second,
 	})
 	tester.InitServer(config, adapter)
-	settle()
+	settle(t)
 	return newGateway(t, tester, p)
 }
 
@@ -236,10 +272,7 @@ func (g *Gateway) Stream(params anthropic.MessageNewParams, opts ...option.Reque
 }
 
 // Event is one SSE event as the client received it.
-type Event struct {
-	Name string
-	Data string
-}
+type Event = ssetest.Event
 
 // ReadEvents parses an SSE body into events (LF line ends, as the gateway writes).
 func ReadEvents(t testing.TB, r io.Reader) []Event {
@@ -273,104 +306,15 @@ func ReadEvents(t testing.TB, r io.Reader) []Event {
 	return events
 }
 
-// Summary turns events into readable lines with consecutive deltas of the same
-// block and type coalesced, e.g.
-//
-//	message_start
-//	content_block_start 0 {"type":"thinking","thinking":""}
-//	thinking_delta 0 "Step 1…"
-//	signature_delta 0 "…"
-//	content_block_stop 0
-//	message_delta end_turn
-//	message_stop
-//
-// It also checks each event's data is JSON whose type equals the event name.
+// Summary turns events into readable lines (ssetest.Summary without
+// detail), failing the test on an event that is not well formed.
 func Summary(t testing.TB, events []Event) []string {
 	t.Helper()
-	var out []string
-	var lastKey string
-	var acc strings.Builder
-	flush := func() {
-		if lastKey != "" {
-			out = append(out, lastKey+" "+mustJSON(acc.String()))
-			lastKey = ""
-			acc.Reset()
-		}
+	lines, err := ssetest.Summary(events, 0)
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, ev := range events {
-		var d struct {
-			Type         string          `json:"type"`
-			Index        *int            `json:"index"`
-			ContentBlock json.RawMessage `json:"content_block"`
-			Delta        struct {
-				Type         string  `json:"type"`
-				Text         string  `json:"text"`
-				Thinking     string  `json:"thinking"`
-				Signature    string  `json:"signature"`
-				PartialJSON  string  `json:"partial_json"`
-				StopReason   *string `json:"stop_reason"`
-				StopSequence *string `json:"stop_sequence"`
-			} `json:"delta"`
-			Error json.RawMessage `json:"error"`
-		}
-		if err := json.Unmarshal([]byte(ev.Data), &d); err != nil {
-			t.Fatalf("event %s: data is not JSON: %v: %s", ev.Name, err, ev.Data)
-		}
-		if d.Type != ev.Name {
-			t.Fatalf("event %s carries type %q", ev.Name, d.Type)
-		}
-		idx := -1
-		if d.Index != nil {
-			idx = *d.Index
-		}
-		switch ev.Name {
-		case "content_block_delta":
-			var text string
-			switch d.Delta.Type {
-			case "text_delta":
-				text = d.Delta.Text
-			case "thinking_delta":
-				text = d.Delta.Thinking
-			case "signature_delta":
-				text = d.Delta.Signature
-			case "input_json_delta":
-				text = d.Delta.PartialJSON
-			default:
-				text = ev.Data
-			}
-			key := fmt.Sprintf("%s %d", d.Delta.Type, idx)
-			if key != lastKey {
-				flush()
-				lastKey = key
-			}
-			acc.WriteString(text)
-			continue
-		}
-		flush()
-		switch ev.Name {
-		case "content_block_start":
-			out = append(out, fmt.Sprintf("content_block_start %d %s", idx, d.ContentBlock))
-		case "content_block_stop":
-			out = append(out, fmt.Sprintf("content_block_stop %d", idx))
-		case "message_delta":
-			sr := "null"
-			if d.Delta.StopReason != nil {
-				sr = *d.Delta.StopReason
-			}
-			out = append(out, "message_delta "+sr)
-		case "error":
-			out = append(out, "error "+string(d.Error))
-		default:
-			out = append(out, ev.Name)
-		}
-	}
-	flush()
-	return out
-}
-
-func mustJSON(s string) string {
-	b, _ := json.Marshal(s)
-	return string(b)
+	return lines
 }
 
 // Diff fails the test when got and want differ, showing both line by line.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws/protocol/eventstream"
 
+	"github.com/thinkgate/thinkgate/internal/ssetest"
 	"github.com/thinkgate/thinkgate/providers"
 )
 
@@ -91,101 +92,19 @@ func textFrame(t testing.TB, s string) []byte {
 
 func concat(parts ...[]byte) []byte { return bytes.Join(parts, nil) }
 
-// summary reduces an SSE body to one line per event, consecutive deltas of
-// one block and type coalesced (like testgw.Summary, without Caddy).
+// summary reduces an SSE body to one line per event (ssetest.Summary),
+// with message_delta's usage and signatures masked.
 func summary(t testing.TB, sse []byte) []string {
 	t.Helper()
-	var out []string
-	var lastKey string
-	var acc strings.Builder
-	flush := func() {
-		if lastKey != "" {
-			out = append(out, lastKey+" "+quote(acc.String()))
-			lastKey = ""
-			acc.Reset()
-		}
-	}
-	var dec providers.SSEDecoder
-	err := dec.Write(sse, func(event, data []byte) error {
-		var d struct {
-			Type         string          `json:"type"`
-			Index        int             `json:"index"`
-			ContentBlock json.RawMessage `json:"content_block"`
-			Delta        struct {
-				Type        string  `json:"type"`
-				Text        string  `json:"text"`
-				Thinking    string  `json:"thinking"`
-				Signature   string  `json:"signature"`
-				PartialJSON string  `json:"partial_json"`
-				StopReason  *string `json:"stop_reason"`
-			} `json:"delta"`
-			Usage json.RawMessage `json:"usage"`
-			Error json.RawMessage `json:"error"`
-		}
-		if err := json.Unmarshal(data, &d); err != nil {
-			t.Fatalf("event %s: %v: %s", event, err, data)
-		}
-		if d.Type != string(event) {
-			t.Fatalf("event %s carries type %q", event, d.Type)
-		}
-		if string(event) == "content_block_delta" {
-			var text string
-			switch d.Delta.Type {
-			case "text_delta":
-				text = d.Delta.Text
-			case "thinking_delta":
-				text = d.Delta.Thinking
-			case "signature_delta":
-				text = "SIG"
-			case "input_json_delta":
-				text = d.Delta.PartialJSON
-			}
-			key := d.Delta.Type + " " + itoa(d.Index)
-			if key != lastKey {
-				flush()
-				lastKey = key
-			}
-			acc.WriteString(text)
-			return nil
-		}
-		flush()
-		switch string(event) {
-		case "content_block_start":
-			out = append(out, "content_block_start "+itoa(d.Index)+" "+string(d.ContentBlock))
-		case "content_block_stop":
-			out = append(out, "content_block_stop "+itoa(d.Index))
-		case "message_delta":
-			sr := "null"
-			if d.Delta.StopReason != nil {
-				sr = *d.Delta.StopReason
-			}
-			out = append(out, "message_delta "+sr+" "+string(d.Usage))
-		case "error":
-			out = append(out, "error "+string(d.Error))
-		default:
-			out = append(out, string(event))
-		}
-		return nil
-	})
+	events, err := ssetest.Parse(sse)
 	if err != nil {
 		t.Fatal(err)
 	}
-	flush()
-	return out
-}
-
-// quote is a JSON string without HTML escaping, as the test texts are written.
-func quote(s string) string {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(s)
-	return strings.TrimSuffix(b.String(), "\n")
-}
-
-func itoa(n int) string {
-	b, _ := json.Marshal(n)
-	return string(b)
+	lines, err := ssetest.Summary(events, ssetest.Usage|ssetest.MaskSignatures)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return lines
 }
 
 func diff(t testing.TB, what string, got, want []string) {

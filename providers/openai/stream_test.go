@@ -1,11 +1,11 @@
 package openai
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
 
+	"github.com/thinkgate/thinkgate/internal/ssetest"
 	"github.com/thinkgate/thinkgate/providers"
 	"github.com/thinkgate/thinkgate/providers/openai/openaitest"
 )
@@ -26,7 +26,8 @@ func sig(thinking string) string {
 	return providers.NewSigner([]byte(testSigningKey)).Sign(providers.OriginTags, "", thinking)
 }
 
-func q(s string) string { b, _ := json.Marshal(s); return string(b) }
+// q is s as the summary writes a text.
+func q(s string) string { return ssetest.Quote(s) }
 
 func usageJSON(in, out, cacheRead int) string {
 	return fmt.Sprintf(`{"input_tokens":%d,"cache_creation_input_tokens":0,"cache_read_input_tokens":%d,"output_tokens":%d}`, in, cacheRead, out)

@@ -1,4 +1,9 @@
-package caddymodule
+// Package demo is a canned LLM upstream for trying thinkgate offline: the
+// thinkgate_demo directive that Caddyfile.example fronts. It lives outside
+// caddymodule so that a production build (xcaddy --with
+// github.com/thinkgate/thinkgate) does not carry it; only cmd/caddy and the
+// tests import it.
+package demo
 
 import (
 	"encoding/json"
@@ -67,7 +72,11 @@ func (d *DemoUpstream) ServeHTTP(w http.ResponseWriter, r *http.Request, _ caddy
 	}
 	body, _ := io.ReadAll(io.LimitReader(r.Body, 1<<20))
 	if r.Method != http.MethodPost || json.Unmarshal(body, &req) != nil {
-		return writeError(w, providers.InvalidRequest("the demo upstream takes POST /v1/messages with a JSON body"))
+		body := providers.InvalidRequest("the demo upstream takes POST /v1/messages with a JSON body").Body()
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusBadRequest)
+		_, err := w.Write(body)
+		return err
 	}
 	id := providers.NewID("msg_")
 	usage := providers.Usage{InputTokens: 12, OutputTokens: int64(len(DemoText) / 4)}
@@ -124,7 +133,7 @@ func (d *DemoUpstream) UnmarshalCaddyfile(disp *caddyfile.Dispenser) error {
 	for disp.NextBlock(0) {
 		switch disp.Val() {
 		case "chunk_size":
-			v, err := ParseStringOption(disp)
+			v, err := oneArg(disp)
 			if err != nil {
 				return err
 			}
@@ -132,7 +141,7 @@ func (d *DemoUpstream) UnmarshalCaddyfile(disp *caddyfile.Dispenser) error {
 				return disp.Errf("chunk_size: expected a positive number, got %q", v)
 			}
 		case "delay":
-			v, err := ParseStringOption(disp)
+			v, err := oneArg(disp)
 			if err != nil {
 				return err
 			}
@@ -146,6 +155,18 @@ func (d *DemoUpstream) UnmarshalCaddyfile(disp *caddyfile.Dispenser) error {
 		}
 	}
 	return nil
+}
+
+// oneArg reads an option's single value.
+func oneArg(disp *caddyfile.Dispenser) (string, error) {
+	if !disp.NextArg() {
+		return "", disp.ArgErr()
+	}
+	v := disp.Val()
+	if disp.NextArg() {
+		return "", disp.ArgErr()
+	}
+	return v, nil
 }
 
 // Interface guards

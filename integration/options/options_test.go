@@ -1,12 +1,29 @@
-package thinkgate
+// Package options_test checks through a real Caddy that the handler's
+// parser and hint options reach the tag parser and the upstream request.
+package options_test
 
 import (
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
 
+	"github.com/anthropics/anthropic-sdk-go"
+
 	"github.com/thinkgate/thinkgate/internal/testgw"
 )
+
+func site(provider, options string, up *testgw.Upstream) string {
+	return fmt.Sprintf("thinkgate %s {\n\tsigning_key test-signing-key\n%s\n}\nreverse_proxy %s", provider, options, up.Addr())
+}
+
+func userParams() anthropic.MessageNewParams {
+	return anthropic.MessageNewParams{
+		Model:     "claude-test",
+		MaxTokens: 1024,
+		Messages:  []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock("What are the first three letters of the alphabet?"))},
+	}
+}
 
 // TestParserOptions: the handler's tag options reach the parser.
 func TestParserOptions(t *testing.T) {
@@ -27,9 +44,9 @@ func TestParserOptions(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			up := streamingUpstream(t, anthropicStream(c.text, 3), 5)
-			gw := testgw.Start(t, testgw.SlotRoot, site("anthropic", "\tsplit_tags\n"+c.options, up))
-			msg, _ := gw.Stream(userParams(true))
+			up := testgw.StreamingUpstream(t, testgw.AnthropicTextStream(c.text, 3), 5)
+			gw := testgw.Start(t, testgw.SlotOptions, site("anthropic", "\tsplit_tags\n"+c.options, up))
+			msg, _ := gw.Stream(userParams())
 			var got []string
 			for _, b := range msg.Content {
 				got = append(got, b.Type+": "+b.Text+b.Thinking)
@@ -59,7 +76,7 @@ func TestHintOptions(t *testing.T) {
 			`{"model":"m","max_tokens":10,"stream":true,"messages":[{"role":"user","content":"q"}]}`, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			gw := testgw.Start(t, testgw.SlotRoot, site("openai", c.options, up))
+			gw := testgw.Start(t, testgw.SlotOptions, site("openai", c.options, up))
 			res, body := gw.PostRead("/v1/messages", c.request)
 			if res.StatusCode != 200 {
 				t.Fatalf("%d %s", res.StatusCode, body)
