@@ -77,22 +77,9 @@ func appendJSONStringNoHTML(dst []byte, s string) []byte {
 		if k >= len(b) {
 			break
 		}
-		switch c := b[k]; c {
-		case '"', '\\':
-			dst = append(dst, '\\', c)
-		case '\n':
-			dst = append(dst, '\\', 'n')
-		case '\r':
-			dst = append(dst, '\\', 'r')
-		case '\t':
-			dst = append(dst, '\\', 't')
-		case '\b':
-			dst = append(dst, '\\', 'b')
-		case '\f':
-			dst = append(dst, '\\', 'f')
-		default: // a control character: nextStringSpecial stops at nothing else
-			dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
-		}
+		// nextStringSpecial stops only at a quote, a backslash or a
+		// control character.
+		dst = appendEscapedASCII(dst, b[k])
 		i = k + 1
 	}
 	return append(dst, '"')

@@ -14,6 +14,27 @@ import (
 
 const hexDigits = "0123456789abcdef"
 
+// appendEscapedASCII appends the JSON escape of an ASCII byte that must be
+// escaped in a string: a quote, a backslash or a control character, written
+// as encoding/json writes them (\b and \f too, since Go 1.22).
+func appendEscapedASCII(dst []byte, c byte) []byte {
+	switch c {
+	case '"', '\\':
+		return append(dst, '\\', c)
+	case '\n':
+		return append(dst, '\\', 'n')
+	case '\r':
+		return append(dst, '\\', 'r')
+	case '\t':
+		return append(dst, '\\', 't')
+	case '\b':
+		return append(dst, '\\', 'b')
+	case '\f':
+		return append(dst, '\\', 'f')
+	}
+	return append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
+}
+
 // safeASCII reports the ASCII bytes that need no escaping inside a JSON string.
 var safeASCII = func() (t [utf8.RuneSelf]bool) {
 	for i := 0x20; i < utf8.RuneSelf; i++ {
@@ -95,23 +116,7 @@ func appendJSONStringBodyReport(dst, s []byte) (_ []byte, replaced bool) {
 				i++
 				continue
 			}
-			dst = append(dst, s[start:i]...)
-			switch b {
-			case '"', '\\':
-				dst = append(dst, '\\', b)
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			case '\b': // as encoding/json writes them since Go 1.22
-				dst = append(dst, '\\', 'b')
-			case '\f':
-				dst = append(dst, '\\', 'f')
-			default:
-				dst = append(dst, '\\', 'u', '0', '0', hexDigits[b>>4], hexDigits[b&0xF])
-			}
+			dst = appendEscapedASCII(append(dst, s[start:i]...), b)
 			i++
 			start = i
 			continue
