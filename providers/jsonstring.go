@@ -80,7 +80,7 @@ func Unescape(raw, buf []byte) ([]byte, error) {
 	return AppendUnescaped(buf[:0], raw)
 }
 
-// hex4 returns the code unit of a \uXXXX escape at the start of p, or -1.
+// hex4 returns the code unit of a \uhhhh escape at the start of p, or -1.
 func hex4(p []byte) rune {
 	if len(p) < 6 || p[0] != '\\' || p[1] != 'u' {
 		return -1

@@ -113,7 +113,7 @@ func (w *walker) str(i int) (_ string, end int, ok bool) {
 	return "", 0, false
 }
 
-// decodeU decodes the \uXXXX escape (or surrogate pair of them) p starts
+// decodeU decodes the \uhhhh escape (or surrogate pair of them) p starts
 // with and returns the rune and the escape's length; 0 for a malformed
 // escape or a surrogate that is not half of a pair.
 func decodeU(p []byte) (rune, int) {
