@@ -733,14 +733,20 @@ func (e *Emitter) drainIfFull() {
 	}
 }
 
-// runeCut returns where to cut p at most n bytes in: the start of the rune
-// at n, so that no character is split (at n itself when p holds no rune
-// start within utf8.UTFMax bytes before it).
+// runeCut returns where to cut p, which is longer than n, about n bytes
+// in, so that no character is split: at the start of the rune at n; past
+// the first rune when that is longer than n, so that a piece always holds
+// one character; at n itself when only invalid bytes stand before it,
+// which are replaced one by one wherever the cut falls.
 func runeCut(p []byte, n int) int {
 	for i := n; i > 0 && i > n-utf8.UTFMax; i-- {
 		if utf8.RuneStart(p[i]) {
 			return i
 		}
+	}
+	if n < utf8.UTFMax {
+		_, size := utf8.DecodeRune(p)
+		return max(size, n)
 	}
 	return n
 }
