@@ -163,20 +163,27 @@ func (w *walker) object(i int, member func(name []byte, i int) (end int, ok bool
 		if i, ok = member(name, i); !ok {
 			return 0, false
 		}
-		i = skipSpace(data, i)
-		if i >= len(data) {
-			return 0, false
-		}
-		switch data[i] {
-		case ',':
-			i = skipSpace(data, i+1)
-		case '}':
-			return i + 1, true
-		default:
-			return 0, false
+		var closed bool
+		if i, closed, ok = afterValue(data, i, '}'); !ok || closed {
+			return i, ok
 		}
 	}
 	return 0, false
+}
+
+// afterValue steps over what follows a member or element at i: a comma
+// (i then at the next one) or the closing bracket (closed, i past it).
+func afterValue(data []byte, i int, closing byte) (next int, closed, ok bool) {
+	i = skipSpace(data, i)
+	switch {
+	case i >= len(data):
+		return 0, false, false
+	case data[i] == ',':
+		return skipSpace(data, i+1), false, true
+	case data[i] == closing:
+		return i + 1, true, true
+	}
+	return 0, false, false
 }
 
 // array walks the array at i, calling elem with the index of each element;
@@ -196,17 +203,9 @@ func (w *walker) array(i int, elem func(i int) (end int, ok bool)) (end int, ok 
 		if i, ok = elem(i); !ok {
 			return 0, false
 		}
-		i = skipSpace(data, i)
-		if i >= len(data) {
-			return 0, false
-		}
-		switch data[i] {
-		case ',':
-			i = skipSpace(data, i+1)
-		case ']':
-			return i + 1, true
-		default:
-			return 0, false
+		var closed bool
+		if i, closed, ok = afterValue(data, i, ']'); !ok || closed {
+			return i, ok
 		}
 	}
 	return 0, false
