@@ -48,6 +48,7 @@ var (
 	withOpenAI     = flag.Bool("openai", true, "measure the thinkgate openai path too")
 	profileDir     = flag.String("cpuprofile", "", "write a CPU profile of each path's Caddy during its first throughput run into this directory")
 	profileSeconds = flag.Int("cpuprofile-seconds", 2, "length of each CPU profile")
+	phases         = flag.String("phase", "stream", "what to measure: stream (the long answer), request (the cost of a large request, see -request-mb), or all")
 )
 
 const (
@@ -62,19 +63,39 @@ func main() {
 	flag.Parse()
 	log.SetFlags(0)
 	raiseFileLimit()
+	stream, request := false, false
+	switch *phases {
+	case "stream":
+		stream = true
+	case "request":
+		request = true
+	case "all":
+		stream, request = true, true
+	default:
+		log.Fatalf("-phase: %q is none of stream, request, all", *phases)
+	}
 
+	bin := *caddyBin
+	if bin == "" {
+		bin = buildCaddy()
+	}
+	fmt.Printf("thinkgate benchmark — %s, %d CPUs, %s\n", cpuModel(), numCPU(), goVersion())
+	if stream {
+		streamPhase(bin)
+	}
+	if request {
+		requestPhase(bin)
+	}
+}
+
+// streamPhase measures the paths on one long streamed answer.
+func streamPhase(bin string) {
 	text := modelText(int(*textMB * (1 << 20)))
 	anthropicBody := anthropicStream(text)
 	openaiBody := openaiStream(text)
 	up := startUpstream(anthropicBody, openaiBody)
 	defer up.Close()
 
-	bin := *caddyBin
-	if bin == "" {
-		bin = buildCaddy()
-	}
-
-	fmt.Printf("thinkgate benchmark — %s, %d CPUs, %s\n", cpuModel(), numCPU(), goVersion())
 	fmt.Printf("stream: %.1f MB of model text (frames of 8–64 bytes, a <thinking> span every few hundred bytes) = %.1f MB Anthropic SSE, %.1f MB OpenAI SSE\n\n",
 		float64(len(text))/1e6, float64(len(anthropicBody))/1e6, float64(len(openaiBody))/1e6)
 
@@ -332,6 +353,13 @@ func startCaddy(bin string, path int) *exec.Cmd {
 		"thinkgate openai {\n\t\tkeepalive off\n\t}\n\treverse_proxy",
 	}
 	port := []int{plainPort, anthroPort, openaiPort}[path]
+	site := fmt.Sprintf("%s 127.0.0.1:%d {\n\t\ttransport http {\n\t\t\tversions h2c\n\t\t}\n\t}", sites[path], upstreamPort)
+	return startCaddyConfig(bin, adminPort+path, port, site)
+}
+
+// startCaddyConfig starts a Caddy whose one site, on port, holds site's
+// directives, and waits until it listens.
+func startCaddyConfig(bin string, admin, port int, site string) *exec.Cmd {
 	cfg := fmt.Sprintf(`{
 	admin localhost:%d
 	auto_https off
@@ -340,13 +368,9 @@ func startCaddy(bin string, path int) *exec.Cmd {
 	}
 }
 http://:%d {
-	%s 127.0.0.1:%d {
-		transport http {
-			versions h2c
-		}
-	}
+	%s
 }
-`, adminPort+path, port, sites[path], upstreamPort)
+`, admin, port, site)
 	f, err := os.CreateTemp("", "bench-*.caddyfile")
 	if err != nil {
 		log.Fatal(err)
