@@ -1,16 +1,29 @@
-// Command bench measures thinkgate against plain Caddy reverse_proxy on the
-// same long thinking stream, on this machine, in one run:
+// Command bench measures thinkgate against plain Caddy reverse_proxy on
+// this machine, in one run:
 //
-//	go run ./bench
+//	go run ./bench                  # the long streamed answer
+//	go run ./bench -phase request   # the cost of a large request
+//	go run ./bench -phase all       # both
 //
-// It builds Caddy with thinkgate (./cmd/caddy) and starts one Caddy process
-// per path — plain reverse_proxy, `thinkgate anthropic` with split_tags,
-// `thinkgate openai` — in front of an upstream served by this process that
-// streams the same several-MB response in Anthropic and in OpenAI format.
-// The paths' throughput runs take turns; it prints for each path the median
-// throughput, CPU seconds of its Caddy per MB of upstream, time to first
-// byte p50/p99 over concurrent streams, and resident memory per idle stream,
-// each with its ratio to plain reverse_proxy.
+// It builds Caddy with thinkgate (./cmd/caddy), or takes -caddy BIN, and
+// starts one Caddy process per path.
+//
+// The stream phase (the default) runs plain reverse_proxy, `thinkgate
+// anthropic` with split_tags and `thinkgate openai` in front of an upstream
+// served by this process that streams the same several-MB response in
+// Anthropic and in OpenAI format. The paths' throughput runs take turns;
+// it prints for each path the median throughput, CPU seconds of its Caddy
+// per MB of upstream, time to first byte p50/p99 over concurrent streams,
+// and resident memory per idle stream, each with its ratio to plain
+// reverse_proxy.
+//
+// The request phase POSTs a generated Claude Code request of each
+// -request-mb size through plain reverse_proxy and every provider, each in
+// front of an upstream answering a short stream in its own wire format, and
+// prints a Markdown table: the median time to the end of the answer (runs
+// taken in turns), the time each provider adds per MB of request, Caddy's
+// CPU per MB of request, and the peak resident memory one request adds to a
+// freshly started Caddy (see request.go).
 package main
 
 import (
