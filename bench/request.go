@@ -109,6 +109,11 @@ func requestPhase(bin string) {
 				reqMB, p.name, float64(upstreamBodies.get(i))/1e6, times[i], added, cpu[i]*1e3/reqMB, rss[i]/1024, addedRSS)
 		}
 	}
+	var counts []string
+	for i, p := range paths {
+		counts = append(counts, fmt.Sprintf("%s %d", p.name, answered[i]))
+	}
+	fmt.Printf("\nEvery request was answered 200 with a complete stream (message_stop, no error event): %s.\n", strings.Join(counts, ", "))
 }
 
 // requestTimes starts one Caddy per path and POSTs body through the paths
@@ -204,8 +209,12 @@ func postRequest(i int, body []byte) float64 {
 	if res.StatusCode != http.StatusOK || !bytes.Contains(got, []byte("event: message_stop")) || bytes.Contains(got, []byte("event: error")) {
 		log.Fatalf("request-cost path %s: the %d-byte request got status %d, not a complete stream:\n%.2000s", requestPaths()[i].name, len(body), res.StatusCode, got)
 	}
+	answered[i]++
 	return elapsed
 }
+
+// answered counts, per path, the requests answered with a complete stream.
+var answered = map[int]int{}
 
 func hwmKiB(pid int) int64 {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
