@@ -92,7 +92,7 @@ func requestPhase(bin string) {
 	fmt.Println("each upstream answers a short stream in its own wire format. Time: from sending the request to the end of the answer, median of runs taken in turns.")
 	fmt.Println("Peak RSS: VmHWM of a freshly started Caddy after one request minus its VmHWM after a small warm-up request, median over fresh processes.")
 	fmt.Println()
-	fmt.Println("| request | path | upstream body | time to the end of the answer | added per MB of request | Caddy CPU per MB of request | peak RSS added by the request | over plain `reverse_proxy` |")
+	fmt.Println("| request | path | upstream body | time to the end of the answer | added per MB of request | Caddy CPU per MB of request | peak RSS added by one request (its body included) | over plain `reverse_proxy` |")
 	fmt.Println("|---|---|---:|---:|---:|---:|---:|---:|")
 	for _, mb := range sizes {
 		body := claudeCodeRequest(int(mb * 1e6))
@@ -119,7 +119,7 @@ func requestPhase(bin string) {
 // requestTimes starts one Caddy per path and POSTs body through the paths
 // in turns, requestRepeat times each after two untimed warm-up rounds. It
 // returns each path's median time to the end of the answer, in ms, and its
-// Caddy's CPU seconds per request.
+// Caddy's mean CPU seconds per request.
 func requestTimes(bin string, paths []requestPath, body []byte) (ms, cpu []float64) {
 	caddies := make([]*exec.Cmd, len(paths))
 	for i, p := range paths {
@@ -137,20 +137,23 @@ func requestTimes(bin string, paths []requestPath, body []byte) (ms, cpu []float
 			postRequest(i, body)
 		}
 	}
+	// A Caddy's CPU is read over all its runs, not around each request:
+	// its garbage collector goes on working after the answer, while the
+	// other paths take their turns.
 	runs := make([][]float64, len(paths))
-	cpuTotal := make([]float64, len(paths))
+	cpu0 := make([]float64, len(paths))
+	for i, c := range caddies {
+		cpu0[i] = cpuSeconds(c.Process.Pid)
+	}
 	for range *requestRepeat {
 		for i := range paths {
-			pid := caddies[i].Process.Pid
-			c0 := cpuSeconds(pid)
 			runs[i] = append(runs[i], postRequest(i, body))
-			cpuTotal[i] += cpuSeconds(pid) - c0
 		}
 	}
-	for i := range paths {
+	for i, c := range caddies {
 		sort.Float64s(runs[i])
 		ms = append(ms, runs[i][len(runs[i])/2])
-		cpu = append(cpu, cpuTotal[i]/float64(*requestRepeat))
+		cpu = append(cpu, (cpuSeconds(c.Process.Pid)-cpu0[i])/float64(*requestRepeat))
 	}
 	return ms, cpu
 }
