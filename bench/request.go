@@ -92,7 +92,7 @@ func requestPhase(bin string) {
 	fmt.Println("each upstream answers a short stream in its own wire format. Time: from sending the request to the end of the answer, median of runs taken in turns.")
 	fmt.Println("Peak RSS: VmHWM of a freshly started Caddy after one request minus its VmHWM after a small warm-up request, median over fresh processes.")
 	fmt.Println()
-	fmt.Println("| request | path | upstream body | time to the end of the answer | added per MB of request | Caddy CPU per MB of request | peak RSS added by one request (its body included) | over plain `reverse_proxy` |")
+	fmt.Println("| request | path | upstream body | time to the end of the answer | added per MB of request | Caddy CPU per MB of request (added) | peak RSS added by one request (its body included) | over plain `reverse_proxy` |")
 	fmt.Println("|---|---|---:|---:|---:|---:|---:|---:|")
 	for _, mb := range sizes {
 		body := claudeCodeRequest(int(mb * 1e6))
@@ -101,12 +101,14 @@ func requestPhase(bin string) {
 		rss := requestPeakRSS(bin, paths, body)
 		for i, p := range paths {
 			added, addedRSS := "—", "—"
+			cpuPerMB := fmt.Sprintf("%.1f ms", cpu[i]*1e3/reqMB)
 			if i > 0 {
 				added = fmt.Sprintf("%+.1f ms", (times[i]-times[0])/reqMB)
+				cpuPerMB += fmt.Sprintf(" (%+.1f)", (cpu[i]-cpu[0])*1e3/reqMB)
 				addedRSS = fmt.Sprintf("%+.1f MiB (%.1f× body)", (rss[i]-rss[0])/1024, (rss[i]-rss[0])*1024/float64(len(body)))
 			}
-			fmt.Printf("| %.2f MB | %s | %.2f MB | %.1f ms | %s | %.1f ms | %.1f MiB | %s |\n",
-				reqMB, p.name, float64(upstreamBodies.get(i))/1e6, times[i], added, cpu[i]*1e3/reqMB, rss[i]/1024, addedRSS)
+			fmt.Printf("| %.2f MB | %s | %.2f MB | %.1f ms | %s | %s | %.1f MiB | %s |\n",
+				reqMB, p.name, float64(upstreamBodies.get(i))/1e6, times[i], added, cpuPerMB, rss[i]/1024, addedRSS)
 		}
 	}
 	var counts []string
