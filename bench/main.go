@@ -399,6 +399,7 @@ http://:%d {
 	for i := 0; i < 100; i++ {
 		if c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port)); err == nil {
 			c.Close()
+			os.Remove(f.Name()) // loaded: the request phase starts dozens of these
 			return cmd
 		}
 		time.Sleep(100 * time.Millisecond)
