@@ -1,16 +1,29 @@
-// Command bench measures thinkgate against plain Caddy reverse_proxy on the
-// same long thinking stream, on this machine, in one run:
+// Command bench measures thinkgate against plain Caddy reverse_proxy on
+// this machine, in one run:
 //
-//	go run ./bench
+//	go run ./bench                  # the long streamed answer
+//	go run ./bench -phase request   # the cost of a large request
+//	go run ./bench -phase all       # both
 //
-// It builds Caddy with thinkgate (./cmd/caddy) and starts one Caddy process
-// per path — plain reverse_proxy, `thinkgate anthropic` with split_tags,
-// `thinkgate openai` — in front of an upstream served by this process that
-// streams the same several-MB response in Anthropic and in OpenAI format.
-// The paths' throughput runs take turns; it prints for each path the median
-// throughput, CPU seconds of its Caddy per MB of upstream, time to first
-// byte p50/p99 over concurrent streams, and resident memory per idle stream,
-// each with its ratio to plain reverse_proxy.
+// It builds Caddy with thinkgate (./cmd/caddy), or takes -caddy BIN, and
+// starts one Caddy process per path.
+//
+// The stream phase (the default) runs plain reverse_proxy, `thinkgate
+// anthropic` with split_tags and `thinkgate openai` in front of an upstream
+// served by this process that streams the same several-MB response in
+// Anthropic and in OpenAI format. The paths' throughput runs take turns;
+// it prints for each path the median throughput, CPU seconds of its Caddy
+// per MB of upstream, time to first byte p50/p99 over concurrent streams,
+// and resident memory per idle stream, each with its ratio to plain
+// reverse_proxy.
+//
+// The request phase POSTs a generated Claude Code request of each
+// -request-mb size through plain reverse_proxy and every provider, each in
+// front of an upstream answering a short stream in its own wire format, and
+// prints a Markdown table: the median time to the end of the answer (runs
+// taken in turns), the time each provider adds per MB of request, Caddy's
+// CPU per MB of request, and the peak resident memory one request adds to a
+// freshly started Caddy (see request.go).
 package main
 
 import (
@@ -48,6 +61,7 @@ var (
 	withOpenAI     = flag.Bool("openai", true, "measure the thinkgate openai path too")
 	profileDir     = flag.String("cpuprofile", "", "write a CPU profile of each path's Caddy during its first throughput run into this directory")
 	profileSeconds = flag.Int("cpuprofile-seconds", 2, "length of each CPU profile")
+	phases         = flag.String("phase", "stream", "what to measure: stream (the long answer), request (the cost of a large request, see -request-mb), or all")
 )
 
 const (
@@ -62,19 +76,39 @@ func main() {
 	flag.Parse()
 	log.SetFlags(0)
 	raiseFileLimit()
+	stream, request := false, false
+	switch *phases {
+	case "stream":
+		stream = true
+	case "request":
+		request = true
+	case "all":
+		stream, request = true, true
+	default:
+		log.Fatalf("-phase: %q is none of stream, request, all", *phases)
+	}
 
+	bin := *caddyBin
+	if bin == "" {
+		bin = buildCaddy()
+	}
+	fmt.Printf("thinkgate benchmark — %s, %d CPUs, %s\n", cpuModel(), numCPU(), goVersion())
+	if stream {
+		streamPhase(bin)
+	}
+	if request {
+		requestPhase(bin)
+	}
+}
+
+// streamPhase measures the paths on one long streamed answer.
+func streamPhase(bin string) {
 	text := modelText(int(*textMB * (1 << 20)))
 	anthropicBody := anthropicStream(text)
 	openaiBody := openaiStream(text)
 	up := startUpstream(anthropicBody, openaiBody)
 	defer up.Close()
 
-	bin := *caddyBin
-	if bin == "" {
-		bin = buildCaddy()
-	}
-
-	fmt.Printf("thinkgate benchmark — %s, %d CPUs, %s\n", cpuModel(), numCPU(), goVersion())
 	fmt.Printf("stream: %.1f MB of model text (frames of 8–64 bytes, a <thinking> span every few hundred bytes) = %.1f MB Anthropic SSE, %.1f MB OpenAI SSE\n\n",
 		float64(len(text))/1e6, float64(len(anthropicBody))/1e6, float64(len(openaiBody))/1e6)
 
@@ -332,6 +366,13 @@ func startCaddy(bin string, path int) *exec.Cmd {
 		"thinkgate openai {\n\t\tkeepalive off\n\t}\n\treverse_proxy",
 	}
 	port := []int{plainPort, anthroPort, openaiPort}[path]
+	site := fmt.Sprintf("%s 127.0.0.1:%d {\n\t\ttransport http {\n\t\t\tversions h2c\n\t\t}\n\t}", sites[path], upstreamPort)
+	return startCaddyConfig(bin, adminPort+path, port, site)
+}
+
+// startCaddyConfig starts a Caddy whose one site, on port, holds site's
+// directives, and waits until it listens.
+func startCaddyConfig(bin string, admin, port int, site string) *exec.Cmd {
 	cfg := fmt.Sprintf(`{
 	admin localhost:%d
 	auto_https off
@@ -340,13 +381,9 @@ func startCaddy(bin string, path int) *exec.Cmd {
 	}
 }
 http://:%d {
-	%s 127.0.0.1:%d {
-		transport http {
-			versions h2c
-		}
-	}
+	%s
 }
-`, adminPort+path, port, sites[path], upstreamPort)
+`, admin, port, site)
 	f, err := os.CreateTemp("", "bench-*.caddyfile")
 	if err != nil {
 		log.Fatal(err)
@@ -362,6 +399,7 @@ http://:%d {
 	for i := 0; i < 100; i++ {
 		if c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port)); err == nil {
 			c.Close()
+			os.Remove(f.Name()) // loaded: the request phase starts dozens of these
 			return cmd
 		}
 		time.Sleep(100 * time.Millisecond)
