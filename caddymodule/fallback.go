@@ -153,6 +153,10 @@ func (f *Fallback) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyh
 			tried++
 			if repl != nil {
 				repl.Delete("http.thinkgate.provider") // a step's thinkgate names its own
+				// Set now for the response's header ops, which run when
+				// the answering step writes its status.
+				repl.Set("http.thinkgate.fallback.step", step)
+				repl.Set("http.thinkgate.fallback.tried", tried)
 			}
 			a := new(upstreamAttempt)
 			sr := r.Clone(withUpstreamAttempt(r.Context(), a))
