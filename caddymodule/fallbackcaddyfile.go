@@ -26,9 +26,11 @@ func init() {
 //	    try { … }                       # the next step; repeatable, in order
 //	}
 //
-// Each try block is a route block: its directives run in the order
-// written, and it may hold anything a route may, matchers included. The
-// statuses in on are the upstream's own, before thinkgate maps them.
+// Each try block is parsed like a handle block: it may hold any handler
+// directive and matchers, and its directives are sorted in Caddy's
+// directive order, so thinkgate runs before reverse_proxy whatever the order
+// written (use route inside it for an order of your own). The statuses in
+// on are the upstream's own, before thinkgate maps them.
 func parseFallbackCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error) {
 	f := new(Fallback)
 	h.Next() // directive name
