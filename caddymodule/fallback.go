@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"os"
 	"strconv"
@@ -236,8 +237,11 @@ func (f *Fallback) retryWait(fail failure, retried bool) (time.Duration, bool) {
 // parseRetryAfter reads a Retry-After in seconds or as an HTTP date.
 func parseRetryAfter(v string, now time.Time) (time.Duration, bool) {
 	if n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64); err == nil {
-		if n < 0 || n > int64(24*time.Hour/time.Second) {
-			return 0, n >= 0 // a day or more: surely longer than the bound
+		switch {
+		case n < 0:
+			return 0, false
+		case n > int64(math.MaxInt64/time.Second):
+			return math.MaxInt64, true // longer than any bound
 		}
 		return time.Duration(n) * time.Second, true
 	}
