@@ -508,3 +508,53 @@ func client(gw *testgw.Gateway) *anthropic.Client {
 	c := gw.Client()
 	return &c
 }
+
+// TestStepWithoutThinkgate: a step that is a bare reverse_proxy (an
+// Anthropic upstream used as is) fails over on its own error or status.
+func TestStepWithoutThinkgate(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		first func(t *testing.T) (string, *testgw.Upstream)
+	}{
+		{"connection refused", func(t *testing.T) (string, *testgw.Upstream) { return closedPort(t), nil }},
+		{"529", func(t *testing.T) (string, *testgw.Upstream) {
+			u := testgw.NewUpstream(t, func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "application/json")
+				w.Header().Set("X-First-Step", "leaked")
+				w.WriteHeader(529)
+				io.WriteString(w, `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`)
+			})
+			return u.Addr(), u
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			addr, first := tc.first(t)
+			second := testgw.NewUpstream(t, geminiAnswer)
+			gw := testgw.Start(t, slot, fmt.Sprintf(`thinkgate_fallback {
+	try {
+		reverse_proxy %s
+	}
+	try {
+		thinkgate gemini {
+			api_key gemini-key
+			model claude-* gemini-2.5-flash
+		}
+		reverse_proxy %s
+	}
+}`, addr, second.Addr()))
+			var res *http.Response
+			msg, err := client(gw).Messages.New(context.Background(), params(), optionResponse(&res))
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkAnswered(t, msg, geminiText)
+			checkGeminiGot(t, second, "generateContent")
+			if first != nil && len(first.Requests()) != 1 {
+				t.Errorf("the first step got %d requests", len(first.Requests()))
+			}
+			if res.Header.Get("X-First-Step") != "" {
+				t.Error("the failed step's header reached the client")
+			}
+		})
+	}
+}
