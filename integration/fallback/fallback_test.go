@@ -11,6 +11,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -186,32 +187,41 @@ func checkGeminiGot(t *testing.T, up *testgw.Upstream, method string) {
 // SDK gets the second step's answer, streamed and not, and the response
 // headers name the step that answered and the attempts made.
 func TestFailover(t *testing.T) {
-	kinds := []struct {
+	// first starts the first step's upstream: its address, and how many
+	// requests it got (nil when there is nothing to count).
+	type failureKind struct {
 		name  string
 		first func(t *testing.T) (addr string, calls func() int)
-		proxy string
-	}{
+		proxy string // the first step's reverse_proxy block
+		calls int    // requests the first upstream's handler sees for the two requests
+	}
+	kinds := []failureKind{
 		{"connection refused", func(t *testing.T) (string, func() int) {
 			return closedPort(t), nil // nothing there to count
-		}, ""},
+		}, "", 0},
 		{"connection reset", func(t *testing.T) (string, func() int) {
 			u := resetUpstream(t)
 			return u.Addr(), func() int { return len(u.Requests()) }
-		}, ""},
+		}, "", 2},
+		{"DNS failure", func(t *testing.T) (string, func() int) {
+			return "no-such-host.invalid:80", nil
+		}, "", 0},
+		{"TLS certificate not accepted", func(t *testing.T) (string, func() int) {
+			var n atomic.Int32
+			u := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { n.Add(1) }))
+			t.Cleanup(u.Close)
+			return u.Listener.Addr().String(), func() int { return int(n.Load()) }
+		}, "\t\t\ttransport http {\n\t\t\t\ttls\n\t\t\t}", 0}, // the handshake fails: no request
 		{"timeout before headers", func(t *testing.T) (string, func() int) {
 			u := slowUpstream(t)
 			return u.Addr(), func() int { return len(u.Requests()) }
-		}, "\t\t\ttransport http {\n\t\t\t\tresponse_header_timeout 300ms\n\t\t\t}"},
+		}, "\t\t\ttransport http {\n\t\t\t\tresponse_header_timeout 300ms\n\t\t\t}", 2},
 	}
 	for _, status := range []int{429, 500, 502, 503, 504, 529} {
-		kinds = append(kinds, struct {
-			name  string
-			first func(t *testing.T) (addr string, calls func() int)
-			proxy string
-		}{fmt.Sprint(status), func(t *testing.T) (string, func() int) {
+		kinds = append(kinds, failureKind{fmt.Sprint(status), func(t *testing.T) (string, func() int) {
 			u := testgw.NewUpstream(t, failing(status))
 			return u.Addr(), func() int { return len(u.Requests()) }
-		}, ""})
+		}, "", 2})
 	}
 	for _, k := range kinds {
 		t.Run(k.name, func(t *testing.T) {
@@ -229,8 +239,8 @@ func TestFailover(t *testing.T) {
 				t.Fatal(err)
 			}
 			checkAnswered(t, msg, geminiText)
-			if n := 0; calls != nil && func() bool { n = calls(); return n != 2 }() {
-				t.Errorf("the first step's upstream got %d requests, want 2", n)
+			if calls != nil && calls() != k.calls {
+				t.Errorf("the first step's upstream got %d requests, want %d", calls(), k.calls)
 			}
 			if n := len(second.Requests()); n != 2 {
 				t.Errorf("the second step's upstream got %d requests, want 2", n)
