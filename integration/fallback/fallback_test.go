@@ -365,6 +365,33 @@ func TestRetryAfter(t *testing.T) {
 			t.Errorf("upstream calls: first %d, second %d; want 2, 1", len(first.Requests()), len(second.Requests()))
 		}
 	})
+	t.Run("the last step within the bound: it again", func(t *testing.T) {
+		first := testgw.NewUpstream(t, failing(503))
+		var calls atomic.Int32
+		second := testgw.NewUpstream(t, func(w http.ResponseWriter, r *http.Request) {
+			if calls.Add(1) == 1 {
+				w.Header().Set("Retry-After", "0")
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(429)
+				io.WriteString(w, `{"error":{"code":429,"message":"Resource has been exhausted (e.g. check quota).","status":"RESOURCE_EXHAUSTED"}}`)
+				return
+			}
+			geminiAnswer(w, r)
+		})
+		gw := testgw.Start(t, slot, site("\tretry_after_max 2s", first.Addr(), "", second.Addr()))
+		var res *http.Response
+		msg, err := client(gw).Messages.New(context.Background(), params(), optionResponse(&res))
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkAnswered(t, msg, geminiText)
+		if len(first.Requests()) != 1 || calls.Load() != 2 {
+			t.Errorf("upstream calls: first %d, second %d; want 1, 2", len(first.Requests()), calls.Load())
+		}
+		if s, n := res.Header.Get("X-Fallback-Step"), res.Header.Get("X-Fallback-Tried"); s != "2" || n != "3" {
+			t.Errorf("step %q tried %q, want 2, 3", s, n)
+		}
+	})
 	t.Run("above the bound: the next step at once", func(t *testing.T) {
 		first := testgw.NewUpstream(t, failing(429, "Retry-After", "30"))
 		second := testgw.NewUpstream(t, geminiAnswer)
