@@ -176,7 +176,7 @@ func (f *Fallback) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyh
 				return err
 			}
 			fail, moveOn, wait, again := sw.fail, sw.capture, sw.wait, sw.again
-			if !sw.decided && err != nil {
+			if !sw.decided && isProxyError(err) {
 				// The step returned reverse_proxy's error without writing
 				// (no thinkgate in it): that is an upstream that gave no
 				// answer.
@@ -204,6 +204,24 @@ func (f *Fallback) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyh
 		}
 	}
 	return nil // the last step always answers
+}
+
+// isProxyError reports whether a step's error is one reverse_proxy returns
+// for an upstream that gave no answer (502, 503 when no upstream is
+// available, 504), rather than another handler's error status.
+func isProxyError(err error) bool {
+	if err == nil {
+		return false
+	}
+	var he caddyhttp.HandlerError
+	if !errors.As(err, &he) {
+		return true
+	}
+	switch he.StatusCode {
+	case 0, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
+		return true
+	}
+	return false
 }
 
 // readBody reads the client's body within max_request_body and

@@ -1,12 +1,14 @@
 package caddymodule
 
 import (
+	"errors"
 	"math"
 	"net/http"
 	"testing"
 	"time"
 
 	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 )
 
 func TestParseRetryAfter(t *testing.T) {
@@ -89,6 +91,27 @@ func TestFailureSet(t *testing.T) {
 	for _, bad := range []string{"600", "399", "3xx", "6xx", "5XX", "connection", ""} {
 		if _, err := parseFailureSet([]string{bad}); err == nil {
 			t.Errorf("%q accepted", bad)
+		}
+	}
+}
+
+// TestIsProxyError: reverse_proxy's errors for an upstream that gave no
+// answer fail a step over; another handler's error status does not.
+func TestIsProxyError(t *testing.T) {
+	for _, tc := range []struct {
+		err  error
+		want bool
+	}{
+		{nil, false},
+		{caddyhttp.Error(http.StatusBadGateway, errors.New("dial tcp: connection refused")), true},
+		{caddyhttp.Error(http.StatusServiceUnavailable, errors.New("no upstreams available")), true},
+		{caddyhttp.Error(http.StatusGatewayTimeout, errors.New("timeout awaiting response headers")), true},
+		{caddyhttp.Error(http.StatusForbidden, errors.New("forbidden")), false},
+		{caddyhttp.Error(http.StatusInternalServerError, errors.New("a handler failed")), false},
+		{errors.New("unwrapped"), true},
+	} {
+		if got := isProxyError(tc.err); got != tc.want {
+			t.Errorf("isProxyError(%v) = %v, want %v", tc.err, got, tc.want)
 		}
 	}
 }
