@@ -75,6 +75,8 @@ type responseWriter struct {
 	// ownHeader is the response header as it was before the upstream's was
 	// copied in; upstreamHeader is the upstream's, for error mapping.
 	ownHeader, upstreamHeader http.Header
+	// attempt tells a fallback around the handler how its upstream failed.
+	attempt *upstreamAttempt
 
 	// A translated stream's events reach the client through a writer
 	// goroutine: writeEvents queues them in pending and returns, so the
@@ -120,6 +122,7 @@ func (rw *responseWriter) serve(r *http.Request, next caddyhttp.Handler) (err er
 	}
 	rw.ownHeader = rw.Header().Clone()
 	clientCtx := r.Context()
+	rw.attempt = upstreamAttemptFrom(clientCtx)
 	ctx, cancel := context.WithCancelCause(clientCtx)
 	defer cancel(nil)
 	rw.cancelUpstream = cancel
@@ -159,6 +162,7 @@ func (rw *responseWriter) serve(r *http.Request, next caddyhttp.Handler) (err er
 func (rw *responseWriter) WriteHeader(status int) {
 	rw.mu.Lock()
 	defer rw.mu.Unlock()
+	rw.attempt.answered(status, rw.Header())
 	// A passthrough provider's error keeps the upstream's headers.
 	keepHeader := rw.mode == modePassthrough && status >= 400
 	if rw.mode == modePassthrough && status >= 300 && !rw.committed {
@@ -499,6 +503,7 @@ func (rw *responseWriter) finish(upstreamErr error, aborted, clientGone bool) er
 			// reverse_proxy could not reach the upstream (dial, timeout …):
 			// answer in Anthropic form instead of Caddy's error page.
 			rw.x.Logger.Error("upstream request failed", zap.Error(upstreamErr))
+			rw.attempt.failed(upstreamErr)
 			rw.writeErrorLocked(upstreamFailure(upstreamErr))
 			rw.answered = true
 			return nil
@@ -529,6 +534,7 @@ func (rw *responseWriter) finish(upstreamErr error, aborted, clientGone bool) er
 			return nil
 		}
 		if aborted || upstreamErr != nil {
+			rw.attempt.failed(upstreamErr)
 			rw.writeErrorLocked(providers.APIError(http.StatusBadGateway, "upstream connection lost before the response was complete"))
 			return nil
 		}
