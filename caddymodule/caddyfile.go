@@ -1,8 +1,6 @@
 package caddymodule
 
 import (
-	"path"
-
 	"github.com/dustin/go-humanize"
 
 	"github.com/caddyserver/caddy/v2"
@@ -148,10 +146,11 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			if len(args) != 2 {
 				return d.Errf("model: expected <from> <to>, got %d arguments", len(args))
 			}
-			if _, err := pathMatch(args[0]); err != nil {
-				return d.Errf("model: bad pattern %q: %v", args[0], err)
+			rule := providers.ModelRule{From: args[0], To: args[1]}
+			if err := checkModelRule(rule); err != nil {
+				return d.WrapErr(err)
 			}
-			h.Models = append(h.Models, providers.ModelRule{From: args[0], To: args[1]})
+			h.Models = append(h.Models, rule)
 		case "keepalive":
 			v, err := parseDurationOrOff(d)
 			if err != nil {
@@ -279,8 +278,6 @@ func parseSize(d *caddyfile.Dispenser) (int64, error) {
 	}
 	return int64(n), nil
 }
-
-func pathMatch(pattern string) (bool, error) { return path.Match(pattern, "") }
 
 // ParseStringOption reads an option's single argument.
 func ParseStringOption(d *caddyfile.Dispenser) (string, error) {

@@ -3,7 +3,6 @@ package caddymodule
 import (
 	"encoding/json"
 	"fmt"
-	"path"
 	"reflect"
 	"sort"
 	"strings"
@@ -170,7 +169,7 @@ func shadows(earlier, later string) bool {
 		return true
 	}
 	if !strings.ContainsAny(later, `*?[\`) || !strings.ContainsAny(earlier, `?[\`) {
-		ok, _ := path.Match(earlier, later)
+		_, ok := providers.MatchModel(earlier, later)
 		return ok
 	}
 	return false

@@ -248,11 +248,8 @@ func (h *Handler) Validate() error {
 		return fmt.Errorf("max_tag_length: must not be negative")
 	}
 	for _, m := range h.Models {
-		if m.From == "" || m.To == "" {
-			return fmt.Errorf("model: needs a pattern and a name")
-		}
-		if _, err := pathMatch(m.From); err != nil {
-			return fmt.Errorf("model: bad pattern %q: %v", m.From, err)
+		if err := checkModelRule(m); err != nil {
+			return err
 		}
 	}
 	if err := h.settings.Parse.Validate(); err != nil {
