@@ -295,20 +295,20 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 		}
 	}
 
-	body, err := h.readBody(w, r)
+	body, parsed, err := h.readBodyOnce(w, r) // a thinkgate matcher's read and parse, if one ran
 	if err != nil {
 		var mbe *http.MaxBytesError
 		switch {
 		case errors.As(err, &mbe):
 			return fail(&providers.Error{Status: http.StatusRequestEntityTooLarge, Type: "request_too_large",
-				Message: fmt.Sprintf("request body exceeds the %d-byte limit", h.MaxRequestBody)})
+				Message: fmt.Sprintf("request body exceeds the %d-byte limit", mbe.Limit)})
 		case errors.Is(err, os.ErrDeadlineExceeded):
 			return fail(&providers.Error{Status: http.StatusRequestTimeout, Type: "timeout_error",
 				Message: fmt.Sprintf("request body not received within %s (request_body_timeout)", time.Duration(h.RequestBodyTimeout))})
 		}
 		return fail(providers.InvalidRequest("reading request body: " + err.Error()))
 	}
-	req, err := providers.ParseRequest(body)
+	req, err := parsed.parse()
 	if err != nil {
 		return fail(providers.AsError(err))
 	}
