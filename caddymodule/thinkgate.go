@@ -117,6 +117,12 @@ type Handler struct {
 	// long (keepalive pings do not count). Default 5m; negative disables.
 	UpstreamIdleTimeout caddy.Duration `json:"upstream_idle_timeout,omitempty"`
 
+	// AdvertiseModels are the model names GET /v1/models lists and
+	// GET /v1/models/{id} knows, in this order. Unset, they are the names
+	// the model rules spell out (patterns without wildcards); an empty list
+	// leaves both to the upstream.
+	AdvertiseModels *[]string `json:"advertise_models,omitempty"`
+
 	// ForwardRateLimitHeaders passes the upstream's rate-limit headers
 	// (X-Ratelimit-*, Anthropic-Ratelimit-*, Ratelimit*) to clients of
 	// translating providers. Off by default: they describe the operator's
@@ -273,7 +279,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	}
 	countTokens := strings.HasSuffix(r.URL.Path, "/messages/count_tokens")
 	if !countTokens && !strings.HasSuffix(r.URL.Path, "/messages") {
-		// Not a Messages API call (e.g. GET /v1/models): not ours to change.
+		if ok, err := h.serveModels(w, r); ok {
+			return err
+		}
+		// Not a Messages API call: not ours to change.
 		return next.ServeHTTP(w, r)
 	}
 	m := &exchangeMetrics{provider: h.providerName, start: time.Now()}
