@@ -72,9 +72,19 @@ func ParsedRequestOf(r *http.Request) *ParsedRequest {
 }
 
 // Replay sets r's body to the client's body again, so that the next
-// thinkgate matcher or handler takes this parse (a retry of the same
-// client request, say, after a handler replaced the body).
+// thinkgate matcher or handler takes it without reading (a retry of the
+// same client request after a handler replaced the body, say). The parse
+// is dropped and made again on first use: a handler's provider edits the
+// parsed request as it converts it.
 func (p *ParsedRequest) Replay(r *http.Request) {
+	if p.ReadErr == nil {
+		p.Request, p.ParseErr, p.stats = nil, nil, nil
+	}
+	p.install(r)
+}
+
+// install makes r's body a replay of the client's body.
+func (p *ParsedRequest) install(r *http.Request) {
 	body := p.Body
 	r.Body = &replayBody{Reader: bytes.NewReader(body), err: p.ReadErr, parsed: p}
 	if p.ReadErr != nil {
@@ -90,6 +100,7 @@ func (p *ParsedRequest) Replay(r *http.Request) {
 // is kept in r's variables and r's body becomes its replay.
 func parseBody(r *http.Request, limit int64) *ParsedRequest {
 	if p := ParsedRequestOf(r); p != nil {
+		_, _ = p.parse()
 		return p
 	}
 	p := new(ParsedRequest)
@@ -98,11 +109,9 @@ func parseBody(r *http.Request, limit int64) *ParsedRequest {
 		// telling the server; the handler answers the 413.
 		p.Body, p.ReadErr = io.ReadAll(http.MaxBytesReader(nil, r.Body, limit))
 	}
-	if p.ReadErr == nil {
-		p.Request, p.ParseErr = providers.ParseRequest(p.Body)
-	}
+	_, _ = p.parse()
 	caddyhttp.SetVar(r.Context(), ParsedRequestVar, p)
-	p.Replay(r)
+	p.install(r)
 	return p
 }
 
@@ -110,6 +119,9 @@ func parseBody(r *http.Request, limit int64) *ParsedRequest {
 func (p *ParsedRequest) parse() (*providers.Request, error) {
 	if p.Request == nil && p.ParseErr == nil && p.ReadErr == nil {
 		p.Request, p.ParseErr = providers.ParseRequest(p.Body)
+	}
+	if p.ReadErr != nil {
+		return nil, p.ReadErr
 	}
 	return p.Request, p.ParseErr
 }

@@ -12,6 +12,8 @@ import (
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"go.uber.org/zap"
+
+	"github.com/thinkgate/thinkgate/providers"
 )
 
 // countingReader counts the reads of a client body.
@@ -204,5 +206,45 @@ func TestMatcherCaddyfile(t *testing.T) {
 	bad := &MatchMessages{MinInputTokens: 10, MaxInputTokens: 5}
 	if err := bad.Validate(); err == nil || err.Error() != "min_input_tokens: 10 is more than max_input_tokens 5, so nothing would match" {
 		t.Errorf("Validate: %v", err)
+	}
+}
+
+// TestReplayAfterAHandler: after a handler converted the request (its
+// provider edits the parse), Replay gives the next matcher and handler the
+// client's body, read no more, and a fresh parse of it.
+func TestReplayAfterAHandler(t *testing.T) {
+	body := `{"model":"claude-haiku-4-5","max_tokens":10,"messages":[{"role":"user","content":"hi"}]}`
+	r, cr := messagesRequest(t, body)
+	haiku := provisionedMatcher(t, "thinkgate model claude-haiku-*")
+	h := splitHandler()
+	h.logger, h.MaxRequestBody, h.RequestBodyTimeout = zap.NewNop(), defaultMaxRequestBody, caddy.Duration(defaultRequestBodyTimeout)
+	h.settings.Models = []providers.ModelRule{{From: "claude-*", To: "upstream-model"}}
+	var sent []string
+	next := caddyhttp.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
+		b, _ := io.ReadAll(r.Body)
+		sent = append(sent, string(b))
+		w.Header().Set("Content-Type", "application/json")
+		_, err := io.WriteString(w, `{"id":"msg_1","type":"message","role":"assistant","model":"m","content":[],"stop_reason":"end_turn","stop_sequence":null,"usage":{"input_tokens":1,"output_tokens":1}}`)
+		return err
+	})
+	for step := range 2 {
+		if ok, _ := haiku.MatchWithError(r); !ok {
+			t.Fatalf("step %d: the client's model no longer matches", step)
+		}
+		if err := h.ServeHTTP(httptest.NewRecorder(), r, next); err != nil {
+			t.Fatal(err)
+		}
+		p, _ := caddyhttp.GetVar(r.Context(), ParsedRequestVar).(*ParsedRequest)
+		if ParsedRequestOf(r) != nil || p == nil {
+			t.Fatalf("step %d: after the handler, the parse is still taken for the converted body", step)
+		}
+		p.Replay(r)
+	}
+	want := `{"max_tokens":10,"messages":[{"role":"user","content":"hi"}],"model":"upstream-model"}`
+	if len(sent) != 2 || sent[0] != want || sent[1] != want {
+		t.Errorf("upstream bodies %q, want twice %s", sent, want)
+	}
+	if cr.eofs != 1 {
+		t.Errorf("the client body was read %d times", cr.eofs)
 	}
 }
