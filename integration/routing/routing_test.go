@@ -223,9 +223,10 @@ func TestMatcherBadRequests(t *testing.T) {
 
 // TestMatcherComposes: the thinkgate matcher composes with Caddy's own
 // matchers: in one named matcher (all must hold), under not, beside
-// header, path and expression.
+// header, path and expression, and as a function inside an expression.
 func TestMatcherComposes(t *testing.T) {
 	site, ups := routedSite(t, []route{
+		{"celopus", "\texpression `thinkgate({'model': ['claude-opus-*'], 'stream': 'off'})`"},
 		{"beta", "\tthinkgate model claude-sonnet-*\n\theader X-Route beta"},
 		{"gold", "\texpression `{http.request.header.X-Tier} == 'gold'`\n\tthinkgate stream off"},
 		{"nothaiku", "\tnot thinkgate model claude-haiku-*\n\tpath /v1/messages"},
@@ -243,6 +244,8 @@ func TestMatcherComposes(t *testing.T) {
 		{"expression and stream off", haiku, "gold", []string{"X-Tier", "gold"}},
 		{"expression but a stream: haiku, so not nothaiku", haikuStream, "default", []string{"X-Tier", "gold"}},
 		{"haiku without headers", haiku, "default", nil},
+		{"the matcher in an expression", `{"model":"claude-opus-4-6","max_tokens":10,` + user + `}`, "celopus", nil},
+		{"the expression's other condition fails", `{"model":"claude-opus-4-6","max_tokens":10,"stream":true,` + user + `}`, "nothaiku", nil},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			before := counts(ups)
@@ -255,5 +258,21 @@ func TestMatcherComposes(t *testing.T) {
 			}
 			sent(t, ups, before, c.upstream, "/v1/messages", c.body)
 		})
+	}
+}
+
+// TestMatcherLoadErrors: a condition the matcher does not know fails the
+// load with its name, in a Caddyfile block and in an expression.
+func TestMatcherLoadErrors(t *testing.T) {
+	p := testgw.PortsFor(testgw.SlotRouting)
+	for _, matcher := range []string{
+		"@x thinkgate {\n\t\tmodle claude-*\n\t}",
+		"@x expression `thinkgate({'modle': 'claude-*'})`",
+	} {
+		cfg := testgw.Preamble(p) + fmt.Sprintf("\nhttp://localhost:%d {\n\t%s\n\trespond @x 200\n}\n", p.HTTP, matcher)
+		want := "thinkgate matcher: unknown condition 'modle' (did you mean 'model'?)"
+		if got := testgw.LoadError(t, testgw.SlotRouting, cfg); !strings.Contains(got, want) {
+			t.Errorf("%s: load error %q, want it to contain %q", matcher, got, want)
+		}
 	}
 }
