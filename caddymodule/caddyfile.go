@@ -1,8 +1,6 @@
 package caddymodule
 
 import (
-	"path"
-
 	"github.com/dustin/go-humanize"
 
 	"github.com/caddyserver/caddy/v2"
@@ -53,6 +51,7 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //	    previous_signing_keys <secret>... # keys that still verify, not sign (rotation)
 //	    upstream_idle_timeout <duration>|off  # end a stream whose upstream is silent this long (default 5m)
 //	    forward_rate_limit_headers [on|off]   # pass the upstream's rate-limit headers (default off)
+//	    advertise_models <name>...|off   # GET /v1/models lists these (default: the model rules' plain names)
 //	    <provider options>
 //	}
 //
@@ -64,7 +63,11 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 // model rules are tried in the order written and the first match wins, so
 // a specific pattern must come before a broader one (model claude-opus-* o3
 // before model claude-* gpt-4.1); patterns are globs, not regular
-// expressions. A rule an earlier one shadows is logged as a warning at load.
+// expressions; '*' crosses '/' (model names are not paths). Each '*' of
+// <to> is what the '*' of the same rank in <from> matched, so
+// model openrouter,* * sends openrouter,anthropic/claude-sonnet-4 upstream
+// as anthropic/claude-sonnet-4. A rule an earlier one shadows is logged as
+// a warning at load.
 //
 // Without signing_key the gateway makes a key once and keeps it in Caddy's
 // storage, shared by every instance on that storage.
@@ -148,10 +151,20 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			if len(args) != 2 {
 				return d.Errf("model: expected <from> <to>, got %d arguments", len(args))
 			}
-			if _, err := pathMatch(args[0]); err != nil {
-				return d.Errf("model: bad pattern %q: %v", args[0], err)
+			rule := providers.ModelRule{From: args[0], To: args[1]}
+			if err := checkModelRule(rule); err != nil {
+				return d.WrapErr(err)
 			}
-			h.Models = append(h.Models, providers.ModelRule{From: args[0], To: args[1]})
+			h.Models = append(h.Models, rule)
+		case "advertise_models":
+			names := d.RemainingArgs()
+			if len(names) == 0 {
+				return missingArg(d)
+			}
+			if len(names) == 1 && names[0] == "off" {
+				names = []string{}
+			}
+			h.AdvertiseModels = &names
 		case "keepalive":
 			v, err := parseDurationOrOff(d)
 			if err != nil {
@@ -279,8 +292,6 @@ func parseSize(d *caddyfile.Dispenser) (int64, error) {
 	}
 	return int64(n), nil
 }
-
-func pathMatch(pattern string) (bool, error) { return path.Match(pattern, "") }
 
 // ParseStringOption reads an option's single argument.
 func ParseStringOption(d *caddyfile.Dispenser) (string, error) {

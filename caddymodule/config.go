@@ -3,7 +3,6 @@ package caddymodule
 import (
 	"encoding/json"
 	"fmt"
-	"path"
 	"reflect"
 	"sort"
 	"strings"
@@ -29,6 +28,7 @@ var handlerOptions = []string{
 	"max_tag_length", "default_thinking", "thinking_hint", "model", "keepalive",
 	"max_request_body", "request_body_timeout", "client_keys", "client_keys_file",
 	"max_event_size", "signing_key", "previous_signing_keys", "upstream_idle_timeout", "forward_rate_limit_headers",
+	"advertise_models",
 }
 
 // providerNames lists the registered providers, for errors that name a
@@ -170,7 +170,7 @@ func shadows(earlier, later string) bool {
 		return true
 	}
 	if !strings.ContainsAny(later, `*?[\`) || !strings.ContainsAny(earlier, `?[\`) {
-		ok, _ := path.Match(earlier, later)
+		_, ok := providers.MatchModel(earlier, later)
 		return ok
 	}
 	return false

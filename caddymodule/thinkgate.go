@@ -117,6 +117,12 @@ type Handler struct {
 	// long (keepalive pings do not count). Default 5m; negative disables.
 	UpstreamIdleTimeout caddy.Duration `json:"upstream_idle_timeout,omitempty"`
 
+	// AdvertiseModels are the model names GET /v1/models lists and
+	// GET /v1/models/{id} knows, in this order. Unset, they are the names
+	// the model rules spell out (patterns without wildcards); an empty list
+	// leaves both to the upstream.
+	AdvertiseModels *[]string `json:"advertise_models,omitempty"`
+
 	// ForwardRateLimitHeaders passes the upstream's rate-limit headers
 	// (X-Ratelimit-*, Anthropic-Ratelimit-*, Ratelimit*) to clients of
 	// translating providers. Off by default: they describe the operator's
@@ -248,11 +254,8 @@ func (h *Handler) Validate() error {
 		return fmt.Errorf("max_tag_length: must not be negative")
 	}
 	for _, m := range h.Models {
-		if m.From == "" || m.To == "" {
-			return fmt.Errorf("model: needs a pattern and a name")
-		}
-		if _, err := pathMatch(m.From); err != nil {
-			return fmt.Errorf("model: bad pattern %q: %v", m.From, err)
+		if err := checkModelRule(m); err != nil {
+			return err
 		}
 	}
 	if err := h.settings.Parse.Validate(); err != nil {
@@ -276,7 +279,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	}
 	countTokens := strings.HasSuffix(r.URL.Path, "/messages/count_tokens")
 	if !countTokens && !strings.HasSuffix(r.URL.Path, "/messages") {
-		// Not a Messages API call (e.g. GET /v1/models): not ours to change.
+		if ok, err := h.serveModels(w, r); ok {
+			return err
+		}
+		// Not a Messages API call: not ours to change.
 		return next.ServeHTTP(w, r)
 	}
 	m := &exchangeMetrics{provider: h.providerName, start: time.Now()}
@@ -298,20 +304,20 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 		}
 	}
 
-	body, err := h.readBody(w, r)
+	body, parsed, err := h.readBodyOnce(w, r) // a thinkgate matcher's read and parse, if one ran
 	if err != nil {
 		var mbe *http.MaxBytesError
 		switch {
 		case errors.As(err, &mbe):
 			return fail(&providers.Error{Status: http.StatusRequestEntityTooLarge, Type: "request_too_large",
-				Message: fmt.Sprintf("request body exceeds the %d-byte limit", h.MaxRequestBody)})
+				Message: fmt.Sprintf("request body exceeds the %d-byte limit", mbe.Limit)})
 		case errors.Is(err, os.ErrDeadlineExceeded):
 			return fail(&providers.Error{Status: http.StatusRequestTimeout, Type: "timeout_error",
 				Message: fmt.Sprintf("request body not received within %s (request_body_timeout)", time.Duration(h.RequestBodyTimeout))})
 		}
 		return fail(providers.InvalidRequest("reading request body: " + err.Error()))
 	}
-	req, err := providers.ParseRequest(body)
+	req, err := parsed.parse()
 	if err != nil {
 		return fail(providers.AsError(err))
 	}

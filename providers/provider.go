@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"encoding/json"
 	"net/http"
-	"path"
 	"strings"
 
 	"go.uber.org/zap"
@@ -103,7 +102,10 @@ func itoa(n int) string {
 	return string(AppendJSONInt(b[:0], int64(n)))
 }
 
-// ModelRule renames models matching From (a path.Match glob) to To.
+// ModelRule renames models matching From (a model-name glob, see
+// MatchModel) to To. Each '*' in To stands for what the '*' of the same
+// rank in From matched, so a rule can keep part of the client's name:
+// From "openrouter,*" To "*" sends "openrouter,x/y" upstream as "x/y".
 type ModelRule struct {
 	From string `json:"from"`
 	To   string `json:"to"`
@@ -112,8 +114,8 @@ type ModelRule struct {
 // MapModel returns the upstream model name for a client model name.
 func (s *Settings) MapModel(name string) string {
 	for _, r := range s.Models {
-		if ok, _ := path.Match(r.From, name); ok {
-			return r.To
+		if stars, ok := MatchModel(r.From, name); ok {
+			return r.Expand(stars)
 		}
 	}
 	return name

@@ -150,7 +150,7 @@ func TestSettingsMapModel(t *testing.T) {
 		"claude-sonnet-4-5":          "catch-all",
 		"[":                          "[",
 		"gpt-4o":                     "gpt-4o",
-		"claude-x/y":                 "claude-x/y", // path.Match: * does not cross '/'
+		"claude-x/y":                 "catch-all", // a model name is not a path: * crosses '/'
 		"":                           "",
 	} {
 		if got := s.MapModel(in); got != want {

@@ -1,0 +1,150 @@
+package caddymodule
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+
+	"github.com/thinkgate/thinkgate/providers"
+)
+
+// ParsedRequest is a Messages request's body, read once within a bound,
+// and its parse. The first thinkgate matcher to look at a request makes
+// it; later matchers and the thinkgate handler that converts the request
+// take it instead of reading and parsing the body again.
+//
+// It rides in the request's variables (caddyhttp.GetVar) under
+// ParsedRequestVar: a matcher cannot give the request a new context, but
+// it can fill the variable table the context already carries.
+type ParsedRequest struct {
+	// Body is the client's body as received; on a read error, what was
+	// read before it.
+	Body []byte
+	// Request is the parse; nil when ReadErr or ParseErr is set.
+	Request *providers.Request
+	// ReadErr is the error that ended the read: *http.MaxBytesError past
+	// the bound, or the connection's.
+	ReadErr error
+	// ParseErr is providers.ParseRequest's error, an invalid_request_error.
+	ParseErr error
+
+	stats *requestStats // made on first use
+}
+
+// ParsedRequestVar is the request variable holding the *ParsedRequest of
+// the request's body.
+const ParsedRequestVar = "thinkgate.parsed_request"
+
+// replayBody is the request body a ParsedRequest leaves in place: the same
+// bytes again for whoever reads the body next (reverse_proxy, say), or the
+// read error again. Its identity tells that the body is still the one parsed.
+type replayBody struct {
+	*bytes.Reader
+	err    error
+	parsed *ParsedRequest
+}
+
+func (b *replayBody) Read(p []byte) (int, error) {
+	if b.err != nil {
+		return 0, b.err
+	}
+	return b.Reader.Read(p)
+}
+
+func (*replayBody) Close() error { return nil }
+
+// ParsedRequestOf returns the parse of r's body, if a thinkgate matcher or
+// handler made one and the body is still that one, unread: a handler that
+// replaced or read it in between (request_body, a previous thinkgate
+// conversion) leaves nothing to take.
+func ParsedRequestOf(r *http.Request) *ParsedRequest {
+	p, _ := caddyhttp.GetVar(r.Context(), ParsedRequestVar).(*ParsedRequest)
+	if p == nil {
+		return nil
+	}
+	rb, ok := r.Body.(*replayBody)
+	if !ok || rb.parsed != p || rb.Reader.Len() != len(p.Body) {
+		return nil
+	}
+	return p
+}
+
+// Replay sets r's body to the client's body again, so that the next
+// thinkgate matcher or handler takes it without reading (a retry of the
+// same client request after a handler replaced the body, say). The parse
+// is dropped and made again on first use: a handler's provider edits the
+// parsed request as it converts it.
+func (p *ParsedRequest) Replay(r *http.Request) {
+	if p.ReadErr == nil {
+		p.Request, p.ParseErr, p.stats = nil, nil, nil
+	}
+	p.install(r)
+}
+
+// install makes r's body a replay of the client's body.
+func (p *ParsedRequest) install(r *http.Request) {
+	body := p.Body
+	r.Body = &replayBody{Reader: bytes.NewReader(body), err: p.ReadErr, parsed: p}
+	if p.ReadErr != nil {
+		r.GetBody = nil
+		return
+	}
+	r.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+	r.ContentLength = int64(len(body))
+	r.TransferEncoding = nil
+}
+
+// parseBody reads r's body within limit and parses it, once: the result
+// is kept in r's variables and r's body becomes its replay.
+func parseBody(r *http.Request, limit int64) *ParsedRequest {
+	if p := ParsedRequestOf(r); p != nil {
+		_, _ = p.parse()
+		return p
+	}
+	p := new(ParsedRequest)
+	if r.Body != nil {
+		// A nil ResponseWriter: past the limit the read fails without
+		// telling the server; the handler answers the 413.
+		p.Body, p.ReadErr = io.ReadAll(http.MaxBytesReader(nil, r.Body, limit))
+	}
+	_, _ = p.parse()
+	caddyhttp.SetVar(r.Context(), ParsedRequestVar, p)
+	p.install(r)
+	return p
+}
+
+// parse returns the parse of the body, parsing it on first use.
+func (p *ParsedRequest) parse() (*providers.Request, error) {
+	if p.Request == nil && p.ParseErr == nil && p.ReadErr == nil {
+		p.Request, p.ParseErr = providers.ParseRequest(p.Body)
+	}
+	if p.ReadErr != nil {
+		return nil, p.ReadErr
+	}
+	return p.Request, p.ParseErr
+}
+
+// readBodyOnce is the handler's read of the client's body: a matcher's
+// read when one was made (held to the handler's own max_request_body, so
+// that the smaller bound applies), else its own, which it keeps in the
+// request's variables too for a later step to Replay.
+func (h *Handler) readBodyOnce(w http.ResponseWriter, r *http.Request) ([]byte, *ParsedRequest, error) {
+	if p := ParsedRequestOf(r); p != nil {
+		if p.ReadErr != nil {
+			return nil, nil, p.ReadErr
+		}
+		if int64(len(p.Body)) > h.MaxRequestBody {
+			return nil, nil, &http.MaxBytesError{Limit: h.MaxRequestBody}
+		}
+		return p.Body, p, nil
+	}
+	body, err := h.readBody(w, r)
+	if err != nil {
+		return nil, nil, err
+	}
+	p := &ParsedRequest{Body: body}
+	caddyhttp.SetVar(r.Context(), ParsedRequestVar, p)
+	return body, p, nil
+}

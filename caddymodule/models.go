@@ -1,0 +1,185 @@
+package caddymodule
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/thinkgate/thinkgate/providers"
+)
+
+// checkModelRule checks a model rule: a well-formed pattern, a target, and
+// no more '*' in the target than the pattern has to fill them.
+func checkModelRule(r providers.ModelRule) error {
+	if r.From == "" || r.To == "" {
+		return fmt.Errorf("model: needs a pattern and a name")
+	}
+	if err := providers.CheckModelGlob(r.From); err != nil {
+		return fmt.Errorf("model: bad pattern %q: %v", r.From, err)
+	}
+	if n, have := strings.Count(r.To, "*"), providers.Stars(r.From); n > have {
+		return fmt.Errorf("model %s %s: the target has %d '*' but the pattern only %d; each '*' of the target is what the '*' of the same rank in the pattern matched",
+			r.From, r.To, n, have)
+	}
+	return nil
+}
+
+// The models list answers GET /v1/models and GET /v1/models/{id} in
+// Anthropic's format from the configuration, so that clients that
+// discover models (the SDKs' models.list, editors) show what the gateway
+// serves rather than what the upstream calls its models.
+
+const (
+	defaultModelsLimit = 20
+	maxModelsLimit     = 1000
+)
+
+// modelsEpoch is every listed model's created_at: the gateway does not know
+// when a model was released, and Anthropic's API gives the epoch then.
+const modelsEpoch = "1970-01-01T00:00:00Z"
+
+// advertisedModels returns the names the handler lists: advertise_models
+// when set, else the client-side names its model rules spell out (a
+// pattern without wildcards), in the order written.
+func (h *Handler) advertisedModels() []string {
+	if h.AdvertiseModels != nil {
+		return *h.AdvertiseModels
+	}
+	var names []string
+	seen := map[string]bool{}
+	for _, m := range h.Models {
+		if strings.ContainsAny(m.From, `*?[\`) || seen[m.From] {
+			continue
+		}
+		seen[m.From] = true
+		names = append(names, m.From)
+	}
+	return names
+}
+
+// serveModels answers GET /v1/models and GET /v1/models/{id} when the
+// handler has names to list; ok is false for any other request, and when
+// there are none, so that the request goes on to the upstream as before.
+func (h *Handler) serveModels(w http.ResponseWriter, r *http.Request) (ok bool, err error) {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		return false, nil
+	}
+	i := strings.Index(r.URL.Path, "/v1/models")
+	if i < 0 {
+		return false, nil
+	}
+	rest := r.URL.Path[i+len("/v1/models"):]
+	if rest != "" && rest[0] != '/' {
+		return false, nil
+	}
+	names := h.advertisedModels()
+	if len(names) == 0 {
+		return false, nil
+	}
+	if id := strings.TrimPrefix(rest, "/"); id != "" {
+		for _, n := range names {
+			if n == id {
+				b, err := json.Marshal(newModelInfo(n))
+				if err != nil {
+					return true, err
+				}
+				return true, writeJSON(w, r, b)
+			}
+		}
+		return true, writeError(w, &providers.Error{Status: http.StatusNotFound, Type: "not_found_error", Message: "model: " + id})
+	}
+	page, err := modelsPage(names, r.URL.Query())
+	if err != nil {
+		return true, writeError(w, providers.InvalidRequest(err.Error()))
+	}
+	return true, writeJSON(w, r, page)
+}
+
+// modelsPage writes one page of the list, as Anthropic pages it: limit
+// items after after_id, or the limit items just before before_id, or the
+// first limit items.
+func modelsPage(names []string, q url.Values) ([]byte, error) {
+	limit := defaultModelsLimit
+	if v := q.Get("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > maxModelsLimit {
+			return nil, fmt.Errorf("limit: must be a whole number from 1 to %d, got %q", maxModelsLimit, v)
+		}
+		limit = n
+	}
+	after, before := q.Get("after_id"), q.Get("before_id")
+	if after != "" && before != "" {
+		return nil, fmt.Errorf("after_id and before_id: give one or the other, not both")
+	}
+	index := func(param, id string) (int, error) {
+		for i, n := range names {
+			if n == id {
+				return i, nil
+			}
+		}
+		return 0, fmt.Errorf("%s: no model %q in the list", param, id)
+	}
+	from, to := 0, min(limit, len(names))
+	switch {
+	case after != "":
+		i, err := index("after_id", after)
+		if err != nil {
+			return nil, err
+		}
+		from, to = i+1, min(i+1+limit, len(names))
+	case before != "":
+		i, err := index("before_id", before)
+		if err != nil {
+			return nil, err
+		}
+		from, to = max(0, i-limit), i
+	}
+	page := modelList{Data: make([]modelInfo, 0, to-from), HasMore: to < len(names)}
+	if before != "" {
+		page.HasMore = from > 0
+	}
+	for _, n := range names[from:to] {
+		page.Data = append(page.Data, newModelInfo(n))
+	}
+	if from < to {
+		page.FirstID, page.LastID = &names[from], &names[to-1]
+	}
+	return json.Marshal(page)
+}
+
+// modelList is a page of GET /v1/models; FirstID and LastID are null on
+// an empty page.
+type modelList struct {
+	Data    []modelInfo `json:"data"`
+	HasMore bool        `json:"has_more"`
+	FirstID *string     `json:"first_id"`
+	LastID  *string     `json:"last_id"`
+}
+
+// modelInfo is one model of the list. The display name is the id: the
+// configuration names models only by it.
+type modelInfo struct {
+	Type        string `json:"type"`
+	ID          string `json:"id"`
+	DisplayName string `json:"display_name"`
+	CreatedAt   string `json:"created_at"`
+}
+
+func newModelInfo(name string) modelInfo {
+	return modelInfo{Type: "model", ID: name, DisplayName: name, CreatedAt: modelsEpoch}
+}
+
+// writeJSON writes a 200 JSON answer (headers only for HEAD).
+func writeJSON(w http.ResponseWriter, r *http.Request, body []byte) error {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(http.StatusOK)
+	if r.Method == http.MethodHead {
+		return nil
+	}
+	_, err := w.Write(body)
+	return err
+}
