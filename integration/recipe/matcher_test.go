@@ -1,5 +1,3 @@
-//go:build thinkgate_matcher
-
 package recipe_test
 
 import (
@@ -12,9 +10,7 @@ import (
 // choosing the route: each kind of Claude Code request reaches the
 // upstream its route names, with the model the route gives it (a
 // provider,model name's model passes on without its provider), and the
-// SDK accumulates every answer. It needs the thinkgate request matcher
-// and model targets that keep their glob's match; build with
-// -tags thinkgate_matcher.
+// SDK accumulates every answer.
 func TestRecipe(t *testing.T) {
 	ups := startUpstreams(t)
 	gw := testgw.StartConfig(t, slot, recipe(t, ups, false))
