@@ -31,6 +31,15 @@ type Request struct {
 	Thinking      ThinkingParam              `json:"thinking"`
 	Fields        map[string]json.RawMessage `json:"-"`
 
+	// GatewayThinking reports an assistant turn holding a thinking block
+	// whose signature has the gateway's envelope shape (verified or not):
+	// what a passthrough must rewrite.
+	GatewayThinking bool `json:"-"`
+
+	// scan is set while Messages and System wait for Complete
+	// (ScanRequest).
+	scan *requestScan
+
 	// rewritten replaces the messages field in MarshalFields when
 	// hasRewritten is set (SetMessages).
 	rewritten    []Message
@@ -288,6 +297,7 @@ func ParseRequest(body []byte) (*Request, error) {
 			if err := checkRequest(r); err != nil {
 				return nil, err
 			}
+			r.GatewayThinking = hasGatewayThinking(r.Messages)
 			return r, nil
 		}
 	}
@@ -315,6 +325,7 @@ func ParseRequest(body []byte) (*Request, error) {
 	if err := checkRequest(r); err != nil {
 		return nil, err
 	}
+	r.GatewayThinking = hasGatewayThinking(r.Messages)
 	return r, nil
 }
 
