@@ -39,6 +39,8 @@ type Request struct {
 	// scan is set while Messages and System wait for Complete
 	// (ScanRequest).
 	scan *requestScan
+	// order is the top-level names in the client's order (FieldOrder).
+	order []string
 
 	// rewritten replaces the messages field in MarshalFields when
 	// hasRewritten is set (SetMessages).
@@ -393,6 +395,13 @@ func jsonErrorText(err error) string {
 	}
 	return err.Error()
 }
+
+// FieldOrder returns the top-level names of the client's body in its
+// order, each once, as Fields holds them, so that a body can be written
+// again in that order without another walk of the client's; nil when the
+// request was decoded by encoding/json (the caller then walks the body).
+// Fields added since are not in it.
+func (r *Request) FieldOrder() []string { return r.order }
 
 // SetField replaces a top-level field, keeping the others as sent.
 func (r *Request) SetField(name string, v any) error {

@@ -134,7 +134,9 @@ func scanRequest(body []byte) (_ *Request, ok bool) {
 		if !ok {
 			return 0, false
 		}
-		r.Fields[string(name)] = body[i:end:end]
+		k := string(name)
+		r.Fields[k] = body[i:end:end]
+		r.order = append(r.order, k)
 		return end, true
 	})
 	if !ok || skipSpace(body, end) != len(body) {

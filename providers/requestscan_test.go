@@ -3,6 +3,8 @@ package providers
 import (
 	"reflect"
 	"testing"
+
+	"github.com/buger/jsonparser"
 )
 
 // scanSeeds add to decodeSeeds what only the scan looks at: the gateway's
@@ -48,6 +50,8 @@ func scanBothWays(t *testing.T, body []byte) {
 	if err := scanned.Complete(); err != nil {
 		t.Fatalf("Complete %q: %v", body, err)
 	}
+	checkOrder(t, body, scanned)
+	checkOrder(t, body, parsed)
 	if scanned.Scanned() || !reflect.DeepEqual(scanned, parsed) {
 		t.Fatalf("completed request differs for %q:\nscan:  %+v\nparse: %+v", body, scanned, parsed)
 	}
@@ -101,4 +105,23 @@ func FuzzScanRequest(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, body []byte) { scanBothWays(t, body) })
+}
+
+// checkOrder checks a request's FieldOrder against the body's own names
+// and clears it, so that requests decoded with and without it compare
+// equal.
+func checkOrder(t *testing.T, body []byte, r *Request) {
+	t.Helper()
+	if r == nil || r.order == nil {
+		return
+	}
+	var names []string
+	err := ScanObject(body, func(key, _ []byte, _ jsonparser.ValueType, _ int) error {
+		names = append(names, string(key)) // the walk records plain names only
+		return nil
+	})
+	if err != nil || !reflect.DeepEqual(names, r.order) {
+		t.Fatalf("FieldOrder of %q = %q, the body has %q (%v)", body, r.order, names, err)
+	}
+	r.order = nil
 }

@@ -73,6 +73,7 @@ func parseBothWays(t *testing.T, body []byte) {
 	if (fastErr == nil) != (typedErr == nil) || (fastErr != nil && fastErr.Error() != typedErr.Error()) {
 		t.Fatalf("errors differ for %q:\nwalk:  %v\ntyped: %v", body, fastErr, typedErr)
 	}
+	checkOrder(t, body, fast)
 	if !reflect.DeepEqual(fast, typed) {
 		t.Fatalf("requests differ for %q:\nwalk:  %+v\ntyped: %+v", body, fast, typed)
 	}

@@ -100,7 +100,7 @@ func (p *Provider) Clean(x *providers.Exchange) ([]byte, Changes, error) {
 	if len(set) == 0 && len(del) == 0 {
 		return x.Body, ch, nil
 	}
-	body, err := rebuildObject(x.Body, fields, set, del)
+	body, err := rebuildObject(x.Body, x.Request.FieldOrder(), fields, set, del)
 	if err != nil {
 		return nil, ch, providers.InvalidRequest("request body: " + err.Error())
 	}
@@ -109,8 +109,9 @@ func (p *Provider) Clean(x *providers.Exchange) ([]byte, Changes, error) {
 
 // rebuildObject writes the top-level object again in the client's key order,
 // with set values replacing (or, for new keys, following) the originals and
-// del keys left out.
-func rebuildObject(body []byte, fields, set map[string]json.RawMessage, del map[string]bool) ([]byte, error) {
+// del keys left out. order, when known (Request.FieldOrder), spares a walk
+// of the body.
+func rebuildObject(body []byte, order []string, fields, set map[string]json.RawMessage, del map[string]bool) ([]byte, error) {
 	out := make([]byte, 0, len(body)+64)
 	out = append(out, '{')
 	written := make(map[string]bool, len(fields))
@@ -122,14 +123,7 @@ func rebuildObject(body []byte, fields, set map[string]json.RawMessage, del map[
 		out = append(out, ':')
 		out = append(out, v...)
 	}
-	err := providers.ScanObject(body, func(key, _ []byte, _ jsonparser.ValueType, _ int) error {
-		// fields is keyed as encoding/json decodes keys: unescaped, with each
-		// invalid UTF-8 byte as U+FFFD; jsonparser hands over the raw key.
-		k, err := jsonparser.ParseString(key)
-		if err != nil {
-			return err
-		}
-		k = jsonKey(k)
+	write := func(k string) error {
 		if written[k] || del[k] {
 			return nil
 		}
@@ -142,7 +136,26 @@ func rebuildObject(body []byte, fields, set map[string]json.RawMessage, del map[
 			return fmt.Errorf("field %q: cannot be re-encoded", k)
 		}
 		return nil
-	})
+	}
+	var err error
+	if order != nil {
+		for _, k := range order {
+			if err = write(k); err != nil {
+				break
+			}
+		}
+	} else {
+		err = providers.ScanObject(body, func(key, _ []byte, _ jsonparser.ValueType, _ int) error {
+			// fields is keyed as encoding/json decodes keys: unescaped, with
+			// each invalid UTF-8 byte as U+FFFD; jsonparser hands over the
+			// raw key.
+			k, err := jsonparser.ParseString(key)
+			if err != nil {
+				return err
+			}
+			return write(jsonKey(k))
+		})
+	}
 	if err != nil {
 		return nil, err
 	}
