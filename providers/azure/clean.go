@@ -69,21 +69,6 @@ func (p *Provider) Clean(x *providers.Exchange) ([]byte, Changes, error) {
 			ch.Fields = append(ch.Fields, name)
 		}
 	}
-	if raw, ok := fields["messages"]; ok {
-		msgs, changed, err := cleanMessages(raw, &ch)
-		if err != nil {
-			return nil, ch, providers.InvalidRequest("messages: " + err.Error())
-		}
-		if changed {
-			set["messages"] = msgs
-		}
-	}
-	// Azure demands that assistant turns start with a thinking block while
-	// thinking is on, so a history that lost some cannot keep it on.
-	if _, ok := fields["thinking"]; ok && ch.Thinking+ch.Redacted > 0 && !del["thinking"] {
-		del["thinking"] = true
-		ch.ThinkingParam = true
-	}
 	if raw, ok := fields["tools"]; ok && !del["tools"] {
 		tools, err := cleanTools(raw, &ch)
 		if err != nil {
@@ -97,6 +82,25 @@ func (p *Provider) Clean(x *providers.Exchange) ([]byte, Changes, error) {
 		set["model"] = providers.AppendJSONString(nil, x.UpstreamModel)
 		ch.Model = true
 	}
+	raw, hasMessages := fields["messages"]
+	if order := x.Request.FieldOrder(); oneBuffer && hasMessages && order != nil && !del["messages"] && !precedes(order, "thinking", "messages") {
+		return cleanInto(x.Body, order, fields, set, del, &ch)
+	}
+	if hasMessages {
+		msgs, changed, err := appendCleanMessages(make([]byte, 0, len(raw)), raw, &ch)
+		if err != nil {
+			return nil, ch, providers.InvalidRequest("messages: " + err.Error())
+		}
+		if changed {
+			set["messages"] = msgs
+		}
+	}
+	// Azure demands that assistant turns start with a thinking block while
+	// thinking is on, so a history that lost some cannot keep it on.
+	if _, ok := fields["thinking"]; ok && ch.Thinking+ch.Redacted > 0 && !del["thinking"] {
+		del["thinking"] = true
+		ch.ThinkingParam = true
+	}
 	if len(set) == 0 && len(del) == 0 {
 		return x.Body, ch, nil
 	}
@@ -105,6 +109,76 @@ func (p *Provider) Clean(x *providers.Exchange) ([]byte, Changes, error) {
 		return nil, ch, providers.InvalidRequest("request body: " + err.Error())
 	}
 	return body, ch, nil
+}
+
+// oneBuffer lets Clean write the cleaned messages straight into the body it
+// returns; the differential test turns it off to compare with cleaning
+// into a buffer of their own.
+var oneBuffer = true
+
+// precedes reports whether a comes before b in order.
+func precedes(order []string, a, b string) bool {
+	for _, k := range order {
+		switch k {
+		case a:
+			return true
+		case b:
+			return false
+		}
+	}
+	return false
+}
+
+// cleanInto writes the body Azure gets in one buffer, the cleaned messages
+// straight into it: the top-level members in the client's order (order),
+// thinking after messages, so that whether it goes is known when it is
+// reached. It writes what rebuildObject would write from the messages
+// cleaned apart, and returns body itself when nothing changed.
+func cleanInto(body []byte, order []string, fields, set map[string]json.RawMessage, del map[string]bool, ch *Changes) ([]byte, Changes, error) {
+	out := make([]byte, 0, len(body)+64)
+	out = append(out, '{')
+	changed := false
+	for _, k := range order {
+		if del[k] {
+			continue
+		}
+		// Azure demands that assistant turns start with a thinking block
+		// while thinking is on, so a history that lost some cannot keep it on.
+		if k == "thinking" && ch.Thinking+ch.Redacted > 0 {
+			del[k] = true
+			ch.ThinkingParam = true
+			continue
+		}
+		if len(out) > 1 {
+			out = append(out, ',')
+		}
+		out = providers.AppendJSONString(out, k)
+		out = append(out, ':')
+		if k == "messages" {
+			var err error
+			if out, changed, err = appendCleanMessages(out, fields[k], ch); err != nil {
+				return nil, *ch, providers.InvalidRequest("messages: " + err.Error())
+			}
+		} else if v, ok := set[k]; ok {
+			out = append(out, v...)
+		} else {
+			out = append(out, fields[k]...)
+		}
+	}
+	if !changed && len(set) == 0 && len(del) == 0 {
+		return body, *ch, nil
+	}
+	for _, k := range []string{"model", "tools"} {
+		if _, ok := fields[k]; !ok {
+			if v, ok := set[k]; ok {
+				out = append(out, ',')
+				out = providers.AppendJSONString(out, k)
+				out = append(out, ':')
+				out = append(out, v...)
+			}
+		}
+	}
+	return append(out, '}'), *ch, nil
 }
 
 // rebuildObject writes the top-level object again in the client's key order,
@@ -173,10 +247,15 @@ func rebuildObject(body []byte, order []string, fields, set map[string]json.RawM
 // byte of the history is read once: messages, their content and its blocks
 // are walked into, not found and then walked again.
 func cleanMessages(raw []byte, ch *Changes) ([]byte, bool, error) {
+	return appendCleanMessages(make([]byte, 0, len(raw)), raw, ch)
+}
+
+// appendCleanMessages is cleanMessages appending to dst.
+func appendCleanMessages(dst, raw []byte, ch *Changes) ([]byte, bool, error) {
 	if t := bytes.TrimSpace(raw); len(t) == 0 || t[0] != '[' {
-		return raw, false, nil // ParseRequest let it through; Azure will say what it thinks
+		return append(dst, raw...), false, nil // ParseRequest let it through; Azure will say what it thinks
 	}
-	c := cleaner{data: raw, ch: ch, out: make([]byte, 0, len(raw))}
+	c := cleaner{data: raw, ch: ch, out: dst, start: len(dst)}
 	c.out = append(c.out, '[')
 	_, err := providers.ScanArrayAt(raw, 0, c.message)
 	if err != nil {
@@ -193,6 +272,8 @@ type cleaner struct {
 	changed bool
 	// kept are one message's kept blocks (scratch, reused).
 	kept [][]byte
+	// start is where the array starts in out.
+	start int
 }
 
 // message appends the message at i with its content cleaned, or nothing
@@ -200,7 +281,7 @@ type cleaner struct {
 // an empty list goes (docs/providers/azure.md).
 func (c *cleaner) message(i int) (int, error) {
 	n := len(c.out)
-	if n > 1 {
+	if n > c.start+1 {
 		c.out = append(c.out, ',')
 	}
 	data := c.data
