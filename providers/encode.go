@@ -45,6 +45,7 @@ func (w *appendWriter) Write(p []byte) (int, error) {
 }
 
 var (
+	numberType        = reflect.TypeFor[json.Number]()
 	marshalerType     = reflect.TypeFor[json.Marshaler]()
 	textMarshalerType = reflect.TypeFor[encoding.TextMarshaler]()
 )
@@ -96,7 +97,7 @@ func encodeValue(w *appendWriter, enc *json.Encoder, v reflect.Value) error {
 	}
 	switch t.Kind() {
 	case reflect.String:
-		if t.Implements(textMarshalerType) || reflect.PointerTo(t).Implements(textMarshalerType) {
+		if t == numberType || t.Implements(textMarshalerType) || reflect.PointerTo(t).Implements(textMarshalerType) {
 			return encodeWhole(enc, v)
 		}
 		// The bulk of a converted request is its text: written here, a
@@ -104,6 +105,15 @@ func encodeValue(w *appendWriter, enc *json.Encoder, v reflect.Value) error {
 		w.buf = appendJSONStringNoHTML(w.buf, v.String())
 		return nil
 	case reflect.Pointer:
+		if v.IsNil() {
+			w.buf = append(w.buf, "null"...)
+			return nil
+		}
+		return encodeValue(w, enc, v.Elem())
+	case reflect.Interface:
+		// A converter's content that is a string or a list of parts: its
+		// text is the bulk of the request, so the walk goes on into it,
+		// as encoding/json does (the value inside is not addressable).
 		if v.IsNil() {
 			w.buf = append(w.buf, "null"...)
 			return nil
