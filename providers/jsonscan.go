@@ -86,23 +86,31 @@ func skipSpace(data []byte, i int) int {
 }
 
 // scanStringEnd returns the index of the quote that closes the string whose
-// content starts at from, or -1.
+// content starts at from, or -1: the first quote not escaped by a
+// backslash. Short runs between escapes (code, logs) are stepped through;
+// a long one goes to the vector search.
 func scanStringEnd(data []byte, from int) int {
-	for j := from; ; {
-		q := bytes.IndexByte(data[j:], '"')
-		if q < 0 {
+	for j := from; j < len(data); {
+		k := j
+		for k < len(data) && k-j < 16 && data[k] != '"' && data[k] != '\\' {
+			k++
+		}
+		if k-j == 16 {
+			k = nextStringSpecial(data, k) // also stops at a control byte
+		}
+		if k >= len(data) {
 			return -1
 		}
-		q += j
-		backslashes := 0
-		for k := q - 1; k >= from && data[k] == '\\'; k-- {
-			backslashes++
+		switch data[k] {
+		case '"':
+			return k
+		case '\\':
+			j = k + 2
+		default:
+			j = k + 1
 		}
-		if backslashes%2 == 0 {
-			return q
-		}
-		j = q + 1
 	}
+	return -1
 }
 
 // scanValue returns the type of the value at i and the index just past it
