@@ -58,8 +58,8 @@ func appendJSONStringNoHTML(dst []byte, s string) []byte {
 	b := bytesOf(s)
 	dst = append(dst, '"')
 	for i := 0; i < len(b); {
-		k := nextStringSpecial(b, i)
-		if run := b[i:k]; plainUTF8(run) {
+		k, high := nextSpecialHigh(b, i)
+		if run := b[i:k]; !high || plainUTF8(run) {
 			dst = append(dst, run...)
 		} else {
 			for j := 0; j < len(run); {
@@ -84,6 +84,30 @@ func appendJSONStringNoHTML(dst []byte, s string) []byte {
 		i = k + 1
 	}
 	return append(dst, '"')
+}
+
+// nextSpecialHigh is nextStringSpecial that also reports whether a byte of
+// 0x80 or more may come before the index (false: the run is ASCII, with
+// nothing to check). A short run, as between the escapes of code, is
+// stepped through rather than handed to the vector search.
+func nextSpecialHigh(b []byte, i int) (int, bool) {
+	var seen byte
+	k := i
+	for ; k < len(b) && k-i < 16; k++ {
+		c := b[k]
+		if c == '"' || c == '\\' || c < 0x20 {
+			return k, seen >= 0x80
+		}
+		seen |= c
+	}
+	if k == len(b) {
+		return k, seen >= 0x80
+	}
+	if useAVX2 && len(b)-k >= 32 {
+		n, high := indexSpecialAVX2(b[k:], '"', '"', '"')
+		return k + n, high || seen >= 0x80
+	}
+	return stringSpecialSWAR(b, k), true
 }
 
 func encodeValue(w *appendWriter, enc *json.Encoder, v reflect.Value) error {
