@@ -54,7 +54,7 @@ func (w *walker) strBytes(i int) (text []byte, end int, ok bool) {
 	if i >= len(data) || data[i] != '"' {
 		return nil, 0, false
 	}
-	j := nextStringSpecial(data, i+1)
+	j := shortRun(data, i+1)
 	if j < len(data) && data[j] == '"' {
 		raw := data[i+1 : j]
 		if !validUTF8(raw) {
@@ -109,19 +109,25 @@ func (w *walker) strBytes(i int) (text []byte, end int, ok bool) {
 			out = append(out, c)
 			j++
 		}
-		// Escapes come close together in code and logs: a short run is
-		// cheaper to step through than to hand to the vector search.
-		k := j
-		for k < len(data) && k-j < 16 && data[k] != '"' && data[k] != '\\' && data[k] >= 0x20 {
-			k++
-		}
-		if k-j == 16 {
-			k = nextStringSpecial(data, k)
-		}
+		k := shortRun(data, j)
 		out = append(out, data[j:k]...)
 		j = k
 	}
 	return nil, 0, false
+}
+
+// shortRun is nextStringSpecial for text whose escapes come close together
+// (code, logs): a short run is cheaper to step through than to hand to the
+// vector search.
+func shortRun(data []byte, i int) int {
+	k := i
+	for k < len(data) && k-i < 16 && data[k] != '"' && data[k] != '\\' && data[k] >= 0x20 {
+		k++
+	}
+	if k-i == 16 {
+		k = nextStringSpecial(data, k)
+	}
+	return k
 }
 
 // decodeU decodes the \uhhhh escape (or surrogate pair of them) p starts

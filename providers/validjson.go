@@ -119,16 +119,7 @@ func validMemberName(data []byte, i int) int {
 // the index past its closing quote, or -1.
 func validString(data []byte, i int) int {
 	for i++; ; {
-		// Escapes come close together in code and logs: a short run is
-		// cheaper to step through than to hand to the vector search.
-		k := i
-		for k < len(data) && k-i < 16 && data[k] != '"' && data[k] != '\\' && data[k] >= 0x20 {
-			k++
-		}
-		if k-i == 16 {
-			k = nextStringSpecial(data, k)
-		}
-		if i = k; i >= len(data) {
+		if i = shortRun(data, i); i >= len(data) {
 			return -1
 		}
 		switch c := data[i]; {
