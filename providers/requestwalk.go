@@ -390,8 +390,11 @@ func (w *walker) tool(i int, t *Tool) (end int, ok bool) {
 		seen |= f
 		if f == fInput {
 			end, ok := w.skip(i)
+			if !ok {
+				return 0, false
+			}
 			t.InputSchema = data[i:end:end]
-			return end, ok
+			return end, true
 		}
 		s, end, ok := w.str(i)
 		switch f {

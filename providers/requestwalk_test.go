@@ -61,6 +61,8 @@ var decodeSeeds = []string{
 	`{"model":"m","messages":[],"tools":[{"name":5}]}`,
 	`{"model":"m","messages":[],"tools":[null]}`,
 	`{"model":"m","messages":[],"tools":{}}`,
+	`{"model":"m","messages":[],"tools":[{"input_schema":A`,
+	`{"model":"m","messages":[],"tools":[{"name":"a","input_schema":{"type":"object"}`,
 }
 
 // parseBothWays parses body with the walk and with encoding/json alone.
