@@ -117,8 +117,19 @@ func parseBody(r *http.Request, limit int64) *ParsedRequest {
 
 // parse returns the parse of the body, parsing it on first use.
 func (p *ParsedRequest) parse() (*providers.Request, error) {
+	return p.parseFor(nil)
+}
+
+// parseFor is parse for the handler of prov: a provider that forwards the
+// client's body scans it instead of decoding its history
+// (providers.ParseRequestFor), unless a matcher has parsed it already.
+func (p *ParsedRequest) parseFor(prov providers.Provider) (*providers.Request, error) {
 	if p.Request == nil && p.ParseErr == nil && p.ReadErr == nil {
-		p.Request, p.ParseErr = providers.ParseRequest(p.Body)
+		if prov != nil {
+			p.Request, p.ParseErr = providers.ParseRequestFor(prov, p.Body)
+		} else {
+			p.Request, p.ParseErr = providers.ParseRequest(p.Body)
+		}
 	}
 	if p.ReadErr != nil {
 		return nil, p.ReadErr

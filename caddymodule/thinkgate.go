@@ -317,7 +317,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 		}
 		return fail(providers.InvalidRequest("reading request body: " + err.Error()))
 	}
-	req, err := parsed.parse()
+	req, err := parsed.parseFor(h.provider)
 	if err != nil {
 		return fail(providers.AsError(err))
 	}
