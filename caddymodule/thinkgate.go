@@ -311,7 +311,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 		}
 		return fail(providers.InvalidRequest("reading request body: " + err.Error()))
 	}
-	req, err := providers.ParseRequest(body)
+	req, err := providers.ParseRequestFor(h.provider, body)
 	if err != nil {
 		return fail(providers.AsError(err))
 	}

@@ -45,6 +45,7 @@ func (w *appendWriter) Write(p []byte) (int, error) {
 }
 
 var (
+	numberType        = reflect.TypeFor[json.Number]()
 	marshalerType     = reflect.TypeFor[json.Marshaler]()
 	textMarshalerType = reflect.TypeFor[encoding.TextMarshaler]()
 )
@@ -57,8 +58,8 @@ func appendJSONStringNoHTML(dst []byte, s string) []byte {
 	b := bytesOf(s)
 	dst = append(dst, '"')
 	for i := 0; i < len(b); {
-		k := nextStringSpecial(b, i)
-		if run := b[i:k]; plainUTF8(run) {
+		k, high := nextSpecialHigh(b, i)
+		if run := b[i:k]; !high || plainUTF8(run) {
 			dst = append(dst, run...)
 		} else {
 			for j := 0; j < len(run); {
@@ -85,6 +86,30 @@ func appendJSONStringNoHTML(dst []byte, s string) []byte {
 	return append(dst, '"')
 }
 
+// nextSpecialHigh is nextStringSpecial that also reports whether a byte of
+// 0x80 or more may come before the index (false: the run is ASCII, with
+// nothing to check). A short run, as between the escapes of code, is
+// stepped through rather than handed to the vector search.
+func nextSpecialHigh(b []byte, i int) (int, bool) {
+	var seen byte
+	k := i
+	for ; k < len(b) && k-i < 16; k++ {
+		c := b[k]
+		if c == '"' || c == '\\' || c < 0x20 {
+			return k, seen >= 0x80
+		}
+		seen |= c
+	}
+	if k == len(b) {
+		return k, seen >= 0x80
+	}
+	if useAVX2 && len(b)-k >= 32 {
+		n, high := indexSpecialAVX2(b[k:], '"', '"', '"')
+		return k + n, high || seen >= 0x80
+	}
+	return stringSpecialSWAR(b, k), true
+}
+
 func encodeValue(w *appendWriter, enc *json.Encoder, v reflect.Value) error {
 	if !v.IsValid() {
 		w.buf = append(w.buf, "null"...)
@@ -96,7 +121,7 @@ func encodeValue(w *appendWriter, enc *json.Encoder, v reflect.Value) error {
 	}
 	switch t.Kind() {
 	case reflect.String:
-		if t.Implements(textMarshalerType) || reflect.PointerTo(t).Implements(textMarshalerType) {
+		if t == numberType || t.Implements(textMarshalerType) || reflect.PointerTo(t).Implements(textMarshalerType) {
 			return encodeWhole(enc, v)
 		}
 		// The bulk of a converted request is its text: written here, a
@@ -104,6 +129,15 @@ func encodeValue(w *appendWriter, enc *json.Encoder, v reflect.Value) error {
 		w.buf = appendJSONStringNoHTML(w.buf, v.String())
 		return nil
 	case reflect.Pointer:
+		if v.IsNil() {
+			w.buf = append(w.buf, "null"...)
+			return nil
+		}
+		return encodeValue(w, enc, v.Elem())
+	case reflect.Interface:
+		// A converter's content that is a string or a list of parts: its
+		// text is the bulk of the request, so the walk goes on into it,
+		// as encoding/json does (the value inside is not addressable).
 		if v.IsNil() {
 			w.buf = append(w.buf, "null"...)
 			return nil

@@ -92,6 +92,11 @@ func TestEncodeJSON(t *testing.T) {
 	checkEncodeJSON(t, v)
 	checkEncodeJSON(t, &v)
 	checkEncodeJSON(t, encOuter{})
+	// Inside an interface nothing is addressable: a pointer-receiver
+	// MarshalJSON does not apply there, as in encoding/json.
+	inIface := encOuter{Iface: encOuter{Addr: encAddr{V: "in iface"}, Raw: []any{json.Number("1"), nil, &text}}}
+	checkEncodeJSON(t, inIface)
+	checkEncodeJSON(t, &inIface)
 	checkEncodeJSON(t, []any{nil, 1, "s"})
 	checkEncodeJSON(t, nil)
 }

@@ -86,23 +86,31 @@ func skipSpace(data []byte, i int) int {
 }
 
 // scanStringEnd returns the index of the quote that closes the string whose
-// content starts at from, or -1.
+// content starts at from, or -1: the first quote not escaped by a
+// backslash. Short runs between escapes (code, logs) are stepped through;
+// a long one goes to the vector search.
 func scanStringEnd(data []byte, from int) int {
-	for j := from; ; {
-		q := bytes.IndexByte(data[j:], '"')
-		if q < 0 {
+	for j := from; j < len(data); {
+		k := j
+		for k < len(data) && k-j < 16 && data[k] != '"' && data[k] != '\\' {
+			k++
+		}
+		if k-j == 16 {
+			k = nextStringSpecial(data, k) // also stops at a control byte
+		}
+		if k >= len(data) {
 			return -1
 		}
-		q += j
-		backslashes := 0
-		for k := q - 1; k >= from && data[k] == '\\'; k-- {
-			backslashes++
+		switch data[k] {
+		case '"':
+			return k
+		case '\\':
+			j = k + 2
+		default:
+			j = k + 1
 		}
-		if backslashes%2 == 0 {
-			return q
-		}
-		j = q + 1
 	}
+	return -1
 }
 
 // scanValue returns the type of the value at i and the index just past it
@@ -243,3 +251,97 @@ func ScanMembers(data []byte, names []string, found []Member) error {
 }
 
 var errMembersFound = errors.New("found")
+
+// ScanObjectAt walks the object at i of data as ScanObject does, but hands
+// fn each name and the index of its value: fn returns the index past the
+// value, having descended into it or stepped over it with SkipValue. A
+// caller that looks inside some values this way reads every byte once,
+// where ScanObject and a second walk of a value read its bytes twice. It
+// returns the index past the object.
+func ScanObjectAt(data []byte, i int, fn func(key []byte, at int) (end int, err error)) (int, error) {
+	i = skipSpace(data, i)
+	if i >= len(data) || data[i] != '{' {
+		return -1, errScanNotObject
+	}
+	i = skipSpace(data, i+1)
+	if i < len(data) && data[i] == '}' {
+		return i + 1, nil
+	}
+	for {
+		if i >= len(data) || data[i] != '"' {
+			return -1, scanError(data, i)
+		}
+		end := scanStringEnd(data, i+1)
+		if end < 0 {
+			return -1, scanError(data, len(data))
+		}
+		key := data[i+1 : end]
+		i = skipSpace(data, end+1)
+		if i >= len(data) || data[i] != ':' {
+			return -1, scanError(data, i)
+		}
+		vend, err := fn(key, skipSpace(data, i+1))
+		if err != nil {
+			return -1, err
+		}
+		if i = skipSpace(data, vend); i >= len(data) {
+			return -1, scanError(data, i)
+		}
+		switch data[i] {
+		case ',':
+			i = skipSpace(data, i+1)
+		case '}':
+			return i + 1, nil
+		default:
+			return -1, scanError(data, i)
+		}
+	}
+}
+
+// ScanArrayAt walks the array at i of data as ScanArray does, handing fn the
+// index of each element; fn returns the index past it (see ScanObjectAt).
+// It returns the index past the array.
+func ScanArrayAt(data []byte, i int, fn func(at int) (end int, err error)) (int, error) {
+	i = skipSpace(data, i)
+	if i >= len(data) || data[i] != '[' {
+		return -1, scanError(data, i)
+	}
+	i = skipSpace(data, i+1)
+	if i < len(data) && data[i] == ']' {
+		return i + 1, nil
+	}
+	for {
+		end, err := fn(i)
+		if err != nil {
+			return -1, err
+		}
+		if i = skipSpace(data, end); i >= len(data) {
+			return -1, scanError(data, i)
+		}
+		switch data[i] {
+		case ',':
+			i = skipSpace(data, i+1)
+		case ']':
+			return i + 1, nil
+		default:
+			return -1, scanError(data, i)
+		}
+	}
+}
+
+// SkipValue returns the type of the value at i and the value as ScanObject
+// hands it (a string without its quotes), with the index past it; an
+// error for a malformed one.
+func SkipValue(data []byte, i int) (value []byte, typ jsonparser.ValueType, end int, err error) {
+	typ, end = scanValue(data, i)
+	if end < 0 {
+		if typ == jsonparser.Unknown {
+			return nil, typ, -1, scanError(data, i)
+		}
+		return nil, typ, -1, scanError(data, len(data))
+	}
+	if typ == jsonparser.String {
+		return data[i+1 : end-1], typ, end, nil
+	}
+	return data[i:end], typ, end, nil
+}

@@ -157,7 +157,7 @@ func BenchmarkRequestMemory(b *testing.B) {
 				s := &providers.Settings{SplitTags: true, DefaultThinking: true, Signer: signer,
 					Models: []providers.ModelRule{{From: "claude-*", To: "gemini-2.5-pro"}}}
 				run := func() (*providers.Exchange, *providers.Outbound) {
-					req, err := providers.ParseRequest(body)
+					req, err := providers.ParseRequestFor(c.p, body)
 					if err != nil {
 						b.Fatal(err)
 					}

@@ -31,6 +31,17 @@ type Request struct {
 	Thinking      ThinkingParam              `json:"thinking"`
 	Fields        map[string]json.RawMessage `json:"-"`
 
+	// GatewayThinking reports an assistant turn holding a thinking block
+	// whose signature has the gateway's envelope shape (verified or not):
+	// what a passthrough must rewrite.
+	GatewayThinking bool `json:"-"`
+
+	// scan is set while Messages and System wait for Complete
+	// (ScanRequest).
+	scan *requestScan
+	// order is the top-level names in the client's order (FieldOrder).
+	order []string
+
 	// rewritten replaces the messages field in MarshalFields when
 	// hasRewritten is set (SetMessages).
 	rewritten    []Message
@@ -288,6 +299,7 @@ func ParseRequest(body []byte) (*Request, error) {
 			if err := checkRequest(r); err != nil {
 				return nil, err
 			}
+			r.GatewayThinking = hasGatewayThinking(r.Messages)
 			return r, nil
 		}
 	}
@@ -315,6 +327,7 @@ func ParseRequest(body []byte) (*Request, error) {
 	if err := checkRequest(r); err != nil {
 		return nil, err
 	}
+	r.GatewayThinking = hasGatewayThinking(r.Messages)
 	return r, nil
 }
 
@@ -382,6 +395,13 @@ func jsonErrorText(err error) string {
 	}
 	return err.Error()
 }
+
+// FieldOrder returns the top-level names of the client's body in its
+// order, each once, as Fields holds them, so that a body can be written
+// again in that order without another walk of the client's; nil when the
+// request was decoded by encoding/json (the caller then walks the body).
+// Fields added since are not in it.
+func (r *Request) FieldOrder() []string { return r.order }
 
 // SetField replaces a top-level field, keeping the others as sent.
 func (r *Request) SetField(name string, v any) error {

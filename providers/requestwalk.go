@@ -39,17 +39,28 @@ type walker struct {
 // and the index past its closing quote; ok is false for what only
 // encoding/json should decode.
 func (w *walker) str(i int) (_ string, end int, ok bool) {
-	data := w.data
-	if i >= len(data) || data[i] != '"' {
+	text, end, ok := w.strBytes(i)
+	if !ok {
 		return "", 0, false
 	}
-	j := nextStringSpecial(data, i+1)
+	return string(text), end, true
+}
+
+// strBytes is str without the Go string: text is a sub-slice of the body
+// when the string has no escapes, else of scratch (valid until the next
+// call).
+func (w *walker) strBytes(i int) (text []byte, end int, ok bool) {
+	data := w.data
+	if i >= len(data) || data[i] != '"' {
+		return nil, 0, false
+	}
+	j := shortRun(data, i+1)
 	if j < len(data) && data[j] == '"' {
 		raw := data[i+1 : j]
 		if !validUTF8(raw) {
-			return "", 0, false
+			return nil, 0, false
 		}
-		return string(raw), j + 1, true
+		return raw, j + 1, true
 	}
 	out := append(w.scratch[:0], data[i+1:j]...)
 	for j < len(data) {
@@ -58,12 +69,12 @@ func (w *walker) str(i int) (_ string, end int, ok bool) {
 		case c == '"':
 			w.scratch = out
 			if !validUTF8(out) {
-				return "", 0, false
+				return nil, 0, false
 			}
-			return string(out), j + 1, true
+			return out, j + 1, true
 		case c == '\\':
 			if j+1 >= len(data) {
-				return "", 0, false
+				return nil, 0, false
 			}
 			switch e := data[j+1]; e {
 			case '"', '\\', '/':
@@ -84,33 +95,39 @@ func (w *walker) str(i int) (_ string, end int, ok bool) {
 				// pair becomes U+FFFD in encoding/json: left to it.
 				r, n := decodeU(data[j:])
 				if n == 0 {
-					return "", 0, false
+					return nil, 0, false
 				}
 				out = utf8.AppendRune(out, r)
 				j += n - 2
 			default:
-				return "", 0, false
+				return nil, 0, false
 			}
 			j += 2
 		case c < 0x20:
-			return "", 0, false
+			return nil, 0, false
 		default:
 			out = append(out, c)
 			j++
 		}
-		// Escapes come close together in code and logs: a short run is
-		// cheaper to step through than to hand to the vector search.
-		k := j
-		for k < len(data) && k-j < 16 && data[k] != '"' && data[k] != '\\' && data[k] >= 0x20 {
-			k++
-		}
-		if k-j == 16 {
-			k = nextStringSpecial(data, k)
-		}
+		k := shortRun(data, j)
 		out = append(out, data[j:k]...)
 		j = k
 	}
-	return "", 0, false
+	return nil, 0, false
+}
+
+// shortRun is nextStringSpecial for text whose escapes come close together
+// (code, logs): a short run is cheaper to step through than to hand to the
+// vector search.
+func shortRun(data []byte, i int) int {
+	k := i
+	for k < len(data) && k-i < 16 && data[k] != '"' && data[k] != '\\' && data[k] >= 0x20 {
+		k++
+	}
+	if k-i == 16 {
+		k = nextStringSpecial(data, k)
+	}
+	return k
 }
 
 // decodeU decodes the \uhhhh escape (or surrogate pair of them) p starts
@@ -352,6 +369,59 @@ func (w *walker) block(i int, b *Block) (end int, ok bool) {
 	return end, ok
 }
 
+// toolFields are Tool's JSON names.
+var toolFields = map[string]int{"type": fType, "name": fName, "description": fText, "input_schema": fInput}
+
+// tool decodes the tool definition at i into t, a zero Tool.
+func (w *walker) tool(i int, t *Tool) (end int, ok bool) {
+	data := w.data
+	seen := 0
+	end, ok = w.object(i, func(name []byte, i int) (int, bool) {
+		if !plainName(name, toolFields) {
+			return 0, false
+		}
+		f := toolFields[string(name)]
+		if f == 0 {
+			return w.skip(i)
+		}
+		if seen&f != 0 || data[i] == 'n' {
+			return 0, false
+		}
+		seen |= f
+		if f == fInput {
+			end, ok := w.skip(i)
+			t.InputSchema = data[i:end:end]
+			return end, ok
+		}
+		s, end, ok := w.str(i)
+		switch f {
+		case fType:
+			t.Type = s
+		case fName:
+			t.Name = s
+		case fText:
+			t.Description = s
+		}
+		return end, ok
+	})
+	if ok {
+		t.Raw = data[i:end:end]
+	}
+	return end, ok
+}
+
+// tools decodes the tools array at i.
+func (w *walker) tools(i int) (tools []Tool, end int, ok bool) {
+	end, ok = w.array(i, func(i int) (int, bool) {
+		tools = append(tools, Tool{})
+		return w.tool(i, &tools[len(tools)-1])
+	})
+	if ok && tools == nil {
+		tools = []Tool{} // encoding/json's empty array
+	}
+	return tools, end, ok
+}
+
 // messageFields are Message's JSON names.
 var messageFields = map[string]bool{"role": true, "content": true}
 
@@ -412,6 +482,8 @@ func walkRequest(body []byte) (_ *Request, ok bool) {
 			})
 		case "system":
 			r.System, end, ok = w.content(i)
+		case "tools":
+			r.Tools, end, ok = w.tools(i)
 		case "model":
 			r.Model, end, ok = w.str(i)
 		case "stream":
@@ -429,7 +501,9 @@ func walkRequest(body []byte) (_ *Request, ok bool) {
 		if !ok {
 			return 0, false
 		}
-		r.Fields[string(name)] = body[i:end:end]
+		k := string(name)
+		r.Fields[k] = body[i:end:end]
+		r.order = append(r.order, k)
 		return end, true
 	})
 	return r, ok && skipSpace(body, end) == len(body)

@@ -53,6 +53,14 @@ var decodeSeeds = []string{
 	`[]`, `"x"`, ``, `{"model":"m"`, ` {"messages" : [ { "role" : "user" , "content" : [ ] } ] } `,
 	"{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"bad \xff utf-8\"}]}]}",
 	`{"model":"m","messages":[{"role":"user","content":[{"type":"tool_use","input":"s","id":"i","name":"n","data":"d","thinking":"t","signature":"g","tool_use_id":"u"}]}]}`,
+	`{"model":"m","messages":[],"tools":[]}`,
+	`{"model":"m","messages":[],"tools":[{"name":"a","description":"d \"q\" é","input_schema":{"type":"object"},"cache_control":{"type":"ephemeral"}},{"type":"web_search_20250305","name":"web_search","max_uses":5}]}`,
+	`{"model":"m","messages":[],"tools":[{"Name":"a"}]}`,
+	`{"model":"m","messages":[],"tools":[{"name":"a","name":"b"}]}`,
+	`{"model":"m","messages":[],"tools":[{"name":"a","input_schema":null}]}`,
+	`{"model":"m","messages":[],"tools":[{"name":5}]}`,
+	`{"model":"m","messages":[],"tools":[null]}`,
+	`{"model":"m","messages":[],"tools":{}}`,
 }
 
 // parseBothWays parses body with the walk and with encoding/json alone.
@@ -65,6 +73,7 @@ func parseBothWays(t *testing.T, body []byte) {
 	if (fastErr == nil) != (typedErr == nil) || (fastErr != nil && fastErr.Error() != typedErr.Error()) {
 		t.Fatalf("errors differ for %q:\nwalk:  %v\ntyped: %v", body, fastErr, typedErr)
 	}
+	checkOrder(t, body, fast)
 	if !reflect.DeepEqual(fast, typed) {
 		t.Fatalf("requests differ for %q:\nwalk:  %+v\ntyped: %+v", body, fast, typed)
 	}

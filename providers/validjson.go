@@ -119,8 +119,7 @@ func validMemberName(data []byte, i int) int {
 // the index past its closing quote, or -1.
 func validString(data []byte, i int) int {
 	for i++; ; {
-		i = nextStringSpecial(data, i)
-		if i >= len(data) {
+		if i = shortRun(data, i); i >= len(data) {
 			return -1
 		}
 		switch c := data[i]; {

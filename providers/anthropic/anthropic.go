@@ -45,6 +45,10 @@ func New(cfg Config) *Provider {
 	return &Provider{cfg: cfg}
 }
 
+// ScansRequest: the passthrough reads a request with ScanRequest, and
+// decodes its history only when it holds thinking the gateway signed.
+func (p *Provider) ScansRequest() bool { return true }
+
 // Rewrite forwards the client's request, changing only what must change.
 func (p *Provider) Rewrite(x *providers.Exchange, out *providers.Outbound) error {
 	body, err := RewriteBody(x)
@@ -92,15 +96,22 @@ func RewriteBody(x *providers.Exchange) ([]byte, error) {
 		}
 		changed = true
 	}
-	if msgs, histChanged := unsignHistory(x.Settings, req.Messages); histChanged {
-		req.Messages = msgs
-		req.SetMessages(msgs)
-		changed = true
-		// With thinking on, Anthropic wants the assistant turn of a tool
-		// loop to open with a thinking block; one whose thinking became
-		// text cannot, so thinking goes for this request (as on Azure).
-		if _, ok := req.Fields["thinking"]; ok && req.Thinking.Enabled(false) && toolTurnLacksThinking(msgs) {
-			delete(req.Fields, "thinking")
+	// Only thinking the gateway signed is rewritten in the history: without
+	// it, the history ScanRequest left undecoded stays so.
+	if req.GatewayThinking {
+		if err := req.Complete(); err != nil {
+			return nil, err
+		}
+		if msgs, histChanged := unsignHistory(x.Settings, req.Messages); histChanged {
+			req.Messages = msgs
+			req.SetMessages(msgs)
+			changed = true
+			// With thinking on, Anthropic wants the assistant turn of a tool
+			// loop to open with a thinking block; one whose thinking became
+			// text cannot, so thinking goes for this request (as on Azure).
+			if _, ok := req.Fields["thinking"]; ok && req.Thinking.Enabled(false) && toolTurnLacksThinking(msgs) {
+				delete(req.Fields, "thinking")
+			}
 		}
 	}
 	if !changed {

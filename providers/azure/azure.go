@@ -91,6 +91,10 @@ func New(cfg Config) *Provider {
 	return p
 }
 
+// ScansRequest: cleaning works on the raw body, so the request is read
+// with ScanRequest and its history never decoded.
+func (p *Provider) ScansRequest() bool { return true }
+
 // Rewrite cleans the request for Azure and points it at the Azure path.
 func (p *Provider) Rewrite(x *providers.Exchange, out *providers.Outbound) error {
 	body, ch, err := p.Clean(x)

@@ -69,21 +69,6 @@ func (p *Provider) Clean(x *providers.Exchange) ([]byte, Changes, error) {
 			ch.Fields = append(ch.Fields, name)
 		}
 	}
-	if raw, ok := fields["messages"]; ok {
-		msgs, changed, err := cleanMessages(raw, &ch)
-		if err != nil {
-			return nil, ch, providers.InvalidRequest("messages: " + err.Error())
-		}
-		if changed {
-			set["messages"] = msgs
-		}
-	}
-	// Azure demands that assistant turns start with a thinking block while
-	// thinking is on, so a history that lost some cannot keep it on.
-	if _, ok := fields["thinking"]; ok && ch.Thinking+ch.Redacted > 0 && !del["thinking"] {
-		del["thinking"] = true
-		ch.ThinkingParam = true
-	}
 	if raw, ok := fields["tools"]; ok && !del["tools"] {
 		tools, err := cleanTools(raw, &ch)
 		if err != nil {
@@ -97,20 +82,110 @@ func (p *Provider) Clean(x *providers.Exchange) ([]byte, Changes, error) {
 		set["model"] = providers.AppendJSONString(nil, x.UpstreamModel)
 		ch.Model = true
 	}
+	raw, hasMessages := fields["messages"]
+	if order := x.Request.FieldOrder(); oneBuffer && hasMessages && order != nil && !del["messages"] && !precedes(order, "thinking", "messages") {
+		return cleanInto(x.Body, order, fields, set, del, &ch)
+	}
+	if hasMessages {
+		msgs, changed, err := appendCleanMessages(make([]byte, 0, len(raw)), raw, &ch)
+		if err != nil {
+			return nil, ch, providers.InvalidRequest("messages: " + err.Error())
+		}
+		if changed {
+			set["messages"] = msgs
+		}
+	}
+	// Azure demands that assistant turns start with a thinking block while
+	// thinking is on, so a history that lost some cannot keep it on.
+	if _, ok := fields["thinking"]; ok && ch.Thinking+ch.Redacted > 0 && !del["thinking"] {
+		del["thinking"] = true
+		ch.ThinkingParam = true
+	}
 	if len(set) == 0 && len(del) == 0 {
 		return x.Body, ch, nil
 	}
-	body, err := rebuildObject(x.Body, fields, set, del)
+	body, err := rebuildObject(x.Body, x.Request.FieldOrder(), fields, set, del)
 	if err != nil {
 		return nil, ch, providers.InvalidRequest("request body: " + err.Error())
 	}
 	return body, ch, nil
 }
 
+// oneBuffer lets Clean write the cleaned messages straight into the body it
+// returns; the differential test turns it off to compare with cleaning
+// into a buffer of their own.
+var oneBuffer = true
+
+// precedes reports whether a comes before b in order.
+func precedes(order []string, a, b string) bool {
+	for _, k := range order {
+		switch k {
+		case a:
+			return true
+		case b:
+			return false
+		}
+	}
+	return false
+}
+
+// cleanInto writes the body Azure gets in one buffer, the cleaned messages
+// straight into it: the top-level members in the client's order (order),
+// thinking after messages, so that whether it goes is known when it is
+// reached. It writes what rebuildObject would write from the messages
+// cleaned apart, and returns body itself when nothing changed.
+func cleanInto(body []byte, order []string, fields, set map[string]json.RawMessage, del map[string]bool, ch *Changes) ([]byte, Changes, error) {
+	out := make([]byte, 0, len(body)+64)
+	out = append(out, '{')
+	changed := false
+	for _, k := range order {
+		if del[k] {
+			continue
+		}
+		// Azure demands that assistant turns start with a thinking block
+		// while thinking is on, so a history that lost some cannot keep it on.
+		if k == "thinking" && ch.Thinking+ch.Redacted > 0 {
+			del[k] = true
+			ch.ThinkingParam = true
+			continue
+		}
+		if len(out) > 1 {
+			out = append(out, ',')
+		}
+		out = providers.AppendJSONString(out, k)
+		out = append(out, ':')
+		if k == "messages" {
+			var err error
+			if out, changed, err = appendCleanMessages(out, fields[k], ch); err != nil {
+				return nil, *ch, providers.InvalidRequest("messages: " + err.Error())
+			}
+		} else if v, ok := set[k]; ok {
+			out = append(out, v...)
+		} else {
+			out = append(out, fields[k]...)
+		}
+	}
+	if !changed && len(set) == 0 && len(del) == 0 {
+		return body, *ch, nil
+	}
+	for _, k := range []string{"model", "tools"} {
+		if _, ok := fields[k]; !ok {
+			if v, ok := set[k]; ok {
+				out = append(out, ',')
+				out = providers.AppendJSONString(out, k)
+				out = append(out, ':')
+				out = append(out, v...)
+			}
+		}
+	}
+	return append(out, '}'), *ch, nil
+}
+
 // rebuildObject writes the top-level object again in the client's key order,
 // with set values replacing (or, for new keys, following) the originals and
-// del keys left out.
-func rebuildObject(body []byte, fields, set map[string]json.RawMessage, del map[string]bool) ([]byte, error) {
+// del keys left out. order, when known (Request.FieldOrder), spares a walk
+// of the body.
+func rebuildObject(body []byte, order []string, fields, set map[string]json.RawMessage, del map[string]bool) ([]byte, error) {
 	out := make([]byte, 0, len(body)+64)
 	out = append(out, '{')
 	written := make(map[string]bool, len(fields))
@@ -122,14 +197,7 @@ func rebuildObject(body []byte, fields, set map[string]json.RawMessage, del map[
 		out = append(out, ':')
 		out = append(out, v...)
 	}
-	err := providers.ScanObject(body, func(key, _ []byte, _ jsonparser.ValueType, _ int) error {
-		// fields is keyed as encoding/json decodes keys: unescaped, with each
-		// invalid UTF-8 byte as U+FFFD; jsonparser hands over the raw key.
-		k, err := jsonparser.ParseString(key)
-		if err != nil {
-			return err
-		}
-		k = jsonKey(k)
+	write := func(k string) error {
 		if written[k] || del[k] {
 			return nil
 		}
@@ -142,7 +210,26 @@ func rebuildObject(body []byte, fields, set map[string]json.RawMessage, del map[
 			return fmt.Errorf("field %q: cannot be re-encoded", k)
 		}
 		return nil
-	})
+	}
+	var err error
+	if order != nil {
+		for _, k := range order {
+			if err = write(k); err != nil {
+				break
+			}
+		}
+	} else {
+		err = providers.ScanObject(body, func(key, _ []byte, _ jsonparser.ValueType, _ int) error {
+			// fields is keyed as encoding/json decodes keys: unescaped, with
+			// each invalid UTF-8 byte as U+FFFD; jsonparser hands over the
+			// raw key.
+			k, err := jsonparser.ParseString(key)
+			if err != nil {
+				return err
+			}
+			return write(jsonKey(k))
+		})
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -156,121 +243,199 @@ func rebuildObject(body []byte, fields, set map[string]json.RawMessage, del map[
 
 // cleanMessages drops Azure-unacceptable thinking blocks and the messages
 // left empty. Untouched messages keep their bytes. The array is written once,
-// into one buffer: kept blocks are copied from the body only there.
+// into one buffer: kept blocks are copied from the body only there. Each
+// byte of the history is read once: messages, their content and its blocks
+// are walked into, not found and then walked again.
 func cleanMessages(raw []byte, ch *Changes) ([]byte, bool, error) {
+	return appendCleanMessages(make([]byte, 0, len(raw)), raw, ch)
+}
+
+// appendCleanMessages is cleanMessages appending to dst.
+func appendCleanMessages(dst, raw []byte, ch *Changes) ([]byte, bool, error) {
 	if t := bytes.TrimSpace(raw); len(t) == 0 || t[0] != '[' {
-		return raw, false, nil // ParseRequest let it through; Azure will say what it thinks
+		return append(dst, raw...), false, nil // ParseRequest let it through; Azure will say what it thinks
 	}
-	out := make([]byte, 0, len(raw))
-	out = append(out, '[')
-	changed := false
-	var cbErr error
-	var kept [][]byte // one message's kept blocks, reused
-	err := providers.ScanArray(raw, func(msg []byte, typ jsonparser.ValueType) {
-		if cbErr != nil {
-			return
-		}
-		n := len(out)
-		if n > 1 {
-			out = append(out, ',')
-		}
-		if typ != jsonparser.Object {
-			out = append(out, msg...)
-			return
-		}
-		var keep, mChanged bool
-		out, kept, keep, mChanged, cbErr = appendCleanMessage(out, kept[:0], msg, ch)
-		if !keep {
-			out = out[:n]
-			ch.Messages++
-			mChanged = true
-		}
-		changed = changed || mChanged
-	})
-	if err == nil {
-		err = cbErr
-	}
+	c := cleaner{data: raw, ch: ch, out: dst, start: len(dst)}
+	c.out = append(c.out, '[')
+	_, err := providers.ScanArrayAt(raw, 0, c.message)
 	if err != nil {
 		return nil, false, err
 	}
-	return append(out, ']'), changed, nil
+	return append(c.out, ']'), c.changed, nil
 }
 
-// appendCleanMessage appends the message with its content cleaned, and
-// reports whether it is kept at all: a message whose content is missing,
-// null, blank or an empty list goes (docs/providers/azure.md). kept is scratch space for
-// the kept blocks, returned for reuse.
-func appendCleanMessage(dst []byte, kept [][]byte, msg []byte, ch *Changes) (_ []byte, _ [][]byte, keep, changed bool, err error) {
-	var m [1]providers.Member
-	err = providers.ScanMembers(msg, contentName, m[:])
+// cleaner writes the cleaned messages array.
+type cleaner struct {
+	data    []byte
+	ch      *Changes
+	out     []byte
+	changed bool
+	// kept are one message's kept blocks (scratch, reused).
+	kept [][]byte
+	// start is where the array starts in out.
+	start int
+}
+
+// message appends the message at i with its content cleaned, or nothing
+// when it is dropped: a message whose content is missing, null, blank or
+// an empty list goes (docs/providers/azure.md).
+func (c *cleaner) message(i int) (int, error) {
+	n := len(c.out)
+	if n > c.start+1 {
+		c.out = append(c.out, ',')
+	}
+	data := c.data
+	if data[i] != '{' {
+		v, _, end, err := providers.SkipValue(data, i)
+		c.out = append(c.out, v...)
+		return end, err
+	}
+	// The first member named content, as jsonparser.Get finds it.
+	var content []byte
+	typ := jsonparser.NotExist
+	contentAt, contentEnd := -1, -1
+	dropped := 0
+	c.kept = c.kept[:0]
+	looking := true
+	end, err := providers.ScanObjectAt(data, i, func(key []byte, at int) (int, error) {
+		if looking {
+			switch name, ok := memberName(key); {
+			case !ok:
+				looking = false
+			case string(name) == "content":
+				looking = false
+				if data[at] == '[' {
+					end, err := providers.ScanArrayAt(data, at, func(at int) (int, error) {
+						block, btyp, end, err := c.block(at)
+						if err == nil {
+							if btyp == jsonparser.Object && dropBlock(block.m, c.ch) {
+								dropped++
+							} else {
+								c.kept = append(c.kept, block.value)
+							}
+						}
+						return end, err
+					})
+					content, typ, contentAt, contentEnd = data[at:max(end, at)], jsonparser.Array, at, end
+					return end, err
+				}
+				v, t, end, err := providers.SkipValue(data, at)
+				content, typ, contentAt, contentEnd = v, t, at, end
+				return end, err
+			}
+		}
+		_, _, end, err := providers.SkipValue(data, at)
+		return end, err
+	})
 	if err != nil {
-		return dst, kept, false, false, err
+		return -1, err
 	}
-	content, typ, end := m[0].Value, m[0].Type, m[0].End
-	if typ == jsonparser.NotExist {
-		return dst, kept, false, true, nil
-	}
+	msg := data[i:end]
+	keep, changed := true, false
 	switch typ {
-	case jsonparser.Null:
-		return dst, kept, false, true, nil
+	case jsonparser.NotExist, jsonparser.Null:
+		keep = false
 	case jsonparser.String:
 		s, err := jsonparser.ParseString(content)
 		if err != nil {
-			return dst, kept, false, false, err
+			return -1, err
 		}
 		keep = strings.TrimSpace(s) != ""
-		return append(dst, msg...), kept, keep, !keep, nil
 	case jsonparser.Array:
-	default:
-		return append(dst, msg...), kept, true, false, nil
-	}
-
-	dropped := 0
-	err = providers.ScanArray(content, func(block []byte, t jsonparser.ValueType) {
-		if t == jsonparser.Object && dropBlock(block, ch) {
-			dropped++
-			return
+		switch {
+		case len(c.kept) == 0:
+			keep = false
+		case dropped > 0:
+			// The content array is replaced where it stands.
+			c.out = append(c.out, data[i:contentAt]...)
+			c.out = append(c.out, '[')
+			for k, b := range c.kept {
+				if k > 0 {
+					c.out = append(c.out, ',')
+				}
+				c.out = append(c.out, b...)
+			}
+			c.out = append(c.out, ']')
+			c.out = append(c.out, data[contentEnd:end]...)
+			c.changed = true
+			return end, nil
 		}
-		kept = append(kept, block)
-	})
-	if err != nil {
-		return dst, kept, false, false, err
 	}
-	if len(kept) == 0 {
-		return dst, kept, false, true, nil
+	if !keep {
+		c.out = c.out[:n]
+		c.ch.Messages++
+		changed = true
+	} else {
+		c.out = append(c.out, msg...)
 	}
-	if dropped == 0 {
-		return append(dst, msg...), kept, true, false, nil
-	}
-	// The content array is replaced where it stands.
-	dst = append(dst, msg[:end-len(content)]...)
-	dst = append(dst, '[')
-	for i, b := range kept {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		dst = append(dst, b...)
-	}
-	dst = append(dst, ']')
-	return append(dst, msg[end:]...), kept, true, true, nil
+	c.changed = c.changed || changed
+	return end, nil
 }
 
-// The members cleaning looks up: found in one walk of a message or block,
-// a string's end found a vector at a time.
-var (
-	contentName = []string{"content"}
-	blockNames  = []string{"type", "signature", "data"}
-)
+// scannedBlock is one element of a content array: its value as ScanArray
+// hands it, and for an object the members cleaning looks up.
+type scannedBlock struct {
+	value []byte
+	m     [3]providers.Member
+}
 
-// dropBlock reports whether Azure must not see a content block: a thinking
-// block without a signature Azure issued (none, empty, or the gateway's own
-// envelope, which only the gateway can read), or a redacted_thinking block
-// without data.
-func dropBlock(block []byte, ch *Changes) bool {
+// block walks the content element at i, finding its type, signature and
+// data as jsonparser.Get finds them.
+func (c *cleaner) block(i int) (b scannedBlock, typ jsonparser.ValueType, end int, err error) {
+	data := c.data
+	if data[i] != '{' {
+		b.value, typ, end, err = providers.SkipValue(data, i)
+		return b, typ, end, err
+	}
+	looking, left := true, len(blockNames)
+	end, err = providers.ScanObjectAt(data, i, func(key []byte, at int) (int, error) {
+		v, t, end, err := providers.SkipValue(data, at)
+		if err != nil || !looking {
+			return end, err
+		}
+		name, ok := memberName(key)
+		if !ok {
+			looking = false
+			return end, nil
+		}
+		for k, want := range blockNames {
+			if b.m[k].Type == jsonparser.NotExist && string(name) == want {
+				b.m[k] = providers.Member{Value: v, Type: t, End: end - i}
+				if left--; left == 0 {
+					looking = false
+				}
+			}
+		}
+		return end, nil
+	})
+	if err != nil {
+		return b, jsonparser.Object, -1, err
+	}
+	b.value = data[i:end]
+	return b, jsonparser.Object, end, nil
+}
+
+// memberName is a member's name as jsonparser.Get matches it (unescaped);
+// ok is false for one it cannot unescape, past which Get finds nothing.
+func memberName(key []byte) ([]byte, bool) {
+	if bytes.IndexByte(key, '\\') < 0 {
+		return key, true
+	}
+	k, err := jsonparser.Unescape(key, nil)
+	return k, err == nil
+}
+
+// The members cleaning looks up in a block.
+var blockNames = []string{"type", "signature", "data"}
+
+// dropBlock reports whether Azure must not see a content block, given its
+// type, signature and data members (m, as jsonparser.Get finds them): a
+// thinking block without a signature Azure issued (none, empty, or the
+// gateway's own envelope, which only the gateway can read), or a
+// redacted_thinking block without data.
+func dropBlock(m [3]providers.Member, ch *Changes) bool {
 	// Raw string bodies suffice: the values compared and the gateway's
 	// envelope (base64url and dots) never need unescaping.
-	var m [3]providers.Member
-	_ = providers.ScanMembers(block, blockNames, m[:])
 	switch string(m[0].Value) {
 	case "thinking":
 		sig, t := m[1].Value, m[1].Type

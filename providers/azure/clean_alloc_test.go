@@ -16,8 +16,8 @@ func TestCleanMessageInPlace(t *testing.T) {
 		t.Fatal(err)
 	}
 	var ch Changes
-	got, _, keep, changed, err := appendCleanMessage([]byte("prefix"), nil, msg, &ch)
-	if err != nil || !keep || !changed || string(got) != "prefix"+string(want) || ch.Thinking != 1 {
-		t.Errorf("got %s (keep %v changed %v err %v, %+v)\nwant prefix%s", got, keep, changed, err, ch, want)
+	got, changed, err := cleanMessages([]byte("[ "+string(msg)+" ]"), &ch)
+	if err != nil || !changed || string(got) != "["+string(want)+"]" || ch.Thinking != 1 || ch.Messages != 0 {
+		t.Errorf("got %s (changed %v err %v, %+v)\nwant [%s]", got, changed, err, ch, want)
 	}
 }

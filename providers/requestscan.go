@@ -1,0 +1,328 @@
+package providers
+
+import (
+	"bytes"
+	"encoding/json"
+)
+
+// A passthrough (anthropic, azure) forwards most requests byte for byte: it
+// needs the model, stream and thinking, and whether the history holds
+// thinking the gateway signed, not the history's text. ScanRequest finds
+// those in one walk that checks the body as ParseRequest's walk does but
+// makes no Go string of the history; Complete decodes the rest when a
+// request has to change after all.
+
+// RequestScanner is a Provider that works from ScanRequest's findings: its
+// Rewrite calls Complete before it reads Messages or System.
+type RequestScanner interface {
+	ScansRequest() bool
+}
+
+// ParseRequestFor reads body for p: with ScanRequest when p works from a
+// scan, else with ParseRequest. Both return the same errors.
+func ParseRequestFor(p any, body []byte) (*Request, error) {
+	if s, ok := p.(RequestScanner); ok && s.ScansRequest() {
+		return ScanRequest(body)
+	}
+	return ParseRequest(body)
+}
+
+// ScanRequest reads body as ParseRequest does, and returns the same error
+// for a body ParseRequest rejects, but leaves Messages and System to
+// Complete: Fields, Model, Stream, Thinking, the other small fields and
+// GatewayThinking are set. What the scan cannot settle the way
+// ParseRequest would (see walkRequest) is parsed in full instead.
+func ScanRequest(body []byte) (*Request, error) {
+	if !typedDecode {
+		if r, ok := scanRequest(body); ok {
+			return r, nil
+		}
+	}
+	return ParseRequest(body)
+}
+
+// Complete decodes what ScanRequest left out (Messages and System); on a
+// request ParseRequest made it does nothing. Fields changed since the scan
+// stay changed.
+func (r *Request) Complete() error {
+	if r.scan == nil {
+		return nil
+	}
+	sc := r.scan
+	w := &walker{data: sc.body, depth: 1}
+	ok := true
+	if sc.messages >= 0 {
+		r.Messages = make([]Message, 0, sc.nMessages)
+		_, ok = w.array(sc.messages, func(i int) (int, bool) {
+			r.Messages = append(r.Messages, Message{})
+			return w.message(i, &r.Messages[len(r.Messages)-1])
+		})
+	}
+	if ok && sc.system >= 0 {
+		r.System, _, ok = w.content(sc.system)
+	}
+	if !ok {
+		// What the walk leaves to encoding/json (invalid UTF-8, a lone
+		// surrogate escape in a text): the whole body is decoded so.
+		full, err := ParseRequest(sc.body)
+		if err != nil {
+			return err
+		}
+		r.Messages, r.System = full.Messages, full.System
+	}
+	r.scan = nil
+	return nil
+}
+
+// Scanned reports whether Messages and System wait for Complete.
+func (r *Request) Scanned() bool { return r.scan != nil }
+
+// requestScan is where ScanRequest found what Complete decodes.
+type requestScan struct {
+	body []byte
+	// messages and system are the indexes of those values in body, -1
+	// when absent.
+	messages, system int
+	nMessages        int
+}
+
+// scanRequest is walkRequest without decoding the history: ok only for a
+// body ParseRequest accepts, with the findings it would make. Strings the
+// scan does not read are only checked as JSON: encoding/json takes any
+// UTF-8 and any escape in them, which the walk leaves to it (Complete then
+// does too).
+func scanRequest(body []byte) (_ *Request, ok bool) {
+	w := &walker{data: body}
+	sc := &requestScan{body: body, messages: -1, system: -1}
+	r := &Request{Fields: make(map[string]json.RawMessage, 16), scan: sc}
+	i := skipSpace(body, 0)
+	end, ok := w.object(i, func(name []byte, i int) (end int, ok bool) {
+		if !plainName(name, requestFields) || body[i] == 'n' {
+			return 0, false
+		}
+		if _, dup := r.Fields[string(name)]; dup {
+			return 0, false
+		}
+		switch string(name) {
+		case "messages":
+			sc.messages = i
+			end, ok = w.array(i, func(i int) (int, bool) {
+				sc.nMessages++
+				end, signed, ok := w.scanMessage(i)
+				r.GatewayThinking = r.GatewayThinking || signed
+				return end, ok
+			})
+		case "system":
+			sc.system = i
+			end, ok = w.scanContent(i)
+		case "tools":
+			r.Tools, end, ok = w.tools(i)
+		case "model":
+			r.Model, end, ok = w.str(i)
+		case "stream":
+			switch {
+			case hasAt(body, i, "true"):
+				r.Stream, end, ok = true, i+4, true
+			case hasAt(body, i, "false"):
+				end, ok = i+5, true
+			}
+		default:
+			if end, ok = w.skip(i); ok {
+				ok = r.decodeSmallField(string(name), body[i:end])
+			}
+		}
+		if !ok {
+			return 0, false
+		}
+		k := string(name)
+		r.Fields[k] = body[i:end:end]
+		r.order = append(r.order, k)
+		return end, true
+	})
+	if !ok || skipSpace(body, end) != len(body) {
+		return nil, false
+	}
+	if _, ok := r.Fields["messages"]; !ok {
+		return nil, false // ParseRequest words the error
+	}
+	return r, true
+}
+
+// scanMessage checks the message at i as message does; signed reports an
+// assistant turn with thinking the gateway signed (hasGatewayThinking).
+// A role checkRequest rejects is not ok.
+func (w *walker) scanMessage(i int) (end int, signed, ok bool) {
+	var seenRole, seenContent, assistant bool
+	end, ok = w.object(i, func(name []byte, i int) (end int, ok bool) {
+		if !plainName(name, messageFields) {
+			return 0, false
+		}
+		switch string(name) {
+		case "role":
+			if seenRole {
+				return 0, false
+			}
+			seenRole = true
+			var role []byte
+			if role, end, ok = w.strBytes(i); !ok {
+				return 0, false
+			}
+			switch string(role) {
+			case "assistant":
+				assistant = true
+			case "user", "system":
+			default:
+				return 0, false
+			}
+			return end, true
+		case "content":
+			if seenContent || w.data[i] == 'n' {
+				return 0, false
+			}
+			seenContent = true
+			return w.scanBlocks(i, &signed)
+		}
+		return w.skip(i)
+	})
+	// A message without a role fails checkRequest.
+	return end, signed && assistant, ok && seenRole
+}
+
+// scanContent checks a Content at i as content does.
+func (w *walker) scanContent(i int) (end int, ok bool) {
+	return w.scanBlocks(i, nil)
+}
+
+// scanBlocks checks a Content at i as content does, and sets *signed when
+// one of its blocks is thinking with the gateway's envelope (signed nil:
+// not looked for).
+func (w *walker) scanBlocks(i int, signed *bool) (end int, ok bool) {
+	data := w.data
+	if i >= len(data) {
+		return 0, false
+	}
+	switch data[i] {
+	case '"':
+		end = validString(data, i)
+		return end, end >= 0
+	case '[':
+		return w.array(i, func(i int) (int, bool) {
+			end, gw, ok := w.scanBlock(i)
+			if gw && signed != nil {
+				*signed = true
+			}
+			return end, ok
+		})
+	}
+	return 0, false
+}
+
+// scanBlock checks the block object at i as block does, and reports a
+// thinking block whose signature has the gateway's envelope shape.
+func (w *walker) scanBlock(i int) (end int, gatewaySigned, ok bool) {
+	data := w.data
+	seen := 0
+	var thinking, envelope bool
+	end, ok = w.object(i, func(name []byte, i int) (int, bool) {
+		if !plainName(name, blockFields) {
+			return 0, false
+		}
+		f := blockFields[string(name)]
+		if f == 0 {
+			return w.skip(i)
+		}
+		if seen&f != 0 || data[i] == 'n' {
+			return 0, false
+		}
+		seen |= f
+		switch f {
+		case fInput:
+			return w.skip(i)
+		case fIsError:
+			switch {
+			case hasAt(data, i, "true"):
+				return i + 4, true
+			case hasAt(data, i, "false"):
+				return i + 5, true
+			}
+			return 0, false
+		case fSource:
+			return w.scanSource(i)
+		case fContent:
+			return w.scanContent(i)
+		}
+		switch f {
+		case fType, fSignature:
+			s, end, ok := w.strBytes(i)
+			if f == fType {
+				thinking = string(s) == "thinking"
+			} else {
+				envelope = isGatewaySignature(s)
+			}
+			return end, ok
+		}
+		// Text the scan does not read is stepped over, escapes and all;
+		// its UTF-8 is left to Complete, as encoding/json accepts any.
+		if data[i] != '"' {
+			return 0, false
+		}
+		end := validString(data, i)
+		return end, end >= 0
+	})
+	return end, thinking && envelope, ok
+}
+
+// isGatewaySignature is IsGatewaySignature of a signature's bytes.
+func isGatewaySignature(sig []byte) bool {
+	return len(sig) > len(sigPrefix)+1 && bytes.HasPrefix(sig, []byte(sigPrefix)) && sig[len(sigPrefix)+1] == '.'
+}
+
+// sourceFields are Source's JSON names.
+var sourceFields = map[string]bool{"type": true, "media_type": true, "data": true, "url": true}
+
+// scanSource checks a block's source at i: ok when Source.UnmarshalJSON
+// accepts it, which for a plain object means every field it knows is a
+// string or null. An image's base64 data is stepped over a vector at a time
+// instead of decoded.
+func (w *walker) scanSource(i int) (end int, ok bool) {
+	data := w.data
+	if data[i] == '"' {
+		end = validString(data, i)
+		return end, end >= 0
+	}
+	return w.object(i, func(name []byte, i int) (int, bool) {
+		if !plainName(name, sourceFields) {
+			return 0, false
+		}
+		if !sourceFields[string(name)] {
+			return w.skip(i)
+		}
+		switch data[i] {
+		case '"':
+			end := validString(data, i)
+			return end, end >= 0
+		case 'n':
+			if hasAt(data, i, "null") {
+				return i + 4, true
+			}
+		}
+		return 0, false
+	})
+}
+
+// hasGatewayThinking reports an assistant turn with a thinking block whose
+// signature has the gateway's envelope shape: the blocks a passthrough must
+// rewrite (verified or not).
+func hasGatewayThinking(msgs []Message) bool {
+	for _, m := range msgs {
+		if m.Role != "assistant" {
+			continue
+		}
+		for _, b := range m.Content.Blocks {
+			if b.Type == "thinking" && IsGatewaySignature(b.Signature) {
+				return true
+			}
+		}
+	}
+	return false
+}
