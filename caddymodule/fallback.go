@@ -230,13 +230,7 @@ func (f *Fallback) readBody(w http.ResponseWriter, r *http.Request) ([]byte, err
 	if r.Body == nil || r.Body == http.NoBody {
 		return nil, nil
 	}
-	rc := http.NewResponseController(w)
-	deadline := rc.SetReadDeadline(time.Now().Add(time.Duration(f.RequestBodyTimeout))) == nil
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, f.MaxRequestBody))
-	if err == nil && deadline {
-		_ = rc.SetReadDeadline(time.Time{})
-	}
-	return body, err
+	return readClientBody(w, r, f.MaxRequestBody, time.Duration(f.RequestBodyTimeout))
 }
 
 // retryWait says whether a failure is tried once more on the same step, and

@@ -107,7 +107,7 @@ func parseBody(r *http.Request, limit int64) *ParsedRequest {
 	if r.Body != nil {
 		// A nil ResponseWriter: past the limit the read fails without
 		// telling the server; the handler answers the 413.
-		p.Body, p.ReadErr = io.ReadAll(http.MaxBytesReader(nil, r.Body, limit))
+		p.Body, p.ReadErr = readAllSized(http.MaxBytesReader(nil, r.Body, limit), min(r.ContentLength, limit))
 	}
 	_, _ = p.parse()
 	caddyhttp.SetVar(r.Context(), ParsedRequestVar, p)

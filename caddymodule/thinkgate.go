@@ -366,47 +366,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 const maxLoggedBody = 4 << 10
 
 // readBody reads the client's body within max_request_body and
-// request_body_timeout. The deadline is the connection's own (HTTP/1 and
-// HTTP/2 support it), lifted once the body is in. After a failed read it
-// stays, so that the server does not wait on the rest of a trickled body
-// before closing the connection.
+// request_body_timeout (readClientBody).
 func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
-	rc := http.NewResponseController(w)
-	deadline := rc.SetReadDeadline(time.Now().Add(time.Duration(h.RequestBodyTimeout))) == nil
-	body, err := readAllSized(http.MaxBytesReader(w, r.Body, h.MaxRequestBody), min(r.ContentLength, h.MaxRequestBody))
-	if err == nil && deadline {
-		_ = rc.SetReadDeadline(time.Time{})
-	}
-	return body, err
-}
-
-// readAllSized reads rd to its end into a buffer of size bytes, and grows it
-// only if rd holds more. io.ReadAll starts small and grows by reallocation:
-// a 10 MB body would be copied about a dozen times, and the buffers it
-// leaves behind would double the heap the garbage collector must reach
-// before it runs. A declared Content-Length (bounded by max_request_body)
-// gives the size; one byte more lets the end be seen without growing. A
-// body of unknown length (size < 0) grows as io.ReadAll's does.
-func readAllSized(rd io.Reader, size int64) ([]byte, error) {
-	if size < 0 {
-		return io.ReadAll(rd)
-	}
-	b := make([]byte, 0, size+1)
-	for {
-		n, err := rd.Read(b[len(b):cap(b)])
-		b = b[:len(b)+n]
-		if err == io.EOF {
-			return b, nil
-		}
-		if err != nil {
-			return b, err
-		}
-		if len(b) == cap(b) {
-			// More than declared: the server stops at Content-Length, but a
-			// reader that does not (tests, other handlers' wrappers) grows.
-			b = append(b, 0)[:len(b)]
-		}
-	}
+	return readClientBody(w, r, h.MaxRequestBody, time.Duration(h.RequestBodyTimeout))
 }
 
 // requestLogger is the logger of one exchange: every line thinkgate writes
