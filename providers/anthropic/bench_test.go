@@ -66,7 +66,7 @@ func BenchmarkSplitStream(b *testing.B) {
 	em := providers.NewEmitter(providers.FormThinking, settings.Signer)
 	buf := make([]byte, 16<<10)
 	for b.Loop() {
-		x := providers.NewExchange(settings, req, nil, nil)
+		x := providers.NewExchange(settings, req, nil, providers.ExchangeOptions{})
 		em.Buf = em.Buf[:0]
 		s := NewSplitStream(x, em)
 		*em = *providers.NewEmitter(providers.FormThinking, settings.Signer)

@@ -20,7 +20,7 @@ func TestSplitStreamBeforeMessageStart(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			settings := &providers.Settings{SplitTags: true}
-			x := providers.NewExchange(settings, &providers.Request{Model: "m"}, nil, nil)
+			x := providers.NewExchange(settings, &providers.Request{Model: "m"}, nil, providers.ExchangeOptions{})
 			em := providers.NewEmitter(providers.FormThinking, nil)
 			s := NewSplitStream(x, em)
 			err := s.Write([]byte(tc.upstream))
