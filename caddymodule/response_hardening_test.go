@@ -149,13 +149,12 @@ func BenchmarkHugeUpstreamRead(b *testing.B) {
 func TestEmitterSplitsLongDeltas(t *testing.T) {
 	em := providers.NewEmitter(providers.FormThinking, nil)
 	var out bytes.Buffer
-	em.Drain = func() { out.Write(em.Buf); em.Buf = em.Buf[:0] }
-	em.DrainAt = 1000
+	em.SetSink(func(events []byte) []byte { out.Write(events); return events[:0] }, 1000)
 	em.MessageStart("msg_1", "m", providers.Usage{})
 	text := strings.Repeat("ab€", 2000) // 10 000 bytes, a 3-byte rune every 5
 	em.Text([]byte(text))
 	em.Finish("end_turn", "", providers.Usage{})
-	out.Write(em.Buf)
+	em.Flush()
 	var got strings.Builder
 	deltas := 0
 	for _, line := range strings.Split(out.String(), "\n") {
@@ -169,7 +168,7 @@ func TestEmitterSplitsLongDeltas(t *testing.T) {
 		t.Fatalf("text changed by the split")
 	}
 	if deltas < 10 || deltas > 11 {
-		t.Fatalf("%d deltas for 10 000 bytes with DrainAt 1000", deltas)
+		t.Fatalf("%d deltas for 10 000 bytes with drainAt 1000", deltas)
 	}
 }
 

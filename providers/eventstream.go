@@ -27,9 +27,9 @@ func NewEventStream(x *Exchange, newStream func(em *Emitter) Stream) *EventStrea
 // begins the message by itself has sent message_start when Open returns.
 func (s *EventStream) Open(sink func(events []byte) []byte, drainAt int) {
 	s.sink = sink
-	s.em.Drain, s.em.DrainAt = s.flush, drainAt
+	s.em.SetSink(s.send, drainAt)
 	s.stream = s.newStream(s.em)
-	s.flush()
+	s.em.Flush()
 }
 
 // Write translates upstream bytes, split anywhere. An error means the
@@ -38,7 +38,7 @@ func (s *EventStream) Write(p []byte) error {
 	if err := s.stream.Write(p); err != nil {
 		return err
 	}
-	s.flush()
+	s.em.Flush()
 	return nil
 }
 
@@ -49,7 +49,7 @@ func (s *EventStream) Close() error {
 	if err := s.stream.Close(); err != nil {
 		return err
 	}
-	s.flush()
+	s.em.Flush()
 	return nil
 }
 
@@ -60,11 +60,11 @@ func (s *EventStream) Close() error {
 func (s *EventStream) Fail(err error) *Error {
 	e := AsError(err)
 	if !s.sent && !s.em.Started() {
-		s.em.Buf = s.em.Buf[:0]
+		s.em.drop()
 		return e
 	}
 	s.em.Fail(e.Type, e.Message)
-	s.flush()
+	s.em.Flush()
 	return nil
 }
 
@@ -75,7 +75,7 @@ func (s *EventStream) Ping() {
 		return
 	}
 	s.em.Ping()
-	s.flush()
+	s.em.Flush()
 }
 
 // Finished reports whether the stream reached message_stop or an error event.
@@ -87,11 +87,8 @@ func (s *EventStream) Content() bool { return s.em.Content }
 // ThinkingBlocks is the number of thinking blocks made, for logs and metrics.
 func (s *EventStream) ThinkingBlocks() int { return s.em.ThinkingBlocks }
 
-// flush hands the held events to the sink.
-func (s *EventStream) flush() {
-	if len(s.em.Buf) == 0 {
-		return
-	}
+// send is the emitter's sink: it passes the events on to the caller's.
+func (s *EventStream) send(events []byte) []byte {
 	s.sent = true
-	s.em.Buf = s.sink(s.em.Buf)
+	return s.sink(events)
 }

@@ -140,13 +140,14 @@ var generatedID = regexp.MustCompile(`"toolu_[0-9A-Za-z]{24}"`)
 func compare(t *testing.T, step string, a, b Run, errA, errB error) {
 	t.Helper()
 	mask := func(p []byte) []byte { return generatedID.ReplaceAll(p, []byte(`"toolu_ID"`)) }
-	if !bytes.Equal(mask(a.Em.Buf), mask(b.Em.Buf)) {
-		t.Fatalf("%s: the runs emitted different events:\n%s\n---- versus ----\n%s", step, a.Em.Buf, b.Em.Buf)
+	if !bytes.Equal(mask(a.Em.Events()), mask(b.Em.Events())) {
+		t.Fatalf("%s: the runs emitted different events:\n%s\n---- versus ----\n%s", step, a.Em.Events(), b.Em.Events())
 	}
 	if (errA == nil) != (errB == nil) || errA != nil && errA.Error() != errB.Error() {
 		t.Fatalf("%s: the runs returned different errors: %v versus %v", step, errA, errB)
 	}
-	a.Em.Buf, b.Em.Buf = a.Em.Buf[:0], b.Em.Buf[:0]
+	a.Em.Flush()
+	b.Em.Flush()
 }
 
 // AddSplits adds each upstream seed to f with a few ways of splitting it,

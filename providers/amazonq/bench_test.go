@@ -53,7 +53,7 @@ func BenchmarkStream(b *testing.B) {
 			if err := s.Write(p[:n]); err != nil {
 				b.Fatal(err)
 			}
-			em.Buf = em.Buf[:0]
+			em.Flush()
 			p = p[n:]
 		}
 		if err := s.Close(); err != nil {
@@ -86,12 +86,12 @@ func TestHandleSteadyStateAllocs(t *testing.T) {
 	for i := 0; i < 100; i++ { // warm up: buffers reach their size, the mode is decided
 		_ = s.handle(plain, plainPayload)
 		_ = s.handle(think, thinkPayload)
-		em.Buf = em.Buf[:0]
+		em.Flush()
 	}
 	allocs := testing.AllocsPerRun(1000, func() {
 		_ = s.handle(plain, plainPayload)
 		_ = s.handle(think, thinkPayload)
-		em.Buf = em.Buf[:0]
+		em.Flush()
 	})
 	if allocs != 0 {
 		t.Errorf("%v allocations per pair of text events", allocs)
@@ -108,6 +108,6 @@ func BenchmarkHandle(b *testing.B) {
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
 		_ = s.handle(h, p)
-		em.Buf = em.Buf[:0]
+		em.Flush()
 	}
 }

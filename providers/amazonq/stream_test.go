@@ -31,14 +31,14 @@ func translateWith(t testing.TB, tr *Translator, data []byte, cuts ...int) (*pro
 	prev := 0
 	for _, c := range append(cuts, len(data)) {
 		if err := s.Write(data[prev:c]); err != nil {
-			return em, append(out, em.Buf...), err
+			return em, append(out, em.Events()...), err
 		}
-		out = append(out, em.Buf...)
-		em.Buf = em.Buf[:0]
+		out = append(out, em.Events()...)
+		em.Flush()
 		prev = c
 	}
 	err := s.Close()
-	return em, append(out, em.Buf...), err
+	return em, append(out, em.Events()...), err
 }
 
 func chunked(n, size int) []int {

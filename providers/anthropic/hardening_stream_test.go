@@ -28,7 +28,7 @@ func TestEventBoundOnFastPath(t *testing.T) {
 		}
 		// The two short deltas before it reach the client (merged into one
 		// event); nothing of the large one or after it does.
-		if out := string(em.Buf); !strings.Contains(out, `"text":"shortshort"}`) || strings.Contains(out, "xx") || strings.Count(out, "short") != 2 {
+		if out := string(em.Events()); !strings.Contains(out, `"text":"shortshort"}`) || strings.Contains(out, "xx") || strings.Count(out, "short") != 2 {
 			t.Fatalf("chunk %d: emitted\n%s", chunk, out)
 		}
 	}
@@ -56,7 +56,7 @@ func TestCitationBeforeThinking(t *testing.T) {
 		"event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":1,\"delta\":{\"type\":\"citations_delta\",\"citation\":" + cite + "}}\n\n" +
 		"event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":1,\"delta\":{\"type\":\"text_delta\",\"text\":\"The cited sentence.\"}}\n\n" +
 		"event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":1}\n\n"
-	out := string(em.Buf)
+	out := string(em.Events())
 	if !strings.Contains(out, want) || strings.Count(out, "citations_delta") != 1 || !strings.Contains(out, `"index":0,"content_block":{"type":"thinking"`) {
 		t.Errorf("stream:\n%s", out)
 	}
@@ -88,7 +88,7 @@ func TestWaitingCitationsBounded(t *testing.T) {
 			t.Fatalf("citation %d: %v, %d bytes waiting", i, err, em.WaitingCitations())
 		}
 	}
-	if n := strings.Count(string(em.Buf), "citations_delta"); n < 9 {
-		t.Errorf("%d citations placed, want at least 9:\n%s", n, em.Buf)
+	if n := strings.Count(string(em.Events()), "citations_delta"); n < 9 {
+		t.Errorf("%d citations placed, want at least 9:\n%s", n, em.Events())
 	}
 }

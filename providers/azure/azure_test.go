@@ -292,7 +292,7 @@ func BenchmarkStream(b *testing.B) {
 					if err := st.Write(q[:k]); err != nil {
 						b.Fatal(err)
 					}
-					em.Buf = em.Buf[:0]
+					em.Flush()
 					q = q[k:]
 				}
 				if err := st.Close(); err != nil {

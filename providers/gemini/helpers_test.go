@@ -98,8 +98,8 @@ func runStream(t testing.TB, x *providers.Exchange, body []byte, n int) streamRe
 			break
 		}
 		body = body[k:]
-		out = append(out, em.Buf...)
-		em.Buf = em.Buf[:0]
+		out = append(out, em.Events()...)
+		em.Flush()
 		if em.Finished() {
 			break
 		}
@@ -111,7 +111,7 @@ func runStream(t testing.TB, x *providers.Exchange, body []byte, n int) streamRe
 			em.Fail(e.Type, e.Message)
 		}
 	}
-	out = append(out, em.Buf...)
+	out = append(out, em.Events()...)
 	r.events = out
 	return r
 }

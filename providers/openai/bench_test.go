@@ -52,7 +52,7 @@ func benchmarkWrites(b *testing.B, up []byte, chunk int) {
 			if err := s.Write(buf[:n]); err != nil {
 				b.Fatal(err)
 			}
-			em.Buf = em.Buf[:0]
+			em.Flush()
 			p = p[n:]
 		}
 		if err := s.Close(); err != nil {
@@ -92,7 +92,7 @@ func TestStreamSteadyStateAllocs(t *testing.T) {
 			if err := s.Write(warm); err != nil {
 				t.Fatal(err)
 			}
-			em.Buf = em.Buf[:0]
+			em.Flush()
 			allocs := testing.AllocsPerRun(200, func() {
 				for p := cycle; len(p) > 0; {
 					n := min(37, len(p))
@@ -101,7 +101,7 @@ func TestStreamSteadyStateAllocs(t *testing.T) {
 					}
 					p = p[n:]
 				}
-				em.Buf = em.Buf[:0]
+				em.Flush()
 			})
 			if allocs != 0 {
 				t.Errorf("%v allocations per cycle of %d bytes, want 0", allocs, len(cycle))

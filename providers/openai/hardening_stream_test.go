@@ -28,7 +28,7 @@ func runQueued(t *testing.T, maxQueued int, upstream []byte, chunk int) []string
 		e := providers.AsError(err)
 		em.Fail(e.Type, e.Message)
 	}
-	out = append(out, em.Buf...)
+	out = append(out, em.Events()...)
 	got, _ := summary(t, out)
 	return got
 }

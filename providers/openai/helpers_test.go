@@ -49,8 +49,8 @@ func runStream(t testing.TB, tr *Translator, upstream []byte, chunk int) (out []
 	em := providers.NewEmitter(x.Settings.Form, x.Settings.Signer)
 	s := tr.NewStream(em)
 	take := func() {
-		out = append(out, em.Buf...)
-		em.Buf = em.Buf[:0]
+		out = append(out, em.Events()...)
+		em.Flush()
 	}
 	take()
 	for p := upstream; len(p) > 0 && err == nil; {
