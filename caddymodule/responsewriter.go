@@ -170,39 +170,39 @@ func (rw *responseWriter) WriteHeader(status int) {
 	}
 	rw.status = status
 	hdr := rw.Header()
-	if status < 300 || status >= 400 {
+	if status >= 300 && status < 400 {
 		// A redirect never reaches the translator: following it would send
 		// the gateway's credential and the prompt elsewhere; passing it
-		// would send the client there.
-		upstreamHeader := hdr
-		if status >= 300 {
-			rw.upstreamHeader = hdr.Clone()
-			upstreamHeader = rw.upstreamHeader
-		}
-		h := rw.tr.Handle(status, upstreamHeader)
-		switch {
-		case h.Stream != nil:
-			rw.mode, rw.stream = modeStream, h.Stream
-		case h.Body != nil:
-			rw.mode, rw.translateBody = modeBuffer, h.Body
-		case h.Error != nil:
-			rw.mode, rw.mapError = modeError, h.Error
-		default:
-			rw.mode = modePassthrough
-			// Anthropic's own headers pass; its cookies are not the client's.
-			hdr.Del("Set-Cookie")
-			rw.commit(status)
-			return
-		}
-		if h.UpstreamHeader {
-			for _, k := range []string{"Set-Cookie", "Content-Length", "Content-Encoding"} {
-				hdr.Del(k)
-			}
-		} else {
-			filterUpstreamHeader(hdr, rw.ownHeader, rw.h.ForwardRateLimitHeaders)
+		// would send the client there. finish refuses it.
+		rw.mode = modeError
+		filterUpstreamHeader(hdr, rw.ownHeader, rw.h.ForwardRateLimitHeaders)
+		return
+	}
+	upstreamHeader := hdr
+	if status >= 300 {
+		rw.upstreamHeader = hdr.Clone() // for mapError, after hdr is filtered
+		upstreamHeader = rw.upstreamHeader
+	}
+	h := rw.tr.Handle(status, upstreamHeader)
+	switch {
+	case h.Stream != nil:
+		rw.mode, rw.stream = modeStream, h.Stream
+	case h.Body != nil:
+		rw.mode, rw.translateBody = modeBuffer, h.Body
+	case h.Error != nil:
+		rw.mode, rw.mapError = modeError, h.Error
+	default:
+		rw.mode = modePassthrough
+		// Anthropic's own headers pass; its cookies are not the client's.
+		hdr.Del("Set-Cookie")
+		rw.commit(status)
+		return
+	}
+	if h.UpstreamHeader {
+		for _, k := range []string{"Set-Cookie", "Content-Length", "Content-Encoding"} {
+			hdr.Del(k)
 		}
 	} else {
-		rw.mode = modeError
 		filterUpstreamHeader(hdr, rw.ownHeader, rw.h.ForwardRateLimitHeaders)
 	}
 	if rw.mode == modeStream {
