@@ -136,15 +136,11 @@ func (rw *responseWriter) stopLocked(e *providers.Error) {
 		return // relayed byte for byte: no event can be added to it
 	}
 	rw.stopErr = e
-	if rw.mode == modeStream && !rw.failed && !rw.em.Finished() {
+	if rw.mode == modeStream && !rw.failed && !rw.stream.Finished() {
 		rw.failed, rw.streamFailed = true, true
 		rw.x.Logger.Warn("stream ended by the gateway", zap.String("error", e.Message))
-		if !rw.committed && !rw.em.Started() {
-			rw.em.Buf = rw.em.Buf[:0]
+		if e := rw.stream.Fail(e); e != nil {
 			rw.writeErrorLocked(e)
-		} else {
-			rw.em.Fail(e.Type, e.Message)
-			rw.writeEvents()
 		}
 	}
 	// Whatever has not been answered is answered by finish, on the

@@ -60,7 +60,8 @@ func sseEvent(name, data string) string { return "event: " + name + "\ndata: " +
 
 // hugeRead sends one upstream read of a single text delta holding size
 // bytes of short thinking spans through a split_tags stream. It returns what
-// the client got and the emitter buffer's largest capacity.
+// the client got and the largest capacity of the buffers the events pass
+// through (the emitter's, swapped with the writer's queue).
 func hugeRead(tb testing.TB, size int) (client *batchRecorder, maxBuf, spans int) {
 	const span = "<thinking>a</thinking>"
 	spans = size / len(span)
@@ -78,15 +79,21 @@ func hugeRead(tb testing.TB, size int) (client *batchRecorder, maxBuf, spans int
 	if err != nil {
 		tb.Fatal(err)
 	}
-	x := providers.NewExchange(&h.settings, req, reqBody, nil)
+	x := providers.NewExchange(&h.settings, req, reqBody, providers.ExchangeOptions{Path: "/v1/messages"})
+	tr, err := h.provider.Rewrite(x, &providers.Outbound{Header: http.Header{}})
+	if err != nil {
+		tb.Fatal(err)
+	}
 	client = &batchRecorder{header: http.Header{}}
-	rw := newResponseWriter(client, h, x, &exchangeMetrics{})
+	rw := newResponseWriter(client, h, x, tr, &exchangeMetrics{})
 	next := caddyhttp.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
 		w.Header().Set("Content-Type", "text/event-stream")
 		w.WriteHeader(200)
 		// The whole body in one write, as one upstream read.
 		_, err := w.Write([]byte(body))
-		maxBuf = cap(rw.em.Buf)
+		rw.mu.Lock()
+		maxBuf = max(cap(rw.pending), cap(rw.inflight))
+		rw.mu.Unlock()
 		return err
 	})
 	if err := rw.serve(httptest.NewRequest("POST", "/v1/messages", nil), next); err != nil {
@@ -142,13 +149,12 @@ func BenchmarkHugeUpstreamRead(b *testing.B) {
 func TestEmitterSplitsLongDeltas(t *testing.T) {
 	em := providers.NewEmitter(providers.FormThinking, nil)
 	var out bytes.Buffer
-	em.Drain = func() { out.Write(em.Buf); em.Buf = em.Buf[:0] }
-	em.DrainAt = 1000
+	em.SetSink(func(events []byte) []byte { out.Write(events); return events[:0] }, 1000)
 	em.MessageStart("msg_1", "m", providers.Usage{})
 	text := strings.Repeat("ab€", 2000) // 10 000 bytes, a 3-byte rune every 5
 	em.Text([]byte(text))
 	em.Finish("end_turn", "", providers.Usage{})
-	out.Write(em.Buf)
+	em.Flush()
 	var got strings.Builder
 	deltas := 0
 	for _, line := range strings.Split(out.String(), "\n") {
@@ -162,7 +168,7 @@ func TestEmitterSplitsLongDeltas(t *testing.T) {
 		t.Fatalf("text changed by the split")
 	}
 	if deltas < 10 || deltas > 11 {
-		t.Fatalf("%d deltas for 10 000 bytes with DrainAt 1000", deltas)
+		t.Fatalf("%d deltas for 10 000 bytes with drainAt 1000", deltas)
 	}
 }
 

@@ -18,7 +18,7 @@ import (
 )
 
 // What the response writer does with the upstream's response, decided when
-// the upstream's status and headers arrive.
+// the upstream's status and headers arrive (the translator's Handling).
 type writeMode uint8
 
 const (
@@ -26,7 +26,7 @@ const (
 	modePassthrough           // forward untouched
 	modeStream                // 2xx stream: translate as it flows
 	modeBuffer                // 2xx non-streaming body: translate at the end
-	modeError                 // non-2xx: map to an Anthropic error at the end
+	modeError                 // non-2xx: map to an Anthropic error at the end (a redirect is refused)
 )
 
 // Bounds for bodies the gateway must see whole.
@@ -41,9 +41,10 @@ const (
 // flusher and the keepalive timer run on other goroutines.
 type responseWriter struct {
 	*caddyhttp.ResponseWriterWrapper
-	h *Handler
-	x *providers.Exchange
-	m *exchangeMetrics
+	h  *Handler
+	x  *providers.Exchange
+	tr providers.Translator
+	m  *exchangeMetrics
 
 	mu        sync.Mutex
 	mode      writeMode
@@ -56,10 +57,13 @@ type responseWriter struct {
 	// answered: the gateway wrote an error response in place of next's.
 	answered  bool
 	clientErr error
-	stream    providers.Stream
-	em        *providers.Emitter
-	body      []byte
-	keepalive *time.Timer
+	// stream, translateBody and mapError are the translator's handling of
+	// the response (modeStream, modeBuffer, modeError).
+	stream        *providers.EventStream
+	translateBody func([]byte) ([]byte, error)
+	mapError      func(int, http.Header, []byte) *providers.Error
+	body          []byte
+	keepalive     *time.Timer
 	// idle ends a stream whose upstream is silent (upstream_idle_timeout).
 	idle *time.Timer
 	// tooLarge: a non-streaming body passed maxBufferedBody.
@@ -79,7 +83,7 @@ type responseWriter struct {
 	attempt *upstreamAttempt
 
 	// A translated stream's events reach the client through a writer
-	// goroutine: writeEvents queues them in pending and returns, so the
+	// goroutine: takeEvents queues them in pending and returns, so the
 	// next upstream read is translated while the last one's events are in
 	// the socket (one stream at a time, the copy loop was translation and
 	// system calls back to back). Events queued while the writer is busy go
@@ -106,8 +110,8 @@ const maxPending = 64 << 10
 // maxEventBatch input (longer deltas are split).
 const maxEventBatch = 16 << 10
 
-func newResponseWriter(w http.ResponseWriter, h *Handler, x *providers.Exchange, m *exchangeMetrics) *responseWriter {
-	rw := &responseWriter{ResponseWriterWrapper: &caddyhttp.ResponseWriterWrapper{ResponseWriter: w}, h: h, x: x, m: m}
+func newResponseWriter(w http.ResponseWriter, h *Handler, x *providers.Exchange, tr providers.Translator, m *exchangeMetrics) *responseWriter {
+	rw := &responseWriter{ResponseWriterWrapper: &caddyhttp.ResponseWriterWrapper{ResponseWriter: w}, h: h, x: x, tr: tr, m: m}
 	rw.drained.L = &rw.mu
 	return rw
 }
@@ -117,9 +121,6 @@ func newResponseWriter(w http.ResponseWriter, h *Handler, x *providers.Exchange,
 // http.ErrAbortHandler; the gateway catches it to close the open block and
 // send an error event, so the client sees a clean end instead of a cut.
 func (rw *responseWriter) serve(r *http.Request, next caddyhttp.Handler) (err error) {
-	if !rw.h.provider.TranslatesResponse(rw.x) {
-		rw.mode = modePassthrough
-	}
 	rw.ownHeader = rw.Header().Clone()
 	clientCtx := r.Context()
 	rw.attempt = upstreamAttemptFrom(clientCtx)
@@ -158,33 +159,12 @@ func (rw *responseWriter) serve(r *http.Request, next caddyhttp.Handler) (err er
 	return err
 }
 
-// WriteHeader decides the mode from the upstream's status and media type.
+// WriteHeader asks the translator how to handle the response once the
+// upstream's final status arrives.
 func (rw *responseWriter) WriteHeader(status int) {
 	rw.mu.Lock()
 	defer rw.mu.Unlock()
 	rw.attempt.answered(status, rw.Header())
-	// A passthrough provider's error keeps the upstream's headers.
-	keepHeader := rw.mode == modePassthrough && status >= 400
-	if rw.mode == modePassthrough && status >= 300 && !rw.committed {
-		if et, ok := rw.h.provider.(providers.ErrorTranslator); ok && et.TranslatesErrors(rw.x) ||
-			status < 400 || len(rw.h.secrets) > 0 {
-			// Map the error like a translating provider: to scrub the
-			// configured key from its message, or because it is a
-			// redirect, which is never passed on.
-			rw.mode = modeUndecided
-		}
-	}
-	if rw.mode == modePassthrough {
-		// Anthropic's own headers pass; its cookies are not the client's.
-		rw.Header().Del("Set-Cookie")
-		if status >= 200 {
-			rw.status = status
-			rw.commit(status)
-		} else {
-			rw.ResponseWriterWrapper.WriteHeader(status)
-		}
-		return
-	}
 	if rw.committed || rw.status != 0 {
 		return
 	}
@@ -194,33 +174,48 @@ func (rw *responseWriter) WriteHeader(status int) {
 	}
 	rw.status = status
 	hdr := rw.Header()
-	if status >= 300 {
-		rw.upstreamHeader = hdr.Clone()
+	if status >= 300 && status < 400 {
+		// A redirect never reaches the translator: following it would send
+		// the gateway's credential and the prompt elsewhere; passing it
+		// would send the client there. finish refuses it.
+		rw.mode = modeError
+		filterUpstreamHeader(hdr, rw.ownHeader, rw.h.ForwardRateLimitHeaders)
+		return
 	}
-	contentType := hdr.Get("Content-Type")
-	if keepHeader {
+	upstreamHeader := hdr
+	if status >= 300 {
+		rw.upstreamHeader = hdr.Clone() // for mapError, after hdr is filtered
+		upstreamHeader = rw.upstreamHeader
+	}
+	h := rw.tr.Handle(status, upstreamHeader)
+	switch {
+	case h.Stream != nil:
+		rw.mode, rw.stream = modeStream, h.Stream
+	case h.Body != nil:
+		rw.mode, rw.translateBody = modeBuffer, h.Body
+	case h.Error != nil:
+		rw.mode, rw.mapError = modeError, h.Error
+	default:
+		rw.mode = modePassthrough
+		// Anthropic's own headers pass; its cookies are not the client's.
+		hdr.Del("Set-Cookie")
+		rw.commit(status)
+		return
+	}
+	if h.UpstreamHeader {
 		for _, k := range []string{"Set-Cookie", "Content-Length", "Content-Encoding"} {
 			hdr.Del(k)
 		}
 	} else {
 		filterUpstreamHeader(hdr, rw.ownHeader, rw.h.ForwardRateLimitHeaders)
 	}
-	switch {
-	case status >= 300:
-		rw.mode = modeError
-	case rw.x.Stream && rw.h.provider.IsStream(rw.x, contentType):
-		rw.mode = modeStream
-		rw.em = providers.NewEmitter(rw.x.Settings.Form, rw.x.Settings.Signer)
-		rw.em.Drain, rw.em.DrainAt = rw.writeEvents, maxEventBatch
-		rw.stream = rw.h.provider.NewStream(rw.x, rw.em)
+	if rw.mode == modeStream {
 		hdr.Set("Content-Type", "text/event-stream; charset=utf-8")
 		hdr.Set("Cache-Control", "no-cache")
 		hdr.Set("X-Accel-Buffering", "no")
-		rw.writeEvents() // a provider that makes its own message_start has sent it
+		rw.stream.Open(rw.takeEvents, maxEventBatch)
 		rw.armKeepalive()
 		rw.armIdle()
-	default:
-		rw.mode = modeBuffer
 	}
 }
 
@@ -228,17 +223,13 @@ func (rw *responseWriter) WriteHeader(status int) {
 func (rw *responseWriter) Write(p []byte) (int, error) {
 	rw.mu.Lock()
 	defer rw.mu.Unlock()
-	if rw.mode != modePassthrough && rw.status == 0 {
+	if rw.status == 0 {
 		rw.mu.Unlock()
 		rw.WriteHeader(http.StatusOK)
 		rw.mu.Lock()
 	}
 	switch rw.mode {
 	case modePassthrough:
-		if !rw.committed {
-			rw.status = http.StatusOK
-			rw.commit(http.StatusOK)
-		}
 		if rw.x.Stream && rw.m.firstContent.IsZero() && rw.status < 300 && bytes.Contains(p, contentDeltaEvent) {
 			rw.m.firstContent = time.Now()
 		}
@@ -258,7 +249,6 @@ func (rw *responseWriter) Write(p []byte) (int, error) {
 			rw.failStream(err)
 			return 0, errTranslationStopped
 		}
-		rw.writeEvents()
 		if rw.clientErr != nil {
 			return 0, rw.clientErr
 		}
@@ -267,7 +257,7 @@ func (rw *responseWriter) Write(p []byte) (int, error) {
 			rw.stopLocked(rw.stopPending)
 			return 0, errTranslationStopped
 		}
-		if rw.em.Finished() {
+		if rw.stream.Finished() {
 			// message_stop or error sent: the rest of the body has no place.
 			rw.failed = true
 		}
@@ -346,8 +336,8 @@ func (rw *responseWriter) recordMetrics(clientGone bool) {
 		m.status = 499 // the client left before any response
 	}
 	m.streamed = rw.mode == modeStream
-	if rw.em != nil {
-		m.thinkingBlocks = rw.em.ThinkingBlocks
+	if rw.stream != nil {
+		m.thinkingBlocks = rw.stream.ThinkingBlocks()
 	}
 	m.inputTokens, m.outputTokens = rw.x.Usage.InputTokens, rw.x.Usage.OutputTokens
 	switch {
@@ -358,37 +348,37 @@ func (rw *responseWriter) recordMetrics(clientGone bool) {
 	case rw.failed && rw.streamFailed:
 		m.upstreamStatus = "stream"
 	}
-	m.clientAborted = clientGone && (rw.mode == modeStream && !rw.em.Finished() || !rw.committed)
+	m.clientAborted = clientGone && (rw.mode == modeStream && !rw.stream.Finished() || !rw.committed)
 }
 
-// writeEvents queues what the emitter holds for the writer goroutine,
-// starting it if it is not running. Called with mu held.
-func (rw *responseWriter) writeEvents() {
-	if len(rw.em.Buf) == 0 || rw.clientErr != nil {
-		return
+// takeEvents is the stream's sink: it queues the events for the writer
+// goroutine, starting it if it is not running, and returns the buffer the
+// stream writes its next events on. Called with mu held.
+func (rw *responseWriter) takeEvents(events []byte) []byte {
+	if rw.clientErr != nil {
+		return events[:0]
 	}
-	if rw.m.firstContent.IsZero() && rw.em.Content {
+	if rw.m.firstContent.IsZero() && rw.stream.Content() {
 		rw.m.firstContent = time.Now()
 	}
-	if rw.em.Finished() && len(rw.h.secrets) > 0 {
+	if rw.stream.Finished() && len(rw.h.secrets) > 0 {
 		// The last events hold the error event, if any, whose message
 		// may echo the upstream's credential.
-		rw.em.Buf = redact(rw.em.Buf, rw.h.secrets)
+		events = redact(events, rw.h.secrets)
 	}
 	if !rw.committed {
 		// The first events go out at once, on this goroutine: there is
 		// nothing yet to overlap them with, and the client's first byte
 		// should not wait for the writer to be scheduled.
 		rw.commit(rw.status)
-		rw.clientErr = rw.send(rw.em.Buf)
-		rw.em.Buf = rw.em.Buf[:0]
-		return
+		rw.clientErr = rw.send(events)
+		return events[:0]
 	}
 	if len(rw.pending) == 0 {
-		rw.pending, rw.em.Buf = rw.em.Buf, rw.pending[:0]
+		rw.pending, events = events, rw.pending[:0]
 	} else {
-		rw.pending = append(rw.pending, rw.em.Buf...)
-		rw.em.Buf = rw.em.Buf[:0]
+		rw.pending = append(rw.pending, events...)
+		events = events[:0]
 	}
 	if !rw.writing {
 		rw.writing = true
@@ -397,6 +387,7 @@ func (rw *responseWriter) writeEvents() {
 	for len(rw.pending) >= maxPending && rw.clientErr == nil {
 		rw.drained.Wait()
 	}
+	return events
 }
 
 // writeLoop sends the queued events and flushes them, batch by batch, until
@@ -438,19 +429,14 @@ func (rw *responseWriter) waitWriter() {
 	}
 }
 
-// failStream ends a broken stream: a real HTTP error if the client has seen
-// nothing yet, else the open block closed and an error event. mu held.
+// failStream ends a broken stream: the stream decides between a real HTTP
+// error (nothing sent yet) and an error event. mu held.
 func (rw *responseWriter) failStream(err error) {
 	rw.failed, rw.streamFailed = true, true
-	e := providers.AsError(err)
-	rw.x.Logger.Warn("upstream stream failed", zap.String("error", e.Message))
-	if !rw.committed && !rw.em.Started() {
-		rw.em.Buf = rw.em.Buf[:0]
+	rw.x.Logger.Warn("upstream stream failed", zap.String("error", providers.AsError(err).Message))
+	if e := rw.stream.Fail(err); e != nil {
 		rw.writeErrorLocked(e)
-		return
 	}
-	rw.em.Fail(e.Type, e.Message)
-	rw.writeEvents()
 }
 
 func (rw *responseWriter) writeErrorLocked(e *providers.Error) {
@@ -515,7 +501,7 @@ func (rw *responseWriter) finish(upstreamErr error, aborted, clientGone bool) er
 		rw.answered = true
 		return nil
 	case modeStream:
-		if rw.failed || rw.em.Finished() || clientGone {
+		if rw.failed || rw.stream.Finished() || clientGone {
 			return nil
 		}
 		if aborted || upstreamErr != nil {
@@ -526,7 +512,6 @@ func (rw *responseWriter) finish(upstreamErr error, aborted, clientGone bool) er
 			rw.failStream(err)
 			return nil
 		}
-		rw.writeEvents()
 	case modeBuffer:
 		if rw.tooLarge {
 			rw.writeErrorLocked(providers.APIError(http.StatusBadGateway, fmt.Sprintf(
@@ -538,7 +523,7 @@ func (rw *responseWriter) finish(upstreamErr error, aborted, clientGone bool) er
 			rw.writeErrorLocked(providers.APIError(http.StatusBadGateway, "upstream connection lost before the response was complete"))
 			return nil
 		}
-		out, err := rw.h.provider.Message(rw.x, rw.body)
+		out, err := rw.translateBody(rw.body)
 		if err != nil {
 			rw.writeErrorLocked(providers.AsError(err))
 			return nil
@@ -550,7 +535,7 @@ func (rw *responseWriter) finish(upstreamErr error, aborted, clientGone bool) er
 		_, err = rw.ResponseWriterWrapper.Write(out)
 		return err
 	case modeError:
-		if rw.status < 400 {
+		if rw.mapError == nil {
 			// Following it would send the gateway's credential and the
 			// prompt elsewhere; passing it would send the client there.
 			rw.x.Logger.Error("upstream answered with a redirect", zap.Int("status", rw.status))
@@ -558,7 +543,7 @@ func (rw *responseWriter) finish(upstreamErr error, aborted, clientGone bool) er
 				fmt.Sprintf("the upstream answered with a redirect (%d), which the gateway does not follow", rw.status)))
 			return nil
 		}
-		e := rw.h.provider.UpstreamError(rw.x, rw.status, rw.upstreamHeader, rw.body)
+		e := rw.mapError(rw.status, rw.upstreamHeader, rw.body)
 		rw.writeErrorLocked(e)
 	}
 	return nil
@@ -585,12 +570,11 @@ func (rw *responseWriter) resetKeepalive() {
 func (rw *responseWriter) ping() {
 	rw.mu.Lock()
 	defer rw.mu.Unlock()
-	if rw.done || rw.failed || rw.em.Finished() || rw.clientErr != nil {
+	if rw.done || rw.failed || rw.stream.Finished() || rw.clientErr != nil {
 		return
 	}
-	if rw.em.Started() && !rw.inWrite {
-		rw.em.Ping()
-		rw.writeEvents()
+	if !rw.inWrite {
+		rw.stream.Ping()
 	}
 	rw.resetKeepalive()
 }

@@ -321,13 +321,13 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	if err != nil {
 		return fail(providers.AsError(err))
 	}
-	x := providers.NewExchange(&h.settings, req, body, nil)
-	x.Logger = h.requestLogger(r, x)
-	x.ClientID = client
-	x.Path, x.RawQuery, x.CountTokens = r.URL.Path, r.URL.RawQuery, countTokens
-	if countTokens {
-		x.Stream = false
-	}
+	x := providers.NewExchange(&h.settings, req, body, providers.ExchangeOptions{
+		Path:      r.URL.Path,
+		RawQuery:  r.URL.RawQuery,
+		ClientID:  client,
+		MapErrors: len(h.secrets) > 0, // to scrub the upstream's credential from them
+		Logger:    h.requestLogger(r, req.Model),
+	})
 	m.model = x.ClientModel
 
 	out := &providers.Outbound{Path: r.URL.Path, RawQuery: r.URL.RawQuery, Header: r.Header}
@@ -335,7 +335,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	r.Header.Del("Accept-Encoding")
 	// Upstreams take JSON unless the provider says otherwise.
 	r.Header.Set("Content-Type", "application/json")
-	if err := h.provider.Rewrite(x, out); err != nil {
+	tr, err := h.provider.Rewrite(x, out)
+	if err != nil {
 		return fail(providers.AsError(err))
 	}
 	setBody(r, out)
@@ -355,7 +356,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 			zap.ByteString("body", out.Body[:min(len(out.Body), maxLoggedBody)]))
 	}
 
-	rw := newResponseWriter(w, h, x, m)
+	rw := newResponseWriter(w, h, x, tr, m)
 	err = rw.serve(r, next)
 	h.logExchange(r, x, rw)
 	return err
@@ -375,7 +376,7 @@ func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, erro
 // about it carries the request's id (the access log's uuid field; the
 // placeholder {http.request.uuid} adds it there), the client's address, and
 // the provider and models.
-func (h *Handler) requestLogger(r *http.Request, x *providers.Exchange) *zap.Logger {
+func (h *Handler) requestLogger(r *http.Request, model string) *zap.Logger {
 	id := ""
 	if repl, ok := r.Context().Value(caddy.ReplacerCtxKey).(*caddy.Replacer); ok {
 		id, _ = repl.GetString("http.request.uuid")
@@ -384,8 +385,8 @@ func (h *Handler) requestLogger(r *http.Request, x *providers.Exchange) *zap.Log
 		zap.String("request_id", id),
 		zap.String("remote_addr", r.RemoteAddr),
 		zap.String("provider", h.providerName),
-		zap.String("model", x.ClientModel),
-		zap.String("upstream_model", x.UpstreamModel))
+		zap.String("model", model),
+		zap.String("upstream_model", h.settings.MapModel(model)))
 }
 
 func (h *Handler) logExchange(r *http.Request, x *providers.Exchange, rw *responseWriter) {
@@ -397,8 +398,8 @@ func (h *Handler) logExchange(r *http.Request, x *providers.Exchange, rw *respon
 	extra.Set(zap.String("thinkgate_upstream_model", x.UpstreamModel))
 	extra.Set(zap.Int64("thinkgate_input_tokens", x.Usage.InputTokens))
 	extra.Set(zap.Int64("thinkgate_output_tokens", x.Usage.OutputTokens))
-	if rw.em != nil {
-		extra.Set(zap.Int("thinkgate_thinking_blocks", rw.em.ThinkingBlocks))
+	if rw.stream != nil {
+		extra.Set(zap.Int("thinkgate_thinking_blocks", rw.stream.ThinkingBlocks()))
 	}
 }
 

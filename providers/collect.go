@@ -1,12 +1,15 @@
 package providers
 
 import (
+	"bytes"
 	"encoding/json"
 	"strconv"
+	"unicode/utf8"
 )
 
-// collector builds a non-streaming Message from the same emitter calls that
-// produce a stream, so a provider converts content once for both modes.
+// collector is the emitter's output as one non-streaming Message: the same
+// calls that produce a stream build it, so a provider converts content
+// once for both modes.
 type collector struct {
 	id, model    string
 	blocks       []collected
@@ -34,25 +37,102 @@ func (c *collector) add(kind blockKind) *collected {
 
 func (c *collector) cur() *collected { return &c.blocks[len(c.blocks)-1] }
 
-// NewCollector returns an emitter in collect mode: call MessageJSON after Finish.
+// NewCollector returns an emitter that builds one Message: call MessageJSON
+// after Finish.
 func NewCollector(form BlockForm, signer *Signer) *Emitter {
-	e := NewEmitter(form, signer)
-	e.Buf = nil
-	e.collect = &collector{}
+	e := new(Emitter)
+	e.init(form, signer, &collector{})
 	return e
 }
 
 // CollectError returns the error a collected stream ended with, if any.
 func (e *Emitter) CollectError() *Error {
-	if e.collect == nil {
-		return nil
+	if c, ok := e.out.(*collector); ok {
+		return c.err
 	}
-	return e.collect.err
+	return nil
 }
+
+// A Message holds upstream JSON as it came: nothing needs framing.
+func (c *collector) frame(data []byte) ([]byte, error) { return data, nil }
+
+func (c *collector) messageStart(id, model string, usage Usage) {
+	c.id, c.model, c.usage = id, model, usage
+}
+
+func (c *collector) messageStartRaw([]byte) {}
+
+func (c *collector) blockStart(_ int, kind blockKind, meta *blockMeta) {
+	b := c.add(kind)
+	if meta != nil && meta.set {
+		b.meta, b.thoughtType, b.confidence = true, string(meta.thoughtType), meta.confidence
+	}
+}
+
+func (c *collector) toolUseStart(_ int, id, name string) {
+	b := c.add(blockToolUse)
+	b.id, b.name = id, name
+}
+
+func (c *collector) rawBlockStart(_ int, block []byte) {
+	b := c.add(blockRaw)
+	b.text = append(b.text, block...)
+}
+
+// delta replaces invalid UTF-8 in thinking text call by call, as the
+// stream's deltas do, and reports it: the signature covers the text the
+// client holds.
+func (c *collector) delta(_ int, _ deltaKind, p []byte) bool {
+	b := c.cur()
+	if (b.kind == blockThinking || b.kind == blockThinkingText) && !utf8.Valid(p) {
+		b.text = appendValidUTF8(b.text, p)
+		return true
+	}
+	b.text = append(b.text, p...)
+	return false
+}
+
+func (c *collector) citation(_ int, citation []byte) {
+	b := c.cur()
+	b.citations = append(b.citations, json.RawMessage(bytes.Clone(citation)))
+}
+
+func (c *collector) rawDelta(int, []byte) {}
+
+func (c *collector) blockStop(_ int, sig []byte) {
+	if sig != nil {
+		c.cur().signature = string(sig)
+	}
+}
+
+func (c *collector) messageDelta(stopReason, stopSequence string, usage Usage) {
+	c.stopReason, c.stopSequence, c.usage = stopReason, stopSequence, usage
+}
+
+func (c *collector) messageDeltaRaw([]byte) {}
+func (c *collector) messageStop()           {}
+
+func (c *collector) fail(typ, msg string) {
+	c.err = &Error{Status: 502, Type: typ, Message: msg}
+}
+
+func (c *collector) failRaw(data []byte) {
+	var body struct {
+		Error struct{ Type, Message string }
+	}
+	_ = json.Unmarshal(data, &body)
+	c.err = &Error{Status: 502, Type: body.Error.Type, Message: body.Error.Message}
+}
+
+func (c *collector) rawEvent(string, []byte) error { return nil }
+func (c *collector) ping()                         {}
 
 // MessageJSON returns the collected Message.
 func (e *Emitter) MessageJSON() []byte {
-	c := e.collect
+	c, ok := e.out.(*collector)
+	if !ok {
+		return nil
+	}
 	b := []byte(`{"id":`)
 	b = AppendJSONString(b, c.id)
 	b = append(b, `,"type":"message","role":"assistant","model":`...)

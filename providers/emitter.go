@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"strconv"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/thinkgate/thinkgate/thinkparse"
@@ -59,29 +58,21 @@ func appendUsage(dst []byte, u Usage) []byte {
 // or an error event after closing whatever is open. Providers call it with
 // content; they never count indexes.
 //
-// In streaming mode events are appended to Buf, which the caller writes and
-// flushes and then truncates. In collect mode (NewCollector) the same calls
-// build one non-streaming Message.
+// What the grammar decides goes to an output: the event stream (NewEmitter)
+// or one non-streaming Message (NewCollector). The same calls make both, so
+// a provider converts content once for both modes.
 type Emitter struct {
-	// Buf holds encoded events not yet written to the client. The caller
-	// writes and truncates it; everything else goes through the emitter's
-	// methods (RawEvent for events it does not know).
-	Buf []byte
+	out output
+	// sse is out when it is the event stream; nil for a collector.
+	sse *sseWriter
 
-	form    BlockForm
-	mac     *BlockMAC
-	collect *collector
+	form BlockForm
+	mac  *BlockMAC
 
 	started, finished bool
 	open              blockKind
 	index             int // index of the open block, or of the next one
-	// indexText is the decimal form of index+1 (so that the zero value
-	// is stale): every event of a block carries it.
-	indexText         []byte
-	indexOf           int
-	pendingMeta       []byte
-	pendingAttrs      bool
-	pendingConfidence float64
+	meta              blockMeta
 	signature         []byte // foreign signature for the open thinking block
 	origin            Origin
 	// waiting are citations that came while no text block was open; they
@@ -89,13 +80,6 @@ type Emitter struct {
 	waiting      [][]byte
 	waitingBytes int
 
-	// Drain, when set, is called between two events once Buf holds DrainAt
-	// bytes or more; it takes Buf's events (and truncates Buf). One upstream
-	// event can expand into many client events (a run of short thinking
-	// spans): draining bounds Buf inside it. A delta longer than DrainAt is
-	// split into several delta events at rune boundaries.
-	Drain   func()
-	DrainAt int
 	// Content is set once a text, thinking or tool-input delta is emitted.
 	Content bool
 
@@ -104,16 +88,99 @@ type Emitter struct {
 	Blocks         int
 	scratch        []byte
 	valid          []byte
-	merge          deltaMerge // a thinking delta with invalid UTF-8 replaced
 }
 
-// NewEmitter returns a streaming emitter. signer may be nil (no signatures).
+// blockMeta is the metadata (thinkparse attributes) of the next thinking block.
+type blockMeta struct {
+	set         bool
+	thoughtType []byte
+	confidence  float64
+}
+
+// output is where the emitter's decisions go: each method is one event of
+// the stream (or its part of the collected Message). The emitter calls
+// them in grammar order only; index is the block's.
+type output interface {
+	// frame returns upstream JSON fit to be written as it is.
+	frame(data []byte) ([]byte, error)
+	messageStart(id, model string, usage Usage)
+	messageStartRaw(data []byte)
+	// blockStart opens a text or thinking block; meta is a thinking block's.
+	blockStart(index int, kind blockKind, meta *blockMeta)
+	toolUseStart(index int, id, name string)
+	rawBlockStart(index int, block []byte)
+	// delta appends p to the open block; it reports whether p held invalid
+	// UTF-8, which the client gets as U+FFFD.
+	delta(index int, kind deltaKind, p []byte) (replaced bool)
+	citation(index int, citation []byte)
+	rawDelta(index int, delta []byte)
+	// blockStop closes the block, with its signature when sig is not nil.
+	blockStop(index int, sig []byte)
+	messageDelta(stopReason, stopSequence string, usage Usage)
+	messageDeltaRaw(data []byte)
+	messageStop()
+	fail(typ, msg string)
+	failRaw(data []byte)
+	rawEvent(name string, data []byte) error
+	ping()
+}
+
+// NewEmitter returns an emitter writing Anthropic's event stream. Its events
+// are held until Flush hands them to the sink (SetSink). signer may be nil
+// (no signatures).
 func NewEmitter(form BlockForm, signer *Signer) *Emitter {
-	e := &Emitter{form: form, Buf: make([]byte, 0, 4096), origin: OriginTags}
+	// One allocation for both: an emitter is made per stream.
+	s := &struct {
+		Emitter
+		w sseWriter
+	}{}
+	s.w.buf = make([]byte, 0, 4096)
+	s.Emitter.init(form, signer, &s.w)
+	s.Emitter.sse = &s.w
+	return &s.Emitter
+}
+
+func (e *Emitter) init(form BlockForm, signer *Signer, out output) {
+	e.out, e.form, e.origin = out, form, OriginTags
 	if signer != nil {
 		e.mac = signer.NewBlockMAC()
 	}
-	return e
+}
+
+// SetSink makes Flush hand the events to sink, which takes them (it may
+// keep the slice) and returns an empty buffer for the events that follow.
+// Once drainAt bytes are held the emitter flushes between two events by
+// itself, and a delta longer than drainAt is split into several delta
+// events at rune boundaries: one upstream event that expands into many
+// client events (a run of short thinking spans) is handed over piece by
+// piece. Without a sink (or for a collector) Flush drops the events.
+func (e *Emitter) SetSink(sink func(events []byte) []byte, drainAt int) {
+	if e.sse != nil {
+		e.sse.sink, e.sse.drainAt = sink, drainAt
+	}
+}
+
+// Events returns the events held, not yet flushed. The slice is valid until
+// the next call.
+func (e *Emitter) Events() []byte {
+	if e.sse == nil {
+		return nil
+	}
+	return e.sse.buf
+}
+
+// Flush hands the events held to the sink.
+func (e *Emitter) Flush() {
+	if e.sse != nil {
+		e.sse.flush()
+	}
+}
+
+// drop discards the events held.
+func (e *Emitter) drop() {
+	if e.sse != nil {
+		e.sse.buf, e.sse.merge = e.sse.buf[:0], deltaMerge{}
+	}
 }
 
 // Started reports whether message_start has been emitted.
@@ -128,19 +195,7 @@ func (e *Emitter) MessageStart(id, model string, usage Usage) {
 		return
 	}
 	e.started = true
-	if e.collect != nil {
-		e.collect.id, e.collect.model, e.collect.usage = id, model, usage
-		return
-	}
-	b := append(e.Buf, "event: message_start\ndata: "...)
-	b = append(b, `{"type":"message_start","message":{"id":`...)
-	b = AppendJSONString(b, id)
-	b = append(b, `,"type":"message","role":"assistant","model":`...)
-	b = AppendJSONString(b, model)
-	b = append(b, `,"content":[],"stop_reason":null,"stop_sequence":null,"usage":`...)
-	b = appendUsage(b, usage)
-	e.Buf = append(b, "}}\n\n"...)
-	e.merge.kind = deltaNone
+	e.out.messageStart(id, model, usage)
 }
 
 // MessageStartRaw emits an upstream's message_start data unchanged (see
@@ -149,15 +204,12 @@ func (e *Emitter) MessageStartRaw(data []byte) error {
 	if e.started {
 		return nil
 	}
-	data, err := e.frameable(data)
+	data, err := e.out.frame(data)
 	if err != nil {
 		return err
 	}
 	e.started = true
-	if e.collect == nil {
-		e.Buf = AppendSSE(e.Buf, "message_start", data)
-		e.merge.kind = deltaNone
-	}
+	e.out.messageStartRaw(data)
 	return nil
 }
 
@@ -169,11 +221,8 @@ func (e *Emitter) Text(p []byte) {
 	if e.open != blockText {
 		e.openBlock(blockText)
 	}
-	if e.collect != nil {
-		e.collect.cur().text = append(e.collect.cur().text, p...)
-		return
-	}
-	e.appendDelta(deltaText, p)
+	e.Content = true
+	e.out.delta(e.index, deltaText, p)
 }
 
 // Citation attaches a citation (the citation object of an Anthropic
@@ -181,24 +230,22 @@ func (e *Emitter) Text(p []byte) {
 // before the text it supports: it goes on the text block open now, or, with
 // none open, waits for the next text block to open (the text that follows
 // may begin with a thinking span, which must not take it). FlushCitations
-// places citations still waiting. In collect mode the citation joins the
-// block's citations field.
+// places citations still waiting. In a collected Message the citation joins
+// the block's citations field.
 func (e *Emitter) Citation(citation []byte) error {
 	if e.finished {
 		return nil
 	}
-	if e.collect == nil {
-		var err error
-		if citation, err = e.frameable(citation); err != nil {
-			return err
-		}
+	citation, err := e.out.frame(citation)
+	if err != nil {
+		return err
 	}
 	if e.open != blockText {
 		e.waiting = append(e.waiting, bytes.Clone(citation))
 		e.waitingBytes += len(citation)
 		return nil
 	}
-	e.appendCitation(citation)
+	e.out.citation(e.index, citation)
 	return nil
 }
 
@@ -222,23 +269,9 @@ func (e *Emitter) FlushCitations() {
 // releaseCitations attaches the waiting citations to the open text block.
 func (e *Emitter) releaseCitations() {
 	for _, c := range e.waiting {
-		e.appendCitation(c)
+		e.out.citation(e.index, c)
 	}
 	e.waiting, e.waitingBytes = e.waiting[:0], 0
-}
-
-func (e *Emitter) appendCitation(citation []byte) {
-	if e.collect != nil {
-		c := e.collect.cur()
-		c.citations = append(c.citations, json.RawMessage(bytes.Clone(citation)))
-		return
-	}
-	b := append(e.Buf, deltaEventHead...)
-	b = e.appendIndex(b)
-	b = append(b, `,"delta":{"type":"citations_delta","citation":`...)
-	b = append(b, citation...)
-	e.Buf = append(b, "}}\n\n"...)
-	e.merge.kind = deltaNone
 }
 
 // ThinkingStart begins a thinking span. The block opens with the span's first
@@ -247,11 +280,11 @@ func (e *Emitter) ThinkingStart(m *thinkparse.Meta) {
 	if e.open == blockThinking || e.open == blockThinkingText {
 		e.CloseBlock()
 	}
-	e.pendingAttrs = m != nil && m.Attrs
-	e.pendingMeta = e.pendingMeta[:0]
-	if e.pendingAttrs {
-		e.pendingMeta = append(e.pendingMeta, m.ThoughtType...)
-		e.pendingConfidence = m.Confidence
+	e.meta.set = m != nil && m.Attrs
+	e.meta.thoughtType = e.meta.thoughtType[:0]
+	if e.meta.set {
+		e.meta.thoughtType = append(e.meta.thoughtType, m.ThoughtType...)
+		e.meta.confidence = m.Confidence
 	}
 	e.origin = OriginTags
 	e.signature = e.signature[:0]
@@ -262,32 +295,21 @@ func (e *Emitter) Thinking(p []byte) {
 	if len(p) == 0 || e.finished {
 		return
 	}
-	kind := blockThinking
 	if e.form == FormText {
-		kind = blockThinkingText
-	}
-	if e.open != kind {
-		e.openBlock(kind)
-	}
-	if e.collect != nil {
-		if !utf8.Valid(p) {
-			e.valid = appendValidUTF8(e.valid[:0], p)
-			p = e.valid
+		if e.open != blockThinkingText {
+			e.openBlock(blockThinkingText)
 		}
-		if e.mac != nil && kind == blockThinking {
-			e.mac.Write(p)
-		}
-		c := e.collect.cur()
-		c.text = append(c.text, p...)
+		e.Content = true
+		e.out.delta(e.index, deltaText, p)
 		return
 	}
-	if kind == blockThinkingText {
-		e.appendDelta(deltaText, p)
-		return
+	if e.open != blockThinking {
+		e.openBlock(blockThinking)
 	}
-	if replaced := e.appendDelta(deltaThinking, p); e.mac != nil {
+	e.Content = true
+	if replaced := e.out.delta(e.index, deltaThinking, p); e.mac != nil {
 		// The client gets each invalid byte as U+FFFD: the signature must
-		// cover the text it will send back. The escaper already said
+		// cover the text it will send back. The output already said
 		// whether there was any, so valid text is not scanned twice.
 		if replaced {
 			e.valid = appendValidUTF8(e.valid[:0], p)
@@ -302,7 +324,7 @@ func (e *Emitter) ThinkingEnd() {
 	if e.open == blockThinking || e.open == blockThinkingText {
 		e.CloseBlock()
 	}
-	e.pendingAttrs = false
+	e.meta.set = false
 }
 
 // Signature records the upstream's own signature for the open thinking block
@@ -320,18 +342,7 @@ func (e *Emitter) ToolUseStart(id, name string) {
 	}
 	e.closeOpen()
 	e.startBlock(blockToolUse)
-	if e.collect != nil {
-		c := e.collect.add(blockToolUse)
-		c.id, c.name = id, name
-		return
-	}
-	b := e.startEvent()
-	b = append(b, `{"type":"tool_use","id":`...)
-	b = AppendJSONString(b, id)
-	b = append(b, `,"name":`...)
-	b = AppendJSONString(b, name)
-	e.Buf = append(b, `,"input":{}}}`+"\n\n"...)
-	e.merge.kind = deltaNone
+	e.out.toolUseStart(e.index, id, name)
 }
 
 // ToolInput appends a fragment of the open tool_use block's JSON input.
@@ -339,57 +350,39 @@ func (e *Emitter) ToolInput(partial []byte) {
 	if len(partial) == 0 || e.open != blockToolUse || e.finished {
 		return
 	}
-	if e.collect != nil {
-		c := e.collect.cur()
-		c.text = append(c.text, partial...)
-		return
-	}
-	e.appendDelta(deltaInputJSON, partial)
+	e.Content = true
+	e.out.delta(e.index, deltaInputJSON, partial)
 }
 
 // RawBlockStart opens a block passed through from an Anthropic upstream;
-// block is its content_block JSON. In collect mode it is the whole block.
+// block is its content_block JSON. In a collected Message it is the whole
+// block.
 func (e *Emitter) RawBlockStart(block []byte) error {
 	if e.finished {
 		return nil
 	}
-	if e.collect == nil {
-		var err error
-		if block, err = e.frameable(block); err != nil {
-			return err
-		}
-	}
-	e.closeOpen()
-	e.startBlock(blockRaw)
-	if e.collect != nil {
-		c := e.collect.add(blockRaw)
-		c.text = append(c.text, block...)
-		return nil
-	}
-	b := e.startEvent()
-	b = append(b, block...)
-	e.Buf = append(b, "}\n\n"...)
-	e.merge.kind = deltaNone
-	return nil
-}
-
-// RawDelta emits a delta of the open passed-through block.
-func (e *Emitter) RawDelta(delta []byte) error {
-	if e.open != blockRaw || e.finished || e.collect != nil {
-		return nil
-	}
-	delta, err := e.frameable(delta)
+	block, err := e.out.frame(block)
 	if err != nil {
 		return err
 	}
-	e.drainIfFull()
+	e.closeOpen()
+	e.startBlock(blockRaw)
+	e.out.rawBlockStart(e.index, block)
+	return nil
+}
+
+// RawDelta emits a delta of the open passed-through block (the event
+// stream only: a collected raw block is whole).
+func (e *Emitter) RawDelta(delta []byte) error {
+	if e.open != blockRaw || e.finished {
+		return nil
+	}
+	delta, err := e.out.frame(delta)
+	if err != nil {
+		return err
+	}
 	e.Content = true
-	b := append(e.Buf, "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":"...)
-	b = e.appendIndex(b)
-	b = append(b, `,"delta":`...)
-	b = append(b, delta...)
-	e.Buf = append(b, "}\n\n"...)
-	e.merge.kind = deltaNone
+	e.out.rawDelta(e.index, delta)
 	return nil
 }
 
@@ -399,28 +392,22 @@ func (e *Emitter) CloseBlock() { e.closeOpen() }
 // RawEvent forwards an event the emitter does not know (an upstream's newer
 // event type), as it is.
 func (e *Emitter) RawEvent(name string, data []byte) error {
-	if e.collect != nil || e.finished {
+	if e.finished {
 		return nil
 	}
-	if strings.ContainsAny(name, "\r\n") {
-		return ErrRawLineEnd
-	}
-	data, err := e.frameable(data)
+	data, err := e.out.frame(data)
 	if err != nil {
 		return err
 	}
-	e.Buf = AppendSSE(e.Buf, name, data)
-	e.merge.kind = deltaNone
-	return nil
+	return e.out.rawEvent(name, data)
 }
 
 // Ping emits a ping event (keepalive).
 func (e *Emitter) Ping() {
-	if e.collect != nil || e.finished {
+	if e.finished {
 		return
 	}
-	e.Buf = append(e.Buf, "event: ping\ndata: {\"type\": \"ping\"}\n\n"...)
-	e.merge.kind = deltaNone
+	e.out.ping()
 }
 
 // Finish closes the open block and ends the message.
@@ -429,19 +416,7 @@ func (e *Emitter) Finish(stopReason, stopSequence string, usage Usage) {
 		return
 	}
 	e.closeOpen()
-	if e.collect != nil {
-		e.collect.stopReason, e.collect.stopSequence, e.collect.usage = stopReason, stopSequence, usage
-		e.finished = true
-		return
-	}
-	b := append(e.Buf, "event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":"...)
-	b = appendNullable(b, stopReason)
-	b = append(b, `,"stop_sequence":`...)
-	b = appendNullable(b, stopSequence)
-	b = append(b, `},"usage":`...)
-	b = appendUsage(b, usage)
-	e.Buf = append(b, "}\n\n"...)
-	e.merge.kind = deltaNone
+	e.out.messageDelta(stopReason, stopSequence, usage)
 	e.MessageStop()
 }
 
@@ -450,15 +425,12 @@ func (e *Emitter) MessageDeltaRaw(data []byte) error {
 	if e.finished {
 		return nil
 	}
-	data, err := e.frameable(data)
+	data, err := e.out.frame(data)
 	if err != nil {
 		return err
 	}
 	e.closeOpen()
-	if e.collect == nil {
-		e.Buf = AppendSSE(e.Buf, "message_delta", data)
-		e.merge.kind = deltaNone
-	}
+	e.out.messageDeltaRaw(data)
 	return nil
 }
 
@@ -469,10 +441,7 @@ func (e *Emitter) MessageStop() {
 	}
 	e.closeOpen()
 	e.finished = true
-	if e.collect == nil {
-		e.Buf = append(e.Buf, "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n"...)
-		e.merge.kind = deltaNone
-	}
+	e.out.messageStop()
 }
 
 // Fail closes the open block and ends the stream with an error event.
@@ -482,14 +451,7 @@ func (e *Emitter) Fail(typ, msg string) {
 	}
 	e.closeOpen()
 	e.finished = true
-	if e.collect != nil {
-		e.collect.err = &Error{Status: 502, Type: typ, Message: msg}
-		return
-	}
-	e.Buf = append(e.Buf, "event: error\ndata: "...)
-	e.Buf = AppendErrorJSON(e.Buf, typ, msg)
-	e.Buf = append(e.Buf, "\n\n"...)
-	e.merge.kind = deltaNone
+	e.out.fail(typ, msg)
 }
 
 // FailRaw closes the open block and forwards an upstream error event's data.
@@ -497,23 +459,67 @@ func (e *Emitter) FailRaw(data []byte) error {
 	if e.finished {
 		return nil
 	}
-	data, err := e.frameable(data)
+	data, err := e.out.frame(data)
 	if err != nil {
 		return err
 	}
 	e.closeOpen()
 	e.finished = true
-	if e.collect != nil {
-		var body struct {
-			Error struct{ Type, Message string }
-		}
-		_ = json.Unmarshal(data, &body)
-		e.collect.err = &Error{Status: 502, Type: body.Error.Type, Message: body.Error.Message}
-		return nil
-	}
-	e.Buf = AppendSSE(e.Buf, "error", data)
-	e.merge.kind = deltaNone
+	e.out.failRaw(data)
 	return nil
+}
+
+// openBlock closes what is open and opens a content block of kind.
+func (e *Emitter) openBlock(kind blockKind) {
+	e.closeOpen()
+	e.startBlock(kind)
+	var meta *blockMeta
+	if kind == blockThinking {
+		e.ThinkingBlocks++
+		if e.mac != nil {
+			e.mac.Reset()
+		}
+		meta = &e.meta
+	}
+	e.out.blockStart(e.index, kind, meta)
+	if kind == blockText && len(e.waiting) > 0 {
+		e.releaseCitations()
+	}
+}
+
+func (e *Emitter) startBlock(kind blockKind) {
+	if !e.started {
+		// A provider bug, not a client's: never emit a block before message_start.
+		panic("providers: content block before message_start")
+	}
+	e.open = kind
+	e.Blocks++
+}
+
+// closeOpen closes the open block, with the signature of a thinking block.
+func (e *Emitter) closeOpen() {
+	if e.open == blockNone {
+		return
+	}
+	kind := e.open
+	e.open = blockNone
+	var sig []byte
+	if kind == blockThinking && (e.mac != nil || len(e.signature) > 0) {
+		if e.mac != nil {
+			e.scratch = e.mac.AppendSignature(e.scratch[:0], e.origin, e.signature)
+			sig = e.scratch
+		} else {
+			sig = e.signature
+		}
+	}
+	if kind == blockThinking || kind == blockThinkingText {
+		// An upstream's signature belongs to this block only: a thinking
+		// block opened later without ThinkingStart is the gateway's own.
+		// (sig may share e.signature's array; nothing appends to it here.)
+		e.origin, e.signature = OriginTags, e.signature[:0]
+	}
+	e.out.blockStop(e.index, sig)
+	e.index++
 }
 
 // ErrRawLineEnd refuses upstream JSON that cannot be framed as one SSE data
@@ -526,7 +532,7 @@ var ErrRawLineEnd = &Error{Status: 502, Type: "api_error",
 // without CR or LF (every event Anthropic sends) is returned as it is;
 // otherwise its whitespace is compacted away, and JSON still holding a line
 // end, or not JSON, is ErrRawLineEnd.
-func (e *Emitter) frameable(data []byte) ([]byte, error) {
+func frameable(data []byte) ([]byte, error) {
 	if bytes.IndexByte(data, '\n') < 0 && bytes.IndexByte(data, '\r') < 0 {
 		return data, nil
 	}
@@ -559,219 +565,4 @@ func appendNullable(b []byte, s string) []byte {
 		return append(b, "null"...)
 	}
 	return AppendJSONString(b, s)
-}
-
-// openBlock closes what is open and opens a content block of kind.
-func (e *Emitter) openBlock(kind blockKind) {
-	e.closeOpen()
-	e.startBlock(kind)
-	if kind == blockThinking {
-		e.ThinkingBlocks++
-		if e.mac != nil {
-			e.mac.Reset()
-		}
-	}
-	if e.collect != nil {
-		c := e.collect.add(kind)
-		if kind == blockThinking && e.pendingAttrs {
-			c.meta = true
-			c.thoughtType = string(e.pendingMeta)
-			c.confidence = e.pendingConfidence
-		}
-		if kind == blockText && len(e.waiting) > 0 {
-			e.releaseCitations()
-		}
-		return
-	}
-	e.drainIfFull()
-	b := e.startEvent()
-	switch kind {
-	case blockText, blockThinkingText:
-		b = append(b, `{"type":"text","text":""}`...)
-	case blockThinking:
-		b = append(b, `{"type":"thinking","thinking":""`...)
-		if e.pendingAttrs {
-			b = e.appendMeta(b)
-		}
-		b = append(b, '}')
-	}
-	e.Buf = append(b, "}\n\n"...)
-	e.merge.kind = deltaNone
-	if kind == blockText && len(e.waiting) > 0 {
-		e.releaseCitations()
-	}
-}
-
-func (e *Emitter) appendMeta(b []byte) []byte {
-	b = append(b, `,"metadata":{`...)
-	if len(e.pendingMeta) > 0 {
-		b = append(b, `"thought_type":`...)
-		b = AppendJSONString(b, e.pendingMeta)
-		b = append(b, ',')
-	}
-	b = append(b, `"confidence":`...)
-	return append(strconv.AppendFloat(b, e.pendingConfidence, 'f', -1, 64), '}')
-}
-
-func (e *Emitter) startBlock(kind blockKind) {
-	if !e.started {
-		// A provider bug, not a client's: never emit a block before message_start.
-		panic("providers: content block before message_start")
-	}
-	e.open = kind
-	e.Blocks++
-}
-
-func (e *Emitter) startEvent() []byte {
-	b := append(e.Buf, "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":"...)
-	b = e.appendIndex(b)
-	return append(b, `,"content_block":`...)
-}
-
-// appendIndex appends the open block's index, formatted once per block.
-func (e *Emitter) appendIndex(b []byte) []byte {
-	if e.indexOf != e.index+1 {
-		e.indexText = strconv.AppendInt(e.indexText[:0], int64(e.index), 10)
-		e.indexOf = e.index + 1
-	}
-	return append(b, e.indexText...)
-}
-
-// closeOpen emits content_block_stop for the open block, preceded by the
-// signature_delta of a thinking block.
-func (e *Emitter) closeOpen() {
-	if e.open == blockNone {
-		return
-	}
-	kind := e.open
-	e.open = blockNone
-	var sig []byte
-	if kind == blockThinking && (e.mac != nil || len(e.signature) > 0) {
-		if e.mac != nil {
-			e.scratch = e.mac.AppendSignature(e.scratch[:0], e.origin, e.signature)
-			sig = e.scratch
-		} else {
-			sig = e.signature
-		}
-	}
-	if kind == blockThinking || kind == blockThinkingText {
-		// An upstream's signature belongs to this block only: a thinking
-		// block opened later without ThinkingStart is the gateway's own.
-		// (sig may share e.signature's array; nothing appends to it here.)
-		e.origin, e.signature = OriginTags, e.signature[:0]
-	}
-	if e.collect != nil {
-		if sig != nil {
-			e.collect.cur().signature = string(sig)
-		}
-		e.index++
-		return
-	}
-	e.drainIfFull()
-	b := e.Buf
-	if sig != nil {
-		b = append(b, "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":"...)
-		b = e.appendIndex(b)
-		b = append(b, `,"delta":{"type":"signature_delta","signature":`...)
-		b = AppendJSONString(b, sig)
-		b = append(b, "}}\n\n"...)
-	}
-	b = append(b, "event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":"...)
-	b = e.appendIndex(b)
-	e.Buf = append(b, "}\n\n"...)
-	e.merge.kind = deltaNone
-	e.index++
-}
-
-// The deltas the emitter writes itself. Deltas of one block that follow each
-// other in Buf, unflushed, merge into one event: they reach the client in the
-// same write either way, and one event instead of many saves the client and
-// the gateway the per-event wrapper (a 16 KiB upstream read holds a hundred).
-type deltaKind uint8
-
-const (
-	deltaNone deltaKind = iota
-	deltaText
-	deltaThinking
-	deltaInputJSON
-)
-
-var deltaHeads = [...]string{
-	deltaText:      `,"delta":{"type":"text_delta","text":"`,
-	deltaThinking:  `,"delta":{"type":"thinking_delta","thinking":"`,
-	deltaInputJSON: `,"delta":{"type":"input_json_delta","partial_json":"`,
-}
-
-const (
-	deltaEventHead = "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":"
-	deltaTail      = "\"}}\n\n"
-)
-
-// appendDelta writes a delta of kind for the open block, extending the last
-// event when it is a delta of the same kind and block that ends Buf. Every
-// other write resets merge, and a flushed (truncated) Buf is shorter than
-// merge.end until something else is written: so the bytes at merge.end are
-// always that delta's when the check passes.
-// It reports whether p held invalid UTF-8 (written as U+FFFD).
-func (e *Emitter) appendDelta(kind deltaKind, p []byte) (replaced bool) {
-	e.Content = true
-	for e.Drain != nil && len(p) > e.DrainAt {
-		n := runeCut(p, e.DrainAt)
-		if e.appendDelta1(kind, p[:n]) {
-			replaced = true
-		}
-		p = p[n:]
-	}
-	return e.appendDelta1(kind, p) || replaced
-}
-
-// drainIfFull hands Buf to Drain when it has reached DrainAt. Called only
-// between events.
-func (e *Emitter) drainIfFull() {
-	if e.Drain != nil && len(e.Buf) >= e.DrainAt {
-		e.Drain()
-	}
-}
-
-// runeCut returns where to cut p, which is longer than n, about n bytes
-// in, so that no character is split: at the start of the rune at n; past
-// the first rune when that is longer than n, so that a piece always holds
-// one character; at n itself when only invalid bytes stand before it,
-// which are replaced one by one wherever the cut falls.
-func runeCut(p []byte, n int) int {
-	for i := n; i > 0 && i > n-utf8.UTFMax; i-- {
-		if utf8.RuneStart(p[i]) {
-			return i
-		}
-	}
-	if n < utf8.UTFMax {
-		_, size := utf8.DecodeRune(p)
-		return max(size, n)
-	}
-	return n
-}
-
-func (e *Emitter) appendDelta1(kind deltaKind, p []byte) (replaced bool) {
-	e.drainIfFull()
-	var b []byte
-	if e.merge.kind == kind && e.merge.index == e.index && e.merge.end == len(e.Buf) {
-		b, replaced = appendJSONStringBodyReport(e.Buf[:len(e.Buf)-len(deltaTail)], p)
-		e.Buf = append(b, deltaTail...)
-		e.merge.end = len(e.Buf)
-		return replaced
-	}
-	b = append(e.Buf, deltaEventHead...)
-	b = e.appendIndex(b)
-	b = append(b, deltaHeads[kind]...)
-	b, replaced = appendJSONStringBodyReport(b, p)
-	e.Buf = append(b, deltaTail...)
-	e.merge = deltaMerge{kind: kind, index: e.index, end: len(e.Buf)}
-	return replaced
-}
-
-// deltaMerge locates the last delta event written to Buf.
-type deltaMerge struct {
-	kind  deltaKind
-	index int
-	end   int
 }

@@ -21,8 +21,8 @@ func citedContent(t *testing.T, calls func(e *Emitter)) (streamed, collected []s
 		calls(em)
 		em.Finish("end_turn", "", endUsage)
 	}
-	checkGrammar(t, e.Buf, true, FormThinking)
-	msg, err := sdkAccumulate(e.Buf)
+	checkGrammar(t, e.Events(), true, FormThinking)
+	msg, err := sdkAccumulate(e.Events())
 	if err != nil {
 		t.Fatalf("SDK: %v", err)
 	}

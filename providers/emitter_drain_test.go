@@ -48,8 +48,9 @@ func accumulate(t *testing.T, sse []byte) []blockContent {
 	return blocks
 }
 
-// FuzzEmitterDrain: with Drain set, Buf is handed over between events once
-// it reaches DrainAt, so it never holds more than DrainAt plus one event
+// FuzzEmitterDrain: with a sink set, the events are handed over between
+// events once they reach drainAt bytes, so the emitter never holds more
+// than drainAt plus one event
 // (a delta event of at most DrainAt bytes of text, escaped); and the client
 // accumulates exactly the blocks it would without draining.
 func FuzzEmitterDrain(f *testing.F) {
@@ -61,20 +62,19 @@ func FuzzEmitterDrain(f *testing.F) {
 		run := func(drain bool) (out []byte, largest int) {
 			em := NewEmitter(FormThinking, NewSigner([]byte("fuzz-key")))
 			if drain {
-				em.DrainAt = at
-				em.Drain = func() {
-					largest = max(largest, len(em.Buf))
-					out = append(out, em.Buf...)
-					em.Buf = em.Buf[:0]
-				}
+				em.SetSink(func(events []byte) []byte {
+					largest = max(largest, len(events))
+					out = append(out, events...)
+					return events[:0]
+				}, at)
 			}
 			em.MessageStart("msg_1", "m", Usage{})
 			p := thinkparse.New(thinkparse.Options{}, em)
 			p.Write([]byte(text))
 			p.Close()
 			em.Finish("end_turn", "", Usage{})
-			largest = max(largest, len(em.Buf))
-			return append(out, em.Buf...), largest
+			largest = max(largest, len(em.Events()))
+			return append(out, em.Events()...), largest
 		}
 		whole, _ := run(false)
 		drained, largest := run(true)
@@ -82,7 +82,7 @@ func FuzzEmitterDrain(f *testing.F) {
 		// a signature and block stop) and the fixed-size events that are
 		// never drained (message_start; message_delta and message_stop).
 		if bound := at + 6*at + 1024; largest > bound {
-			t.Fatalf("Buf held %d bytes with DrainAt %d (bound %d)", largest, at, bound)
+			t.Fatalf("the emitter held %d bytes with drainAt %d (bound %d)", largest, at, bound)
 		}
 		a, b := accumulate(t, whole), accumulate(t, drained)
 		if len(a) != len(b) {

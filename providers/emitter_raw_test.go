@@ -27,12 +27,12 @@ func TestEmitterRawLineEnds(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			before := string(e.Buf)
+			before := string(e.Events())
 			if err := call(e, []byte(injection)); err != ErrRawLineEnd {
 				t.Fatalf("injection: error %v, want ErrRawLineEnd", err)
 			}
-			if string(e.Buf) != before || e.Finished() {
-				t.Fatalf("a refused event changed the stream: %q", e.Buf[len(before):])
+			if string(e.Events()) != before || e.Finished() {
+				t.Fatalf("a refused event changed the stream: %q", e.Events()[len(before):])
 			}
 			for _, bad := range []string{"{\"a\":\"x\ry\"}", "{\"a\":1\n", "not json\n"} {
 				if err := call(e, []byte(bad)); err != ErrRawLineEnd {
@@ -42,23 +42,23 @@ func TestEmitterRawLineEnds(t *testing.T) {
 			if err := call(e, []byte("{\r\n  \"type\": \"x\",\n\t\"v\": [1,\r 2]\n}")); err != nil {
 				t.Fatalf("JSON with whitespace line ends: %v", err)
 			}
-			added := string(e.Buf[len(before):])
+			added := string(e.Events()[len(before):])
 			if !bytes.Contains([]byte(added), []byte(`{"type":"x","v":[1,2]}`)) {
 				t.Fatalf("not compacted: %q", added)
 			}
-			checkFrames(t, e.Buf)
+			checkFrames(t, e.Events())
 		})
 	}
 	e := NewEmitter(FormThinking, nil)
 	if err := e.MessageStartRaw([]byte("{\"type\":\"message_start\",\n\"message\":{\"id\":\"m\"}}")); err != nil || e.Started() == false {
 		t.Fatalf("MessageStartRaw: %v", err)
 	}
-	if string(e.Buf) != "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"m\"}}\n\n" {
-		t.Fatalf("MessageStartRaw wrote %q", e.Buf)
+	if string(e.Events()) != "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"m\"}}\n\n" {
+		t.Fatalf("MessageStartRaw wrote %q", e.Events())
 	}
 	e = NewEmitter(FormThinking, nil)
-	if err := e.MessageStartRaw([]byte("{\"a\":\"\n\"}")); err != ErrRawLineEnd || e.Started() || len(e.Buf) > 0 {
-		t.Fatalf("MessageStartRaw of an injection: %v, started %v, %q", err, e.Started(), e.Buf)
+	if err := e.MessageStartRaw([]byte("{\"a\":\"\n\"}")); err != ErrRawLineEnd || e.Started() || len(e.Events()) > 0 {
+		t.Fatalf("MessageStartRaw of an injection: %v, started %v, %q", err, e.Started(), e.Events())
 	}
 	startMessage(e)
 	if err := e.RawEvent("x\nevent: y", []byte(`{}`)); err != ErrRawLineEnd {
@@ -117,7 +117,7 @@ func FuzzEmitterRawFraming(f *testing.F) {
 			t.Fatalf("error %v", err)
 		}
 		e.Finish("end_turn", "", Usage{})
-		for _, frame := range bytes.Split(bytes.TrimSuffix(e.Buf, []byte("\n\n")), []byte("\n\n")) {
+		for _, frame := range bytes.Split(bytes.TrimSuffix(e.Events(), []byte("\n\n")), []byte("\n\n")) {
 			lines := bytes.Split(frame, []byte("\n"))
 			if len(lines) != 2 || !bytes.HasPrefix(lines[0], []byte("event: ")) || !bytes.HasPrefix(lines[1], []byte("data: ")) || bytes.IndexByte(frame, '\r') >= 0 {
 				t.Fatalf("frame %q is not one event line and one data line", frame)

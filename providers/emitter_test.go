@@ -473,7 +473,7 @@ func TestEmitterGolden(t *testing.T) {
 		t.Run(sc.name, func(t *testing.T) {
 			e := NewEmitter(sc.form, sc.signer())
 			sc.run(e)
-			stream := e.Buf
+			stream := e.Events()
 			golden(t, sc.name+".sse", stream)
 			checkGrammar(t, stream, sc.signed, sc.form)
 			if !e.Started() || !e.Finished() {
@@ -523,9 +523,6 @@ func TestEmitterGolden(t *testing.T) {
 			// The same calls in collect mode.
 			c := NewCollector(sc.form, sc.signer())
 			sc.run(c)
-			if len(c.Buf) != 0 {
-				t.Errorf("collect mode wrote events: %s", c.Buf)
-			}
 			messageJSON := c.MessageJSON()
 			golden(t, sc.name+".json", messageJSON)
 			if !json.Valid(messageJSON) {
@@ -561,9 +558,9 @@ func TestEmitterRawMessageEvents(t *testing.T) {
 	e.MessageDeltaRaw([]byte(`{"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":3}}`))
 	e.MessageStop()
 	e.MessageStop()
-	golden(t, "raw_message_events.sse", e.Buf)
-	checkGrammar(t, e.Buf, false, FormThinking)
-	msg, err := sdkAccumulate(e.Buf)
+	golden(t, "raw_message_events.sse", e.Events())
+	checkGrammar(t, e.Events(), false, FormThinking)
+	msg, err := sdkAccumulate(e.Events())
 	if err != nil || msg.ID != "msg_up" || len(msg.Content) != 1 || msg.Content[0].Text != "hi" || msg.StopReason != "end_turn" || msg.Usage.OutputTokens != 3 {
 		t.Errorf("SDK: %v %s", err, msg.RawJSON())
 	}
@@ -592,7 +589,7 @@ func TestEmitterBlockBeforeMessageStartPanics(t *testing.T) {
 	e.ThinkingEnd()
 	e.CloseBlock()
 	e.Fail("api_error", "early")
-	if got := string(e.Buf); got != "event: ping\ndata: {\"type\": \"ping\"}\n\nevent: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"api_error\",\"message\":\"early\"}}\n\n" {
+	if got := string(e.Events()); got != "event: ping\ndata: {\"type\": \"ping\"}\n\nevent: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"api_error\",\"message\":\"early\"}}\n\n" {
 		t.Errorf("got %q", got)
 	}
 }
@@ -607,7 +604,7 @@ func TestEmitterAsThinkparseSink(t *testing.T) {
 	}
 	p.Close()
 	e.Finish("end_turn", "", endUsage)
-	msg, err := sdkAccumulate(e.Buf)
+	msg, err := sdkAccumulate(e.Events())
 	var got []string
 	for _, b := range msg.Content {
 		got = append(got, blockSummary(b))
@@ -863,8 +860,8 @@ func (c *emitterCalls) check(t *testing.T) {
 			op(em)
 		}
 	}
-	checkGrammar(t, e.Buf, c.signer != nil && c.form == FormThinking, c.form)
-	msg, err := sdkAccumulate(e.Buf)
+	checkGrammar(t, e.Events(), c.signer != nil && c.form == FormThinking, c.form)
+	msg, err := sdkAccumulate(e.Events())
 	if c.failed != (err != nil) {
 		t.Fatalf("SDK error %v", err)
 	}
@@ -930,7 +927,7 @@ func TestEmitterSteadyStateAllocs(t *testing.T) {
 	e.Text(benchText)
 	if a := testing.AllocsPerRun(1000, func() {
 		e.Text(benchText)
-		e.Buf = e.Buf[:0]
+		e.Flush()
 	}); a != 0 {
 		t.Errorf("Text: %v allocs per delta", a)
 	}
@@ -938,7 +935,7 @@ func TestEmitterSteadyStateAllocs(t *testing.T) {
 	e.Thinking(benchThinking)
 	if a := testing.AllocsPerRun(1000, func() {
 		e.Thinking(benchThinking)
-		e.Buf = e.Buf[:0]
+		e.Flush()
 	}); a != 0 {
 		t.Errorf("Thinking: %v allocs per delta", a)
 	}
@@ -960,7 +957,7 @@ func TestEmitterSteadyStateAllocs(t *testing.T) {
 			e.Thinking(benchThinking)
 			e.ThinkingEnd()
 			e.Text(benchText)
-			e.Buf = e.Buf[:0]
+			e.Flush()
 		}
 		cycle()
 		if a := testing.AllocsPerRun(1000, cycle); a > tc.allocs {
@@ -976,7 +973,7 @@ func BenchmarkEmitterText(b *testing.B) {
 	b.SetBytes(int64(len(benchText)))
 	for b.Loop() {
 		e.Text(benchText)
-		e.Buf = e.Buf[:0]
+		e.Flush()
 	}
 }
 
@@ -988,6 +985,6 @@ func BenchmarkEmitterThinking(b *testing.B) {
 	b.SetBytes(int64(len(benchThinking)))
 	for b.Loop() {
 		e.Thinking(benchThinking)
-		e.Buf = e.Buf[:0]
+		e.Flush()
 	}
 }

@@ -161,11 +161,10 @@ func BenchmarkRequestMemory(b *testing.B) {
 					if err != nil {
 						b.Fatal(err)
 					}
-					x := providers.NewExchange(s, req, body, nil)
-					x.Path = "/v1/messages"
+					x := providers.NewExchange(s, req, body, providers.ExchangeOptions{Path: "/v1/messages"})
 					out := &providers.Outbound{Path: x.Path, Header: http.Header{}}
 					if c.p != nil {
-						if err := c.p.Rewrite(x, out); err != nil {
+						if _, err := c.p.Rewrite(x, out); err != nil {
 							b.Fatal(err)
 						}
 					}

@@ -13,41 +13,47 @@ import (
 )
 
 // Provider converts between the client's Anthropic dialect and one upstream
-// format. Implementations hold only configuration; per-request state lives in
-// the Exchange and in the Stream they return.
+// format. It holds only configuration: what one request needs lives in the
+// Exchange and in the Translator that Rewrite returns.
 type Provider interface {
-	// Rewrite converts the client's request for the upstream: body, path,
-	// query and headers (out.Header is the upstream request's, edited in place).
-	Rewrite(x *Exchange, out *Outbound) error
-
-	// TranslatesResponse reports whether the 2xx response must be rewritten;
-	// false leaves it to flow through untouched.
-	TranslatesResponse(x *Exchange) bool
-
-	// IsStream reports whether a 2xx response of this media type is the
-	// upstream's streaming format.
-	IsStream(x *Exchange, mediaType string) bool
-
-	// NewStream returns the translator for a streamed 2xx body; it writes
-	// Anthropic events through em.
-	NewStream(x *Exchange, em *Emitter) Stream
-
-	// Message converts a complete 2xx non-streaming body into an Anthropic
-	// Message JSON.
-	Message(x *Exchange, body []byte) ([]byte, error)
-
-	// UpstreamError converts a non-2xx upstream response into an Anthropic error.
-	UpstreamError(x *Exchange, status int, header http.Header, body []byte) *Error
+	// Rewrite converts the client's request for the upstream (body, path,
+	// query and headers; out.Header is the upstream request's, edited in
+	// place) and returns the translator of the upstream's response.
+	Rewrite(x *Exchange, out *Outbound) (Translator, error)
 }
 
-// ErrorTranslator is implemented by providers whose 2xx responses pass
-// through untouched (TranslatesResponse false) but whose upstream's error
-// responses still need mapping into Anthropic errors.
-type ErrorTranslator interface {
-	TranslatesErrors(x *Exchange) bool
+// Translator turns the upstream's response to one request into the
+// client's. It is the provider's own per-request value, holding whatever
+// the response needs (tool-name maps and such).
+type Translator interface {
+	// Handle is asked once, when the upstream's final status and headers
+	// arrive, how the body is handled. Informational (1xx) and redirect
+	// (3xx) responses never reach it: the gateway answers those itself.
+	// The header stays valid after the call.
+	Handle(status int, header http.Header) Handling
 }
 
-// Stream translates one streamed upstream body.
+// Handling says what handles one upstream response. At most one of
+// Stream, Body and Error is set; none passes the response through as it is.
+type Handling struct {
+	// Stream translates a 2xx event stream as it arrives.
+	Stream *EventStream
+	// Body translates a complete 2xx body into the client's Message (or
+	// count_tokens answer) JSON.
+	Body func(body []byte) ([]byte, error)
+	// Error maps a complete non-2xx body into the client's error.
+	Error func(status int, header http.Header, body []byte) *Error
+	// UpstreamHeader lets the upstream's own response headers reach the
+	// client (its cookies and body framing excepted): the upstream is
+	// Anthropic's API, whose headers are the client's. Otherwise only
+	// Retry-After, the upstream's request id and (where configured) its
+	// rate limits pass.
+	UpstreamHeader bool
+}
+
+// Stream translates one streamed upstream body into the emitter it was made
+// for. It is the part of a provider's translator that reads the upstream's
+// stream format; EventStream drives it.
 type Stream interface {
 	// Write takes upstream bytes as they arrive, split anywhere.
 	Write(p []byte) error
@@ -121,7 +127,8 @@ func (s *Settings) MapModel(name string) string {
 	return name
 }
 
-// Exchange is the state of one client request as it crosses the gateway.
+// Exchange is one client request as it crosses the gateway. NewExchange
+// fills it; nothing changes it afterwards but Usage.
 type Exchange struct {
 	Settings *Settings
 	Request  *Request
@@ -134,38 +141,59 @@ type Exchange struct {
 	// ClientModel is the name the client asked for and sees in responses;
 	// UpstreamModel is the name sent upstream.
 	ClientModel, UpstreamModel string
-	Stream                     bool
+	// Stream: the client asked for an event stream (never for count_tokens).
+	Stream bool
 	// Thinking is on for this request.
 	Thinking bool
 	// MessageID is the msg_ id of a message the gateway makes itself.
 	MessageID string
-	// State is the provider's per-request state (tool-name maps and such).
-	State any
 	// ClientID identifies the client where the gateway authenticates it
 	// (with client_keys, a hash of the key it presented); empty otherwise.
 	// State the gateway derives from client input is scoped by it, so one
 	// client cannot reach another's (Amazon Q's conversationId).
 	ClientID string
-	// Usage is filled by the translator as it learns it, for logs and metrics.
+	// MapErrors: every upstream error is read and mapped, never passed on
+	// as it is (the gateway scrubs the upstream's credential from it).
+	MapErrors bool
+	// Usage is the one field the translator fills, as it learns it, for
+	// logs and metrics.
 	Usage  Usage
 	Logger *zap.Logger
 }
 
+// ExchangeOptions are what an Exchange needs besides the parsed request.
+type ExchangeOptions struct {
+	// Path and RawQuery are the client's; a path ending in
+	// /messages/count_tokens makes a count_tokens exchange.
+	Path, RawQuery string
+	// ClientID, MapErrors: see Exchange.
+	ClientID  string
+	MapErrors bool
+	// Logger is the exchange's logger; nil logs nothing.
+	Logger *zap.Logger
+}
+
 // NewExchange prepares an exchange for a parsed request.
-func NewExchange(s *Settings, req *Request, body []byte, logger *zap.Logger) *Exchange {
-	if logger == nil {
-		logger = zap.NewNop()
+func NewExchange(s *Settings, req *Request, body []byte, o ExchangeOptions) *Exchange {
+	if o.Logger == nil {
+		o.Logger = zap.NewNop()
 	}
+	countTokens := strings.HasSuffix(o.Path, "/messages/count_tokens")
 	return &Exchange{
 		Settings:      s,
 		Request:       req,
 		Body:          body,
+		Path:          o.Path,
+		RawQuery:      o.RawQuery,
+		CountTokens:   countTokens,
 		ClientModel:   req.Model,
 		UpstreamModel: s.MapModel(req.Model),
-		Stream:        req.Stream,
+		Stream:        req.Stream && !countTokens,
 		Thinking:      req.Thinking.Enabled(s.DefaultThinking),
 		MessageID:     NewID("msg_"),
-		Logger:        logger,
+		ClientID:      o.ClientID,
+		MapErrors:     o.MapErrors,
+		Logger:        o.Logger,
 	}
 }
 

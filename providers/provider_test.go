@@ -181,13 +181,22 @@ func TestNewID(t *testing.T) {
 func TestNewExchange(t *testing.T) {
 	s := &Settings{DefaultThinking: true, Models: []ModelRule{{From: "claude-*", To: "up"}}}
 	r := mustParse(t, `{"model":"claude-x","stream":true,"messages":[]}`)
-	x := NewExchange(s, r, []byte("body"), nil)
+	x := NewExchange(s, r, []byte("body"), ExchangeOptions{})
 	if x.Settings != s || x.Request != r || string(x.Body) != "body" || x.ClientModel != "claude-x" ||
 		x.UpstreamModel != "up" || !x.Stream || !x.Thinking || !strings.HasPrefix(x.MessageID, "msg_") || x.Logger == nil {
 		t.Errorf("NewExchange = %+v", x)
 	}
 	r = mustParse(t, `{"model":"m","messages":[],"thinking":{"type":"disabled"}}`)
-	if x := NewExchange(s, r, nil, nil); x.Thinking || x.Stream || x.UpstreamModel != "m" {
+	if x := NewExchange(s, r, nil, ExchangeOptions{}); x.Thinking || x.Stream || x.UpstreamModel != "m" {
 		t.Errorf("NewExchange = %+v", x)
+	}
+	// The options are the request's context; count_tokens is never a stream.
+	r = mustParse(t, `{"model":"m","stream":true,"messages":[]}`)
+	x = NewExchange(s, r, nil, ExchangeOptions{Path: "/v1/messages/count_tokens", RawQuery: "beta=true", ClientID: "c1", MapErrors: true})
+	if !x.CountTokens || x.Stream || x.Path != "/v1/messages/count_tokens" || x.RawQuery != "beta=true" || x.ClientID != "c1" || !x.MapErrors {
+		t.Errorf("count_tokens exchange = %+v", x)
+	}
+	if x := NewExchange(s, r, nil, ExchangeOptions{Path: "/v1/messages"}); x.CountTokens || !x.Stream {
+		t.Errorf("messages exchange = %+v", x)
 	}
 }

@@ -95,10 +95,10 @@ func (d *DemoUpstream) ServeHTTP(w http.ResponseWriter, r *http.Request, _ caddy
 	rc := http.NewResponseController(w)
 	em := providers.NewEmitter(providers.FormText, nil)
 	send := func() error {
-		if _, err := w.Write(em.Buf); err != nil {
+		if _, err := w.Write(em.Events()); err != nil {
 			return err
 		}
-		em.Buf = em.Buf[:0]
+		em.Flush()
 		return rc.Flush()
 	}
 	em.MessageStart(id, req.Model, providers.Usage{InputTokens: usage.InputTokens, OutputTokens: 1})

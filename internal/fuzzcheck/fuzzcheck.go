@@ -32,10 +32,9 @@ func Rewrite(t *testing.T, p providers.Provider, body []byte) {
 		return
 	}
 	s := &providers.Settings{SplitTags: true, DefaultThinking: true, Signer: providers.NewSigner([]byte("k"))}
-	x := providers.NewExchange(s, req, body, nil)
-	x.Path = "/v1/messages"
+	x := providers.NewExchange(s, req, body, providers.ExchangeOptions{Path: "/v1/messages"})
 	out := &providers.Outbound{Path: x.Path, Header: http.Header{"X-Api-Key": {"client"}}}
-	if err := p.Rewrite(x, out); err != nil {
+	if _, err := p.Rewrite(x, out); err != nil {
 		var e *providers.Error
 		if !errors.As(err, &e) || e.Status < 400 || e.Status >= 500 {
 			t.Fatalf("Rewrite error is not an Anthropic 4xx error: %#v", err)
@@ -57,18 +56,26 @@ func Rewrite(t *testing.T, p providers.Provider, body []byte) {
 	}
 }
 
-// Stream feeds upstream bytes to p's stream translator in chunks whose sizes
-// come from splits, then closes it, and checks that every event written is
+// Stream feeds upstream bytes, as a 2xx text/event-stream response, to the
+// stream translator p returns for a streaming request, in chunks whose
+// sizes come from splits, then closes it, and checks that every event written is
 // an SSE frame of exactly one event line and one data line (no CR, no LF
 // inside either: an upstream must not be able to frame events of its own)
 // whose data is JSON carrying the event's type.
 func Stream(t *testing.T, p providers.Provider, upstream, splits []byte) {
 	req, _ := providers.ParseRequest([]byte(`{"model":"m","max_tokens":10,"stream":true,"messages":[{"role":"user","content":"hi"}]}`))
 	s := &providers.Settings{SplitTags: true, DefaultThinking: true, Signer: providers.NewSigner([]byte("k"))}
-	x := providers.NewExchange(s, req, nil, nil)
-	em := providers.NewEmitter(providers.FormThinking, s.Signer)
-	st := p.NewStream(x, em)
+	x := providers.NewExchange(s, req, nil, providers.ExchangeOptions{Path: "/v1/messages"})
+	tr, err := p.Rewrite(x, &providers.Outbound{Path: x.Path, Header: http.Header{}})
+	if err != nil {
+		t.Fatalf("Rewrite: %v", err)
+	}
+	st := tr.Handle(200, http.Header{"Content-Type": {"text/event-stream"}}).Stream
+	if st == nil {
+		t.Fatal("a 2xx event stream is not translated as a stream")
+	}
 	var out []byte
+	st.Open(func(events []byte) []byte { out = append(out, events...); return events[:0] }, 16<<10)
 	for i := 0; len(upstream) > 0; i++ {
 		n := len(upstream)
 		if len(splits) > 0 {
@@ -76,14 +83,11 @@ func Stream(t *testing.T, p providers.Provider, upstream, splits []byte) {
 		}
 		err := st.Write(upstream[:n])
 		upstream = upstream[n:]
-		out = append(out, em.Buf...)
-		em.Buf = em.Buf[:0]
 		if err != nil {
 			return
 		}
 	}
 	_ = st.Close()
-	out = append(out, em.Buf...)
 	for _, frame := range bytes.Split(out, []byte("\n\n")) {
 		if len(frame) == 0 {
 			continue
@@ -136,13 +140,14 @@ var generatedID = regexp.MustCompile(`"toolu_[0-9A-Za-z]{24}"`)
 func compare(t *testing.T, step string, a, b Run, errA, errB error) {
 	t.Helper()
 	mask := func(p []byte) []byte { return generatedID.ReplaceAll(p, []byte(`"toolu_ID"`)) }
-	if !bytes.Equal(mask(a.Em.Buf), mask(b.Em.Buf)) {
-		t.Fatalf("%s: the runs emitted different events:\n%s\n---- versus ----\n%s", step, a.Em.Buf, b.Em.Buf)
+	if !bytes.Equal(mask(a.Em.Events()), mask(b.Em.Events())) {
+		t.Fatalf("%s: the runs emitted different events:\n%s\n---- versus ----\n%s", step, a.Em.Events(), b.Em.Events())
 	}
 	if (errA == nil) != (errB == nil) || errA != nil && errA.Error() != errB.Error() {
 		t.Fatalf("%s: the runs returned different errors: %v versus %v", step, errA, errB)
 	}
-	a.Em.Buf, b.Em.Buf = a.Em.Buf[:0], b.Em.Buf[:0]
+	a.Em.Flush()
+	b.Em.Flush()
 }
 
 // AddSplits adds each upstream seed to f with a few ways of splitting it,

@@ -78,16 +78,15 @@ func New(cfg Config) *Provider {
 
 // Rewrite converts the Anthropic request into a generateAssistantResponse
 // request and addresses it for the configured protocol.
-func (p *Provider) Rewrite(x *providers.Exchange, out *providers.Outbound) error {
+func (p *Provider) Rewrite(x *providers.Exchange, out *providers.Outbound) (providers.Translator, error) {
 	if x.CountTokens {
-		return &providers.Error{Status: http.StatusNotFound, Type: "not_found_error",
+		return nil, &providers.Error{Status: http.StatusNotFound, Type: "not_found_error",
 			Message: "count_tokens is not available: Amazon Q has no token-counting endpoint"}
 	}
 	body, st, err := p.convert(x)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	x.State = st
 	out.Body = body
 	out.RawQuery = ""
 	h := out.Header
@@ -104,7 +103,7 @@ func (p *Provider) Rewrite(x *providers.Exchange, out *providers.Outbound) error
 	// The client's Accept (application/json from the SDKs) must not steer
 	// the upstream away from its event stream.
 	h.Del("Accept")
-	return nil
+	return &Translator{x: x, st: st}, nil
 }
 
 // setAuth puts the bearer token in place: the configured key, else the
@@ -125,8 +124,30 @@ func setAuth(h http.Header, key string) {
 	}
 }
 
-// TranslatesResponse: an Amazon Q response is never Anthropic-shaped.
-func (p *Provider) TranslatesResponse(x *providers.Exchange) bool { return true }
+// Translator is the translator of one request's response: it holds the
+// request's shortened tool names.
+type Translator struct {
+	x  *providers.Exchange
+	st *state
+}
+
+// NewTranslator returns the translator of x's response for a request
+// converted without shortened tool names.
+func NewTranslator(x *providers.Exchange) *Translator { return &Translator{x: x} }
+
+// Handle translates every response: an Amazon Q response is never
+// Anthropic-shaped.
+func (t *Translator) Handle(status int, header http.Header) providers.Handling {
+	switch {
+	case status >= 300:
+		return providers.Handling{Error: upstreamError}
+	case t.x.Stream && IsStream(header.Get("Content-Type")):
+		return providers.Handling{Stream: providers.NewEventStream(t.x, func(em *providers.Emitter) providers.Stream {
+			return t.NewStream(em)
+		})}
+	}
+	return providers.Handling{Body: t.Message}
+}
 
 // IsStream reports whether a 2xx response is to be read as an event stream.
 // generateAssistantResponse answers with application/vnd.amazon.eventstream;
@@ -134,7 +155,7 @@ func (p *Provider) TranslatesResponse(x *providers.Exchange) bool { return true 
 // octet-stream, or not at all. The translator checks the first byte, so a
 // real JSON body under one of these types is still recognised (and turned
 // into an error) rather than misread as frames.
-func (p *Provider) IsStream(x *providers.Exchange, mediaType string) bool {
+func IsStream(mediaType string) bool {
 	if strings.TrimSpace(mediaType) == "" {
 		return true
 	}
@@ -150,17 +171,13 @@ func (p *Provider) IsStream(x *providers.Exchange, mediaType string) bool {
 	return false
 }
 
-// NewStream returns the event-stream translator.
-func (p *Provider) NewStream(x *providers.Exchange, em *providers.Emitter) providers.Stream {
-	return NewStream(x, em)
-}
-
 // Message collects a whole (buffered) event stream into one Message: Amazon
 // Q always streams, so a non-streaming client request is served by running
 // the same translator into a collector.
-func (p *Provider) Message(x *providers.Exchange, body []byte) ([]byte, error) {
+func (t *Translator) Message(body []byte) ([]byte, error) {
+	x := t.x
 	em := providers.NewCollector(x.Settings.Form, x.Settings.Signer)
-	s := NewStream(x, em)
+	s := t.NewStream(em)
 	if err := s.Write(body); err != nil {
 		return nil, err
 	}
@@ -173,13 +190,8 @@ func (p *Provider) Message(x *providers.Exchange, body []byte) ([]byte, error) {
 	return em.MessageJSON(), nil
 }
 
-// UpstreamError maps a non-2xx response: an AWS error body
-// ({"__type":"…#ThrottlingException","message":"…"}, {"message":"…"}) or the
-// x-amzn-ErrorType header name the exception, which decides the status when
-// it is one the gateway knows.
-func (p *Provider) UpstreamError(x *providers.Exchange, status int, header http.Header, body []byte) *providers.Error {
-	return upstreamError(status, header, body)
-}
-
-// Interface guard
-var _ providers.Provider = (*Provider)(nil)
+// Interface guards
+var (
+	_ providers.Provider   = (*Provider)(nil)
+	_ providers.Translator = (*Translator)(nil)
+)

@@ -47,13 +47,13 @@ func BenchmarkStream(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		em := providers.NewEmitter(x.Settings.Form, x.Settings.Signer)
-		s := NewStream(x, em)
+		s := NewTranslator(x).NewStream(em)
 		for p := data; len(p) > 0; {
 			n := min(1400, len(p))
 			if err := s.Write(p[:n]); err != nil {
 				b.Fatal(err)
 			}
-			em.Buf = em.Buf[:0]
+			em.Flush()
 			p = p[n:]
 		}
 		if err := s.Close(); err != nil {
@@ -65,7 +65,7 @@ func BenchmarkStream(b *testing.B) {
 
 // decodedText returns the headers and payload of a decoded text frame.
 func decodedText(t testing.TB, s string) (eventstream.Headers, []byte) {
-	st := NewStream(exchange(t, testSettings(), basicRequest), providers.NewEmitter(providers.FormThinking, nil))
+	st := NewTranslator(exchange(t, testSettings(), basicRequest)).NewStream(providers.NewEmitter(providers.FormThinking, nil))
 	st.rd.Reset(textFrame(t, s))
 	msg, err := st.dec.Decode(&st.rd, nil)
 	if err != nil {
@@ -80,18 +80,18 @@ func decodedText(t testing.TB, s string) (eventstream.Headers, []byte) {
 func TestHandleSteadyStateAllocs(t *testing.T) {
 	x := exchange(t, testSettings(), basicRequest)
 	em := providers.NewEmitter(x.Settings.Form, x.Settings.Signer)
-	s := NewStream(x, em)
+	s := NewTranslator(x).NewStream(em)
 	plain, plainPayload := decodedText(t, "plain answer text, \"quoted\" & escaped\n")
 	think, thinkPayload := decodedText(t, "<thinking>a thought</thinking>after")
 	for i := 0; i < 100; i++ { // warm up: buffers reach their size, the mode is decided
 		_ = s.handle(plain, plainPayload)
 		_ = s.handle(think, thinkPayload)
-		em.Buf = em.Buf[:0]
+		em.Flush()
 	}
 	allocs := testing.AllocsPerRun(1000, func() {
 		_ = s.handle(plain, plainPayload)
 		_ = s.handle(think, thinkPayload)
-		em.Buf = em.Buf[:0]
+		em.Flush()
 	})
 	if allocs != 0 {
 		t.Errorf("%v allocations per pair of text events", allocs)
@@ -102,12 +102,12 @@ func TestHandleSteadyStateAllocs(t *testing.T) {
 func BenchmarkHandle(b *testing.B) {
 	x := exchange(b, testSettings(), basicRequest)
 	em := providers.NewEmitter(x.Settings.Form, x.Settings.Signer)
-	s := NewStream(x, em)
+	s := NewTranslator(x).NewStream(em)
 	h, p := decodedText(b, "Paris is sunny & 18°C today.")
 	b.SetBytes(int64(len(p)))
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
 		_ = s.handle(h, p)
-		em.Buf = em.Buf[:0]
+		em.Flush()
 	}
 }

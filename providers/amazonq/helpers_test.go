@@ -40,7 +40,7 @@ func exchange(t testing.TB, s *providers.Settings, body string) *providers.Excha
 	if err != nil {
 		t.Fatalf("ParseRequest: %v", err)
 	}
-	x := providers.NewExchange(s, req, []byte(body), nil)
+	x := providers.NewExchange(s, req, []byte(body), providers.ExchangeOptions{})
 	x.MessageID = "msg_test"
 	return x
 }

@@ -97,7 +97,7 @@ func TestRewriteGolden(t *testing.T) {
 			s.Models = tc.models
 			x := exchange(t, s, tc.body)
 			out := &providers.Outbound{Path: "/v1/messages", RawQuery: "beta=true", Header: http.Header{}}
-			if err := testProvider(tc.cfg).Rewrite(x, out); err != nil {
+			if _, err := testProvider(tc.cfg).Rewrite(x, out); err != nil {
 				t.Fatalf("Rewrite: %v", err)
 			}
 			golden.JSON(t, "requests/"+tc.name+".json", out.Body)
@@ -113,7 +113,7 @@ func TestRewriteGolden(t *testing.T) {
 func TestRewriteTemplate(t *testing.T) {
 	x := exchange(t, testSettings(), `{"model":"m","max_tokens":10,"system":"Sys.","thinking":{"type":"enabled","budget_tokens":3000},"messages":[{"role":"user","content":"Question?"}]}`)
 	out := &providers.Outbound{Header: http.Header{}}
-	if err := testProvider(Config{}).Rewrite(x, out); err != nil {
+	if _, err := testProvider(Config{}).Rewrite(x, out); err != nil {
 		t.Fatal(err)
 	}
 	var body wireRequest
@@ -143,7 +143,7 @@ func TestRewriteTemplate(t *testing.T) {
 	s.ThinkingHint = "<think harder/>"
 	x = exchange(t, s, `{"model":"m","max_tokens":10,"messages":[{"role":"user","content":"Q"}]}`)
 	out = &providers.Outbound{Header: http.Header{}}
-	if err := testProvider(Config{Origin: "CLI"}).Rewrite(x, out); err != nil {
+	if _, err := testProvider(Config{Origin: "CLI"}).Rewrite(x, out); err != nil {
 		t.Fatal(err)
 	}
 	_ = json.Unmarshal(out.Body, &body)
@@ -158,7 +158,7 @@ func TestRewriteLongToolDescription(t *testing.T) {
 	tools, _ := json.Marshal([]map[string]any{{"name": "Bash", "description": long, "input_schema": map[string]any{"type": "object"}}})
 	x := exchange(t, testSettings(), `{"model":"m","max_tokens":10,"tools":`+string(tools)+`,"messages":[{"role":"user","content":"Q"}]}`)
 	out := &providers.Outbound{Header: http.Header{}}
-	if err := testProvider(Config{}).Rewrite(x, out); err != nil {
+	if _, err := testProvider(Config{}).Rewrite(x, out); err != nil {
 		t.Fatal(err)
 	}
 	var body wireRequest
@@ -203,7 +203,7 @@ func TestRewriteHeaders(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			x := exchange(t, testSettings(), body)
 			out := &providers.Outbound{Path: "/v1/messages", Header: tc.header}
-			if err := testProvider(tc.cfg).Rewrite(x, out); err != nil {
+			if _, err := testProvider(tc.cfg).Rewrite(x, out); err != nil {
 				t.Fatal(err)
 			}
 			h := out.Header
@@ -225,20 +225,19 @@ func TestRewriteHeaders(t *testing.T) {
 func TestRewriteErrors(t *testing.T) {
 	p := testProvider(Config{})
 	x := exchange(t, testSettings(), `{"model":"m","max_tokens":10,"messages":[]}`)
-	err := p.Rewrite(x, &providers.Outbound{Header: http.Header{}})
+	_, err := p.Rewrite(x, &providers.Outbound{Header: http.Header{}})
 	if e := providers.AsError(err); err == nil || e.Status != 400 || e.Type != "invalid_request_error" {
 		t.Errorf("empty messages: %v", err)
 	}
 	x = exchange(t, testSettings(), `{"model":"m","messages":[{"role":"user","content":"Q"}]}`)
 	x.CountTokens = true
-	err = p.Rewrite(x, &providers.Outbound{Header: http.Header{}})
+	_, err = p.Rewrite(x, &providers.Outbound{Header: http.Header{}})
 	if e := providers.AsError(err); err == nil || e.Status != 404 || e.Type != "not_found_error" {
 		t.Errorf("count_tokens: %v", err)
 	}
 }
 
 func TestIsStream(t *testing.T) {
-	p := testProvider(Config{})
 	for mt, want := range map[string]bool{
 		"application/vnd.amazon.eventstream": true,
 		"application/x-amz-json-1.0":         true,
@@ -248,7 +247,7 @@ func TestIsStream(t *testing.T) {
 		"text/html":                          false,
 		"text/event-stream":                  false,
 	} {
-		if got := p.IsStream(nil, mt); got != want {
+		if got := IsStream(mt); got != want {
 			t.Errorf("IsStream(%q) = %v", mt, got)
 		}
 	}
@@ -286,10 +285,14 @@ func TestUpstreamError(t *testing.T) {
 		{"anthropic-shaped body from a gateway", 529, nil, `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`,
 			529, "overloaded_error", "Overloaded", ""},
 	}
-	p := testProvider(Config{})
+	tr := NewTranslator(exchange(t, testSettings(), basicRequest))
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			e := p.UpstreamError(nil, tc.status, tc.header, []byte(tc.body))
+			h := tr.Handle(tc.status, tc.header)
+			if h.Stream != nil || h.Body != nil || h.Error == nil || h.UpstreamHeader {
+				t.Fatalf("status %d not handled as an error to map: %+v", tc.status, h)
+			}
+			e := h.Error(tc.status, tc.header, []byte(tc.body))
 			if e.Status != tc.wantStatus || e.Type != tc.wantType || e.Message != tc.wantMsg || e.RetryAfter != tc.retry {
 				t.Errorf("got %d %s %q retry %q", e.Status, e.Type, e.Message, e.RetryAfter)
 			}

@@ -67,9 +67,10 @@ type Stream struct {
 	scratch2    []byte
 }
 
-// NewStream returns a translator writing to em (a streaming emitter or a
-// collector).
-func NewStream(x *providers.Exchange, em *providers.Emitter) *Stream {
+// NewStream returns the stream translator writing to em (a streaming
+// emitter or a collector).
+func (t *Translator) NewStream(em *providers.Emitter) *Stream {
+	x := t.x
 	s := &Stream{
 		x:       x,
 		em:      em,
@@ -81,7 +82,7 @@ func NewStream(x *providers.Exchange, em *providers.Emitter) *Stream {
 	if s.log == nil {
 		s.log = zap.NewNop()
 	}
-	s.st, _ = x.State.(*state)
+	s.st = t.st
 	// Tags are split when split_tags is on and the client wants thinking; a
 	// client that turned thinking off gets the model's text as it is.
 	if x.Settings.SplitTags && x.Thinking {

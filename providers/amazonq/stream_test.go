@@ -18,20 +18,27 @@ const basicRequest = `{"model":"claude-test","max_tokens":1024,"stream":true,"me
 // closes it; it returns the SSE bytes and the first error.
 func translate(t testing.TB, x *providers.Exchange, data []byte, cuts ...int) (*providers.Emitter, []byte, error) {
 	t.Helper()
+	return translateWith(t, NewTranslator(x), data, cuts...)
+}
+
+// translateWith is translate with a given translator.
+func translateWith(t testing.TB, tr *Translator, data []byte, cuts ...int) (*providers.Emitter, []byte, error) {
+	t.Helper()
+	x := tr.x
 	em := providers.NewEmitter(x.Settings.Form, x.Settings.Signer)
-	s := NewStream(x, em)
+	s := tr.NewStream(em)
 	var out []byte
 	prev := 0
 	for _, c := range append(cuts, len(data)) {
 		if err := s.Write(data[prev:c]); err != nil {
-			return em, append(out, em.Buf...), err
+			return em, append(out, em.Events()...), err
 		}
-		out = append(out, em.Buf...)
-		em.Buf = em.Buf[:0]
+		out = append(out, em.Events()...)
+		em.Flush()
 		prev = c
 	}
 	err := s.Close()
-	return em, append(out, em.Buf...), err
+	return em, append(out, em.Events()...), err
 }
 
 func chunked(n, size int) []int {
@@ -167,7 +174,7 @@ func TestStreamCorruptionMessages(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			x := exchange(t, testSettings(), basicRequest)
 			em := providers.NewEmitter(x.Settings.Form, x.Settings.Signer)
-			s := NewStream(x, em)
+			s := NewTranslator(x).NewStream(em)
 			err := s.Write(tc.data)
 			if tc.partial && err == nil {
 				t.Fatal("Write accepted a corrupt prelude")
@@ -293,7 +300,7 @@ func TestStreamExceptions(t *testing.T) {
 
 func TestStreamToolUse(t *testing.T) {
 	x := exchange(t, testSettings(), basicRequest)
-	x.State = &state{toolNames: map[string]string{"mcp__short_1234abcd": "mcp__the_original_very_long_name"}}
+	tr := &Translator{x: x, st: &state{toolNames: map[string]string{"mcp__short_1234abcd": "mcp__the_original_very_long_name"}}}
 	data := concat(
 		eventFrame(t, "toolUseEvent", `{"toolUseId":"t1","name":"mcp__short_1234abcd","input":""}`),
 		eventFrame(t, "toolUseEvent", `{"toolUseId":"t1","input":"{\"path\":"}`),
@@ -306,7 +313,7 @@ func TestStreamToolUse(t *testing.T) {
 		textFrame(t, "Done."), // closes t3
 		eventFrame(t, "metadataEvent", `{"tokenUsage":{"outputTokens":9},"stopReason":"TOOL_USE"}`),
 	)
-	_, out, err := translate(t, x, data)
+	_, out, err := translateWith(t, tr, data)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -389,7 +396,7 @@ func TestStreamReasoning(t *testing.T) {
 	// The same body as a non-streaming answer: one Message, and its
 	// signature opens to Amazon Q's.
 	x = exchange(t, testSettings(), `{"model":"claude-test","max_tokens":1024,"messages":[{"role":"user","content":"Q"}]}`)
-	msg, err := testProvider(Config{}).Message(x, data)
+	msg, err := NewTranslator(x).Message(data)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -560,7 +567,7 @@ func TestStreamMalformedPayload(t *testing.T) {
 // TestMessage: a non-streaming client request gets the collected Message.
 func TestMessage(t *testing.T) {
 	x := exchange(t, testSettings(), `{"model":"claude-test","max_tokens":1024,"messages":[{"role":"user","content":"Weather?"}]}`)
-	msg, err := testProvider(Config{}).Message(x, agentStream(t))
+	msg, err := NewTranslator(x).Message(agentStream(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -576,11 +583,11 @@ func TestMessage(t *testing.T) {
 		t.Errorf("message:\n%s\nwant:\n%s", msg, want)
 	}
 	// An exception in the collected stream is the error, with its status.
-	_, err = testProvider(Config{}).Message(x, concat(textFrame(t, "a"), exceptionFrame(t, "ThrottlingException", `{"message":"slow"}`)))
+	_, err = NewTranslator(x).Message(concat(textFrame(t, "a"), exceptionFrame(t, "ThrottlingException", `{"message":"slow"}`)))
 	if e := providers.AsError(err); e.Status != 429 || e.Message != "ThrottlingException: slow" {
 		t.Errorf("exception: %v", err)
 	}
-	_, err = testProvider(Config{}).Message(x, []byte(`{"message":"Improperly formed request."}`))
+	_, err = NewTranslator(x).Message([]byte(`{"message":"Improperly formed request."}`))
 	if e := providers.AsError(err); e.Status != 502 || e.Message != "Improperly formed request." {
 		t.Errorf("JSON body: %v", err)
 	}

@@ -50,10 +50,10 @@ func New(cfg Config) *Provider {
 func (p *Provider) ScansRequest() bool { return true }
 
 // Rewrite forwards the client's request, changing only what must change.
-func (p *Provider) Rewrite(x *providers.Exchange, out *providers.Outbound) error {
+func (p *Provider) Rewrite(x *providers.Exchange, out *providers.Outbound) (providers.Translator, error) {
 	body, err := RewriteBody(x)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	out.Body = body
 	// The configured path, never the client's: the client's path (dot
@@ -65,7 +65,7 @@ func (p *Provider) Rewrite(x *providers.Exchange, out *providers.Outbound) error
 	}
 	out.RawQuery = providers.ClientQuery(out.RawQuery)
 	SetAuth(out.Header, p.cfg.APIKey)
-	return nil
+	return &Translator{x: x}, nil
 }
 
 // SetAuth puts the upstream credential in place of the client's when key is
@@ -197,26 +197,46 @@ func staleEnvelope(b providers.Block) bool {
 	return b.Type == "thinking" && providers.IsGatewaySignature(b.Signature)
 }
 
-// TranslatesResponse: only split_tags changes an Anthropic response.
-func (p *Provider) TranslatesResponse(x *providers.Exchange) bool {
-	return x.Settings.SplitTags && !x.CountTokens
+// Translator handles the response of an Anthropic-format upstream: it
+// passes through unless split_tags rewrites it. Azure's responses share it.
+type Translator struct {
+	x *providers.Exchange
+	// mapErrors maps error responses even when the rest passes through.
+	mapErrors bool
 }
 
-// IsStream reports an event stream.
-func (p *Provider) IsStream(x *providers.Exchange, mediaType string) bool {
-	return IsEventStream(mediaType)
+// NewTranslator returns the translator of x's response; with mapErrors,
+// error responses are mapped (and their Anthropic-shaped bodies kept) even
+// where the 2xx response passes through.
+func NewTranslator(x *providers.Exchange, mapErrors bool) *Translator {
+	return &Translator{x: x, mapErrors: mapErrors}
+}
+
+// Handle passes the response, or splits its text blocks with split_tags;
+// count_tokens answers are never touched.
+func (t *Translator) Handle(status int, header http.Header) providers.Handling {
+	x := t.x
+	split := x.Settings.SplitTags && !x.CountTokens
+	switch {
+	case status >= 300:
+		if !split && !t.mapErrors && !x.MapErrors {
+			return providers.Handling{}
+		}
+		return providers.Handling{Error: KeepAnthropicError, UpstreamHeader: !split}
+	case !split:
+		return providers.Handling{}
+	case x.Stream && IsEventStream(header.Get("Content-Type")):
+		return providers.Handling{Stream: providers.NewEventStream(x, func(em *providers.Emitter) providers.Stream {
+			return NewSplitStream(x, em)
+		})}
+	}
+	return providers.Handling{Body: func(body []byte) ([]byte, error) { return SplitMessage(x, body) }}
 }
 
 // IsEventStream reports whether a Content-Type is text/event-stream.
 func IsEventStream(contentType string) bool {
 	mt, _, err := mime.ParseMediaType(contentType)
 	return err == nil && mt == "text/event-stream"
-}
-
-// UpstreamError keeps an upstream's Anthropic error body as it is (with its
-// request_id); anything else is mapped.
-func (p *Provider) UpstreamError(x *providers.Exchange, status int, header http.Header, body []byte) *providers.Error {
-	return KeepAnthropicError(status, header, body)
 }
 
 // KeepAnthropicError maps a non-2xx response, sending an Anthropic-shaped
@@ -229,11 +249,6 @@ func KeepAnthropicError(status int, header http.Header, body []byte) *providers.
 		}
 	}
 	return e
-}
-
-// NewStream returns the split_tags translator.
-func (p *Provider) NewStream(x *providers.Exchange, em *providers.Emitter) providers.Stream {
-	return NewSplitStream(x, em)
 }
 
 // SplitStream rewrites an Anthropic event stream, running the text of text
@@ -560,11 +575,6 @@ func readUsage(u []byte, prev providers.Usage) providers.Usage {
 
 func mustJSON(s string) []byte { b, _ := json.Marshal(s); return b }
 
-// Message splits the text blocks of a non-streaming Message the same way.
-func (p *Provider) Message(x *providers.Exchange, body []byte) ([]byte, error) {
-	return SplitMessage(x, body)
-}
-
 // SplitMessage runs the text blocks of a Message JSON through thinkparse;
 // every other block and every top-level field stays as it was.
 func SplitMessage(x *providers.Exchange, body []byte) ([]byte, error) {
@@ -624,3 +634,9 @@ func SplitMessage(x *providers.Exchange, body []byte) ([]byte, error) {
 	}
 	return body, nil
 }
+
+// Interface guards
+var (
+	_ providers.Provider   = (*Provider)(nil)
+	_ providers.Translator = (*Translator)(nil)
+)

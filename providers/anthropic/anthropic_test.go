@@ -88,7 +88,7 @@ func TestRewriteBody(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			x := providers.NewExchange(s, req, []byte(c.body), nil)
+			x := providers.NewExchange(s, req, []byte(c.body), providers.ExchangeOptions{})
 			got, err := RewriteBody(x)
 			if err != nil {
 				t.Fatal(err)
@@ -115,19 +115,55 @@ func TestRewriteBody(t *testing.T) {
 }
 
 // TestCountTokensUntouched: a count_tokens answer is never translated, even
-// with split_tags.
+// with split_tags; a split_tags Message is; without split_tags nothing is,
+// and errors pass as they are unless every error must be mapped.
 func TestCountTokensUntouched(t *testing.T) {
-	p := New(Config{})
-	x := &providers.Exchange{Settings: &providers.Settings{SplitTags: true}, CountTokens: true}
-	if p.TranslatesResponse(x) {
-		t.Error("count_tokens response would be translated")
+	sse := http.Header{"Content-Type": {"text/event-stream"}}
+	for _, c := range []struct {
+		name                 string
+		split, count, stream bool
+		mapErrors            bool
+		status               int
+		want                 string
+	}{
+		{"count_tokens", true, true, false, false, 200, "pass"},
+		{"count_tokens error", true, true, false, false, 400, "pass"},
+		{"split message", true, false, false, false, 200, "body"},
+		{"split stream", true, false, true, false, 200, "stream"},
+		{"split error", true, false, true, false, 529, "error"},
+		{"no split", false, false, true, false, 200, "pass"},
+		{"no split error", false, false, true, false, 429, "pass"},
+		{"no split error mapped", false, false, true, true, 429, "error upstream header"},
+	} {
+		path := "/v1/messages"
+		if c.count {
+			path += "/count_tokens"
+		}
+		x := providers.NewExchange(&providers.Settings{SplitTags: c.split}, &providers.Request{Model: "m", Stream: c.stream}, nil,
+			providers.ExchangeOptions{Path: path, MapErrors: c.mapErrors})
+		tr, err := New(Config{}).Rewrite(x, &providers.Outbound{Header: http.Header{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := handling(tr.Handle(c.status, sse)); got != c.want {
+			t.Errorf("%s: handled as %q, want %q", c.name, got, c.want)
+		}
 	}
-	x.CountTokens = false
-	if !p.TranslatesResponse(x) {
-		t.Error("split_tags message would not be translated")
+}
+
+// handling names what a Handling does, for tests.
+func handling(h providers.Handling) string {
+	s := "pass"
+	switch {
+	case h.Stream != nil:
+		s = "stream"
+	case h.Body != nil:
+		s = "body"
+	case h.Error != nil:
+		s = "error"
 	}
-	x.Settings.SplitTags = false
-	if p.TranslatesResponse(x) {
-		t.Error("response translated without split_tags")
+	if h.UpstreamHeader {
+		s += " upstream header"
 	}
+	return s
 }

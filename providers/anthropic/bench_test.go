@@ -66,8 +66,8 @@ func BenchmarkSplitStream(b *testing.B) {
 	em := providers.NewEmitter(providers.FormThinking, settings.Signer)
 	buf := make([]byte, 16<<10)
 	for b.Loop() {
-		x := providers.NewExchange(settings, req, nil, nil)
-		em.Buf = em.Buf[:0]
+		x := providers.NewExchange(settings, req, nil, providers.ExchangeOptions{})
+		em.Flush()
 		s := NewSplitStream(x, em)
 		*em = *providers.NewEmitter(providers.FormThinking, settings.Signer)
 		for p := body; len(p) > 0; p = p[min(16<<10, len(p)):] {
@@ -77,7 +77,7 @@ func BenchmarkSplitStream(b *testing.B) {
 			if err := s.Write(buf[:n]); err != nil {
 				b.Fatal(err)
 			}
-			em.Buf = em.Buf[:0]
+			em.Flush()
 		}
 		if err := s.Close(); err != nil {
 			b.Fatal(err)

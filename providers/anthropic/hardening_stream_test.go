@@ -14,7 +14,7 @@ func TestEventBoundOnFastPath(t *testing.T) {
 	small, large := f(shapeDelta, 0, "short"), f(shapeDelta, 0, strings.Repeat("x", 200))
 	upstream := shapeStart + f(shapeText, 0) + small + small + large + small + f(shapeStop, 0) + shapeEnd
 	for _, chunk := range []int{1, 64, len(upstream)} {
-		x := providers.NewExchange(&providers.Settings{SplitTags: true, MaxEventSize: 200}, &providers.Request{Model: "m"}, nil, nil)
+		x := providers.NewExchange(&providers.Settings{SplitTags: true, MaxEventSize: 200}, &providers.Request{Model: "m"}, nil, providers.ExchangeOptions{})
 		em := providers.NewEmitter(providers.FormThinking, nil)
 		s := NewSplitStream(x, em)
 		var err error
@@ -28,7 +28,7 @@ func TestEventBoundOnFastPath(t *testing.T) {
 		}
 		// The two short deltas before it reach the client (merged into one
 		// event); nothing of the large one or after it does.
-		if out := string(em.Buf); !strings.Contains(out, `"text":"shortshort"}`) || strings.Contains(out, "xx") || strings.Count(out, "short") != 2 {
+		if out := string(em.Events()); !strings.Contains(out, `"text":"shortshort"}`) || strings.Contains(out, "xx") || strings.Count(out, "short") != 2 {
 			t.Fatalf("chunk %d: emitted\n%s", chunk, out)
 		}
 	}
@@ -43,7 +43,7 @@ func TestCitationBeforeThinking(t *testing.T) {
 		"event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"citations_delta\",\"citation\":" + cite + "}}\n\n" +
 		f(shapeDelta, 0, "<thinking>check</thinking>The cited sentence.") + f(shapeStop, 0) + shapeEnd
 	settings := &providers.Settings{SplitTags: true}
-	x := providers.NewExchange(settings, &providers.Request{Model: "m"}, nil, nil)
+	x := providers.NewExchange(settings, &providers.Request{Model: "m"}, nil, providers.ExchangeOptions{})
 	em := providers.NewEmitter(providers.FormThinking, nil)
 	s := NewSplitStream(x, em)
 	if err := s.Write([]byte(upstream)); err != nil {
@@ -56,13 +56,13 @@ func TestCitationBeforeThinking(t *testing.T) {
 		"event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":1,\"delta\":{\"type\":\"citations_delta\",\"citation\":" + cite + "}}\n\n" +
 		"event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":1,\"delta\":{\"type\":\"text_delta\",\"text\":\"The cited sentence.\"}}\n\n" +
 		"event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":1}\n\n"
-	out := string(em.Buf)
+	out := string(em.Events())
 	if !strings.Contains(out, want) || strings.Count(out, "citations_delta") != 1 || !strings.Contains(out, `"index":0,"content_block":{"type":"thinking"`) {
 		t.Errorf("stream:\n%s", out)
 	}
 
 	body := `{"id":"m","type":"message","role":"assistant","model":"m","content":[{"type":"text","text":"<thinking>check</thinking>The cited sentence.","citations":[` + cite + `]}],"stop_reason":"end_turn"}`
-	got, err := SplitMessage(providers.NewExchange(settings, &providers.Request{Model: "m"}, nil, nil), []byte(body))
+	got, err := SplitMessage(providers.NewExchange(settings, &providers.Request{Model: "m"}, nil, providers.ExchangeOptions{}), []byte(body))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +76,7 @@ func TestCitationBeforeThinking(t *testing.T) {
 // past it they are placed at once instead of held.
 func TestWaitingCitationsBounded(t *testing.T) {
 	const cite = `{"type":"web_search_result_location","url":"https://example.com","title":"E","encrypted_index":"Eo8B","cited_text":"cited"}`
-	x := providers.NewExchange(&providers.Settings{SplitTags: true, MaxEventSize: 300}, &providers.Request{Model: "m"}, nil, nil)
+	x := providers.NewExchange(&providers.Settings{SplitTags: true, MaxEventSize: 300}, &providers.Request{Model: "m"}, nil, providers.ExchangeOptions{})
 	em := providers.NewEmitter(providers.FormThinking, nil)
 	s := NewSplitStream(x, em)
 	if err := s.Write([]byte(shapeStart + f(shapeText, 0) + f(shapeDelta, 0, "<thinking>long"))); err != nil {
@@ -88,7 +88,7 @@ func TestWaitingCitationsBounded(t *testing.T) {
 			t.Fatalf("citation %d: %v, %d bytes waiting", i, err, em.WaitingCitations())
 		}
 	}
-	if n := strings.Count(string(em.Buf), "citations_delta"); n < 9 {
-		t.Errorf("%d citations placed, want at least 9:\n%s", n, em.Buf)
+	if n := strings.Count(string(em.Events()), "citations_delta"); n < 9 {
+		t.Errorf("%d citations placed, want at least 9:\n%s", n, em.Events())
 	}
 }

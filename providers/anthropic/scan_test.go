@@ -30,7 +30,7 @@ func rewriteBothWays(t *testing.T, body []byte) {
 			if err != nil {
 				return nil, err
 			}
-			return RewriteBody(providers.NewExchange(s, req, body, nil))
+			return RewriteBody(providers.NewExchange(s, req, body, providers.ExchangeOptions{}))
 		}
 		got, err := rewrite(providers.ScanRequest)
 		want, errRef := rewrite(providers.ParseRequest)
@@ -48,7 +48,7 @@ func TestRewriteScanned(t *testing.T) {
 	}
 	// The seeds do exercise the rewrite.
 	req, _ := providers.ScanRequest([]byte(scanSeeds[0]))
-	got, err := RewriteBody(providers.NewExchange(&providers.Settings{Signer: scanSigner}, req, []byte(scanSeeds[0]), nil))
+	got, err := RewriteBody(providers.NewExchange(&providers.Settings{Signer: scanSigner}, req, []byte(scanSeeds[0]), providers.ExchangeOptions{}))
 	if err != nil || string(got) == scanSeeds[0] || req.Scanned() {
 		t.Fatalf("signed history not rewritten: %s %v", got, err)
 	}

@@ -50,7 +50,7 @@ func sameAsGeneralPath(t *testing.T, upstream, splits []byte) {
 	t.Helper()
 	settings := &providers.Settings{SplitTags: true, Signer: providers.NewSigner([]byte("k"))}
 	run := func(shaped bool) fuzzcheck.Run {
-		x := providers.NewExchange(settings, &providers.Request{Model: "m"}, nil, nil)
+		x := providers.NewExchange(settings, &providers.Request{Model: "m"}, nil, providers.ExchangeOptions{})
 		em := providers.NewEmitter(providers.FormThinking, settings.Signer)
 		s := NewSplitStream(x, em)
 		write := s.Write

@@ -20,7 +20,7 @@ func TestSplitStreamBeforeMessageStart(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			settings := &providers.Settings{SplitTags: true}
-			x := providers.NewExchange(settings, &providers.Request{Model: "m"}, nil, nil)
+			x := providers.NewExchange(settings, &providers.Request{Model: "m"}, nil, providers.ExchangeOptions{})
 			em := providers.NewEmitter(providers.FormThinking, nil)
 			s := NewSplitStream(x, em)
 			err := s.Write([]byte(tc.upstream))
@@ -37,8 +37,8 @@ func TestSplitStreamBeforeMessageStart(t *testing.T) {
 			if got != tc.wantErr {
 				t.Fatalf("error %q, want %q", got, tc.wantErr)
 			}
-			if !strings.HasPrefix(string(em.Buf), tc.wantOut) || tc.wantOut == "" && len(em.Buf) > 0 {
-				t.Errorf("emitted %q, want it to begin with %q", em.Buf, tc.wantOut)
+			if !strings.HasPrefix(string(em.Events()), tc.wantOut) || tc.wantOut == "" && len(em.Events()) > 0 {
+				t.Errorf("emitted %q, want it to begin with %q", em.Events(), tc.wantOut)
 			}
 		})
 	}

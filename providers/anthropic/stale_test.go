@@ -31,7 +31,7 @@ func TestStaleEnvelopeDropped(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				got, err := RewriteBody(providers.NewExchange(s, req, []byte(c.body), nil))
+				got, err := RewriteBody(providers.NewExchange(s, req, []byte(c.body), providers.ExchangeOptions{}))
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -96,10 +96,10 @@ func New(cfg Config) *Provider {
 func (p *Provider) ScansRequest() bool { return true }
 
 // Rewrite cleans the request for Azure and points it at the Azure path.
-func (p *Provider) Rewrite(x *providers.Exchange, out *providers.Outbound) error {
+func (p *Provider) Rewrite(x *providers.Exchange, out *providers.Outbound) (providers.Translator, error) {
 	body, ch, err := p.Clean(x)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	out.Body = body
 	out.Path = p.path
@@ -117,7 +117,11 @@ func (p *Provider) Rewrite(x *providers.Exchange, out *providers.Outbound) error
 	if c := x.Logger.Check(zap.DebugLevel, "azure: cleaned request"); c != nil && ch.Any() {
 		c.Write(ch.fields()...)
 	}
-	return nil
+	// Azure streams Anthropic's events, and its model errors carry
+	// Anthropic's shape; its own gateway's errors ({"error":{"code",
+	// "message"}}) do not, so they are mapped even when the 2xx response
+	// passes through (count_tokens answers excepted).
+	return anthropic.NewTranslator(x, !x.CountTokens), nil
 }
 
 // SetAuth puts the credential in Azure's two header names. With an api_key
@@ -173,41 +177,5 @@ func (p *Provider) FilterBetas(h http.Header) (removed []string) {
 	return removed
 }
 
-// TranslatesResponse: only split_tags changes an Azure response; count_tokens
-// answers are never touched.
-func (p *Provider) TranslatesResponse(x *providers.Exchange) bool {
-	return x.Settings.SplitTags && !x.CountTokens
-}
-
-// IsStream reports an event stream.
-func (p *Provider) IsStream(x *providers.Exchange, mediaType string) bool {
-	return anthropic.IsEventStream(mediaType)
-}
-
-// NewStream returns the anthropic provider's split_tags translator: Azure
-// streams Anthropic's events.
-func (p *Provider) NewStream(x *providers.Exchange, em *providers.Emitter) providers.Stream {
-	return anthropic.NewSplitStream(x, em)
-}
-
-// Message splits the text blocks of a non-streaming Message.
-func (p *Provider) Message(x *providers.Exchange, body []byte) ([]byte, error) {
-	return anthropic.SplitMessage(x, body)
-}
-
-// UpstreamError maps an Azure error. Errors from the model carry Anthropic's
-// shape; Azure's own gateway answers {"error":{"code","message"}}; both keep
-// their message.
-func (p *Provider) UpstreamError(x *providers.Exchange, status int, header http.Header, body []byte) *providers.Error {
-	return anthropic.KeepAnthropicError(status, header, body)
-}
-
-// TranslatesErrors: Azure's own gateway errors are not Anthropic-shaped, so
-// they are mapped even when the 2xx response passes through.
-func (p *Provider) TranslatesErrors(x *providers.Exchange) bool { return !x.CountTokens }
-
-// Interface guards
-var (
-	_ providers.Provider        = (*Provider)(nil)
-	_ providers.ErrorTranslator = (*Provider)(nil)
-)
+// Interface guard
+var _ providers.Provider = (*Provider)(nil)

@@ -10,6 +10,7 @@ import (
 	"github.com/thinkgate/thinkgate/internal/ssetest"
 
 	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/anthropic"
 )
 
 func TestSetAuth(t *testing.T) {
@@ -122,7 +123,7 @@ func TestRewrite(t *testing.T) {
 			x := exchange(t, testSettings(), body)
 			x.CountTokens = c.countTokens
 			out := &providers.Outbound{Path: "/v1/messages", RawQuery: "beta=true", Header: c.header}
-			if err := New(c.cfg).Rewrite(x, out); err != nil {
+			if _, err := New(c.cfg).Rewrite(x, out); err != nil {
 				t.Fatal(err)
 			}
 			if out.Path != c.wantPath || out.RawQuery != "beta=true" {
@@ -138,19 +139,54 @@ func TestRewrite(t *testing.T) {
 	}
 }
 
-func TestTranslatesResponse(t *testing.T) {
-	p := New(Config{})
+// TestHandle: an Azure response passes through unless split_tags
+// translates it, count_tokens answers are never touched, and Azure's own
+// gateway errors (not Anthropic-shaped) are mapped even when the rest
+// passes, keeping the upstream's headers.
+func TestHandle(t *testing.T) {
+	sse := http.Header{"Content-Type": {"text/event-stream; charset=utf-8"}}
+	jsonBody := http.Header{"Content-Type": {"application/json"}}
 	for _, c := range []struct {
-		split, countTokens, want bool
-	}{{false, false, false}, {true, false, true}, {true, true, false}, {false, true, false}} {
-		x := exchange(t, &providers.Settings{SplitTags: c.split}, []byte(`{"messages":[]}`))
-		x.CountTokens = c.countTokens
-		if got := p.TranslatesResponse(x); got != c.want {
-			t.Errorf("split_tags=%v count_tokens=%v: TranslatesResponse = %v", c.split, c.countTokens, got)
+		split, countTokens bool
+		status             int
+		header             http.Header
+		want               string
+	}{
+		{false, false, 200, sse, "pass"},
+		{false, false, 403, jsonBody, "error upstream header"},
+		{true, false, 200, sse, "stream"},
+		{true, false, 200, jsonBody, "body"},
+		{true, false, 429, jsonBody, "error"},
+		{true, true, 200, jsonBody, "pass"},
+		{true, true, 400, jsonBody, "pass"},
+		{false, true, 200, jsonBody, "pass"},
+	} {
+		path := "/v1/messages"
+		if c.countTokens {
+			path += "/count_tokens"
 		}
-	}
-	if !p.IsStream(nil, "text/event-stream; charset=utf-8") || p.IsStream(nil, "application/json") {
-		t.Error("IsStream")
+		req := &providers.Request{Model: "m", Stream: true}
+		x := providers.NewExchange(&providers.Settings{SplitTags: c.split}, req, nil, providers.ExchangeOptions{Path: path})
+		tr, err := New(Config{}).Rewrite(x, &providers.Outbound{Header: http.Header{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		h := tr.Handle(c.status, c.header)
+		got := "pass"
+		switch {
+		case h.Stream != nil:
+			got = "stream"
+		case h.Body != nil:
+			got = "body"
+		case h.Error != nil:
+			got = "error"
+		}
+		if h.UpstreamHeader {
+			got += " upstream header"
+		}
+		if got != c.want {
+			t.Errorf("split_tags=%v count_tokens=%v status %d: %s, want %s", c.split, c.countTokens, c.status, got, c.want)
+		}
 	}
 }
 
@@ -165,22 +201,23 @@ func TestSplitStream(t *testing.T) {
 	stream := azureStream(3)
 	for _, n := range []int{1, 7, 64, len(stream)} {
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
-			em := providers.NewEmitter(s.Form, s.Signer)
-			st := New(Config{}).NewStream(x, em)
+			tr, err := New(Config{}).Rewrite(x, &providers.Outbound{Header: http.Header{}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			st := tr.Handle(200, http.Header{"Content-Type": {"text/event-stream"}}).Stream
 			var out []byte
+			st.Open(func(events []byte) []byte { out = append(out, events...); return events[:0] }, 16<<10)
 			for p := stream; len(p) > 0; {
 				k := min(n, len(p))
 				if err := st.Write(p[:k]); err != nil {
 					t.Fatal(err)
 				}
-				out = append(out, em.Buf...)
-				em.Buf = em.Buf[:0]
 				p = p[k:]
 			}
 			if err := st.Close(); err != nil {
 				t.Fatal(err)
 			}
-			out = append(out, em.Buf...)
 			got := string(ssetest.Coalesce(out))
 			for _, want := range []string{
 				`"model":"claude-sonnet-4-5"`,
@@ -244,19 +281,18 @@ func BenchmarkStream(b *testing.B) {
 			s.SplitTags = true
 			x := exchange(b, s, []byte(`{"model":"claude-sonnet-4-5","stream":true,"messages":[{"role":"user","content":"hi"}]}`))
 			stream := azureStream(n)
-			p := New(Config{})
 			em := providers.NewEmitter(s.Form, s.Signer)
 			b.SetBytes(int64(len(stream)))
 			b.ReportAllocs()
 			for b.Loop() {
 				*em = *providers.NewEmitter(s.Form, s.Signer)
-				st := p.NewStream(x, em)
+				st := anthropic.NewSplitStream(x, em)
 				for q := stream; len(q) > 0; {
 					k := min(4096, len(q))
 					if err := st.Write(q[:k]); err != nil {
 						b.Fatal(err)
 					}
-					em.Buf = em.Buf[:0]
+					em.Flush()
 					q = q[k:]
 				}
 				if err := st.Close(); err != nil {

@@ -38,7 +38,7 @@ func cleanBothBuffers(t *testing.T, body []byte) {
 			for k, v := range req.Fields {
 				r.Fields[k] = v
 			}
-			return p.Clean(providers.NewExchange(s, &r, body, nil))
+			return p.Clean(providers.NewExchange(s, &r, body, providers.ExchangeOptions{}))
 		}
 		got, ch, err := clean(true)
 		want, chRef, errRef := clean(false)

@@ -30,7 +30,7 @@ func exchange(t testing.TB, s *providers.Settings, body []byte) *providers.Excha
 	if err != nil {
 		t.Fatalf("ParseRequest: %v", err)
 	}
-	return providers.NewExchange(s, req, body, nil)
+	return providers.NewExchange(s, req, body, providers.ExchangeOptions{})
 }
 
 // TestCleanGolden runs every cleaning rule on a before file and compares

@@ -47,7 +47,7 @@ func BenchmarkStream(b *testing.B) {
 				b.Fatal(err)
 			}
 			p = p[n:]
-			em.Buf = em.Buf[:0]
+			em.Flush()
 		}
 		if err := st.Close(); err != nil {
 			b.Fatal(err)
@@ -76,7 +76,7 @@ func BenchmarkStreamSteadyState(b *testing.B) {
 			chunk := []byte(c.chunk)
 			for range 10 { // warm the buffers
 				_ = st.Write(chunk)
-				em.Buf = em.Buf[:0]
+				em.Flush()
 			}
 			b.SetBytes(int64(len(chunk)))
 			b.ReportAllocs()
@@ -85,7 +85,7 @@ func BenchmarkStreamSteadyState(b *testing.B) {
 				if err := st.Write(chunk); err != nil {
 					b.Fatal(err)
 				}
-				em.Buf = em.Buf[:0]
+				em.Flush()
 			}
 		})
 	}
@@ -115,12 +115,12 @@ func TestSteadyStateAllocs(t *testing.T) {
 		b := []byte(chunk)
 		for range 10 {
 			_ = st.Write(b)
-			em.Buf = em.Buf[:0]
+			em.Flush()
 		}
 		if n := testing.AllocsPerRun(200, func() {
 			_ = st.Write(b[:17])
 			_ = st.Write(b[17:])
-			em.Buf = em.Buf[:0]
+			em.Flush()
 		}); n != 0 {
 			t.Errorf("%d allocations per chunk for %q", int(n), chunk)
 		}

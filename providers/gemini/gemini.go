@@ -63,14 +63,14 @@ func New(cfg Config) *Provider {
 }
 
 // Rewrite converts the request: body, path, query and headers.
-func (p *Provider) Rewrite(x *providers.Exchange, out *providers.Outbound) error {
+func (p *Provider) Rewrite(x *providers.Exchange, out *providers.Outbound) (providers.Translator, error) {
 	model, err := ModelName(x.UpstreamModel)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	req, err := buildRequest(x, p.cfg.ThinkingBudget, p.cfg.SchemaExpansion)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	method := ":generateContent"
 	out.RawQuery = "" // the client's query (e.g. ?beta=true) means nothing to Gemini
@@ -85,11 +85,11 @@ func (p *Provider) Rewrite(x *providers.Exchange, out *providers.Outbound) error
 		out.RawQuery = "alt=sse"
 	}
 	if out.Body, err = providers.EncodeJSON(body, len(x.Body)); err != nil {
-		return err
+		return nil, err
 	}
 	out.Path = "/" + p.cfg.APIVersion + "/models/" + model + method
 	p.setHeaders(out.Header)
-	return nil
+	return &Translator{x: x}, nil
 }
 
 // setHeaders removes the client's Anthropic credentials and headers (with an
@@ -132,24 +132,34 @@ func ModelName(name string) (string, error) {
 	return name, nil
 }
 
-// TranslatesResponse: every Gemini response is rewritten.
-func (p *Provider) TranslatesResponse(x *providers.Exchange) bool { return true }
-
-// IsStream reports Gemini's SSE stream (alt=sse).
-func (p *Provider) IsStream(x *providers.Exchange, mediaType string) bool {
-	mt, _, err := mime.ParseMediaType(mediaType)
-	return err == nil && mt == "text/event-stream"
+// Translator is the translator of one request's response.
+type Translator struct {
+	x *providers.Exchange
 }
 
-// NewStream returns the stream translator.
-func (p *Provider) NewStream(x *providers.Exchange, em *providers.Emitter) providers.Stream {
-	return NewStream(x, em)
+// NewTranslator returns the translator of x's response.
+func NewTranslator(x *providers.Exchange) *Translator { return &Translator{x: x} }
+
+// Handle translates every response: Gemini's SSE stream (alt=sse) as it
+// flows, a generateContent or countTokens body whole, an error into
+// Anthropic's shape.
+func (t *Translator) Handle(status int, header http.Header) providers.Handling {
+	x := t.x
+	if status >= 300 {
+		return providers.Handling{Error: UpstreamError}
+	}
+	if mt, _, err := mime.ParseMediaType(header.Get("Content-Type")); err == nil && mt == "text/event-stream" && x.Stream {
+		return providers.Handling{Stream: providers.NewEventStream(x, func(em *providers.Emitter) providers.Stream {
+			return NewStream(x, em)
+		})}
+	}
+	return providers.Handling{Body: func(body []byte) ([]byte, error) { return Message(x, body) }}
 }
 
 // Message converts a generateContent body (or, for count_tokens, a
 // countTokens body) into the Anthropic answer. A JSON array of responses
 // (streamGenerateContent without alt=sse) is accepted too.
-func (p *Provider) Message(x *providers.Exchange, body []byte) ([]byte, error) {
+func Message(x *providers.Exchange, body []byte) ([]byte, error) {
 	if x.CountTokens {
 		return CountTokens(x, body)
 	}
@@ -202,13 +212,9 @@ func CountTokens(x *providers.Exchange, body []byte) ([]byte, error) {
 	return fmt.Appendf(nil, `{"input_tokens":%d}`, n), nil
 }
 
-// UpstreamError maps Gemini's error body.
-func (p *Provider) UpstreamError(x *providers.Exchange, status int, header http.Header, body []byte) *providers.Error {
-	return UpstreamError(status, header, body)
-}
-
 // Interface guards
 var (
-	_ providers.Provider = (*Provider)(nil)
-	_ providers.Stream   = (*Stream)(nil)
+	_ providers.Provider   = (*Provider)(nil)
+	_ providers.Translator = (*Translator)(nil)
+	_ providers.Stream     = (*Stream)(nil)
 )

@@ -26,7 +26,7 @@ func exchange(t testing.TB, s *providers.Settings, body string) *providers.Excha
 	if err != nil {
 		t.Fatalf("ParseRequest: %v", err)
 	}
-	x := providers.NewExchange(s, req, []byte(body), nil)
+	x := providers.NewExchange(s, req, []byte(body), providers.ExchangeOptions{})
 	x.MessageID = "msg_test"
 	return x
 }
@@ -38,7 +38,7 @@ func rewrite(t testing.TB, p *Provider, x *providers.Exchange, header http.Heade
 		header = http.Header{}
 	}
 	out := &providers.Outbound{Path: "/v1/messages", RawQuery: "beta=true", Header: header}
-	err := p.Rewrite(x, out)
+	_, err := p.Rewrite(x, out)
 	return out, err
 }
 
@@ -98,8 +98,8 @@ func runStream(t testing.TB, x *providers.Exchange, body []byte, n int) streamRe
 			break
 		}
 		body = body[k:]
-		out = append(out, em.Buf...)
-		em.Buf = em.Buf[:0]
+		out = append(out, em.Events()...)
+		em.Flush()
 		if em.Finished() {
 			break
 		}
@@ -111,7 +111,7 @@ func runStream(t testing.TB, x *providers.Exchange, body []byte, n int) streamRe
 			em.Fail(e.Type, e.Message)
 		}
 	}
-	out = append(out, em.Buf...)
+	out = append(out, em.Events()...)
 	r.events = out
 	return r
 }

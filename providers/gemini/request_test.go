@@ -317,17 +317,16 @@ func mustMarshal(v any) string { b, _ := json.Marshal(v); return string(b) }
 func TestCountTokensMessage(t *testing.T) {
 	x := exchange(t, testSettings(), `{"model":"gemini-2.5-flash","messages":[{"role":"user","content":"hi"}]}`)
 	x.CountTokens = true
-	p := New(Config{})
 	for _, c := range []struct{ body, want string }{
 		{`{"totalTokens": 31, "promptTokensDetails": [{"modality": "TEXT", "tokenCount": 31}]}`, `{"input_tokens":31}`},
 		{`{}`, `{"input_tokens":0}`},
 	} {
-		got, err := p.Message(x, []byte(c.body))
+		got, err := Message(x, []byte(c.body))
 		if err != nil || string(got) != c.want {
 			t.Errorf("%s: got %s %v, want %s", c.body, got, err, c.want)
 		}
 	}
-	if _, err := p.Message(x, []byte(`<html>`)); err == nil || providers.AsError(err).Status != 502 {
+	if _, err := Message(x, []byte(`<html>`)); err == nil || providers.AsError(err).Status != 502 {
 		t.Errorf("non-JSON answer: %v", err)
 	}
 }

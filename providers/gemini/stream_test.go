@@ -150,7 +150,7 @@ func TestMessageGolden(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			s := testSettings()
 			x := exchange(t, s, `{"model":"claude-sonnet-4-5","max_tokens":1024,"messages":[{"role":"user","content":"hi"}]}`)
-			got, err := New(Config{}).Message(x, readTestdata(t, "messages/"+name+".json"))
+			got, err := Message(x, readTestdata(t, "messages/"+name+".json"))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -161,7 +161,6 @@ func TestMessageGolden(t *testing.T) {
 
 func TestMessageErrors(t *testing.T) {
 	x := exchange(t, testSettings(), `{"model":"m","max_tokens":5,"messages":[{"role":"user","content":"hi"}]}`)
-	p := New(Config{})
 	cases := []struct {
 		body       string
 		status     int
@@ -172,7 +171,7 @@ func TestMessageErrors(t *testing.T) {
 		{`[{"candidates":[]}, 7]`, 502, "api_error", "malformed Gemini response"},
 	}
 	for _, c := range cases {
-		_, err := p.Message(x, []byte(c.body))
+		_, err := Message(x, []byte(c.body))
 		e := providers.AsError(err)
 		if err == nil || e.Status != c.status || e.Type != c.typ || !strings.Contains(e.Message, c.inMsg) {
 			t.Errorf("%s: got %v", c.body, err)

@@ -37,14 +37,14 @@ func BenchmarkStream(b *testing.B) { benchmarkWrites(b, longStream(), 1024) }
 // response writer does.
 func benchmarkWrites(b *testing.B, up []byte, chunk int) {
 	x := exchange(b, nil, streamRequest)
-	x.State = &State{}
+	tr := NewTranslator(x, &State{}, 0)
 	em := providers.NewEmitter(x.Settings.Form, x.Settings.Signer)
 	b.SetBytes(int64(len(up)))
 	b.ReportAllocs()
 	buf := make([]byte, chunk)
 	for b.Loop() {
 		*em = *providers.NewEmitter(x.Settings.Form, x.Settings.Signer)
-		s := NewStream(x, em)
+		s := tr.NewStream(em)
 		for p := up; len(p) > 0; {
 			// Through one buffer, as reverse_proxy hands its reads over:
 			// the bytes are in cache, not read from a long body.
@@ -52,7 +52,7 @@ func benchmarkWrites(b *testing.B, up []byte, chunk int) {
 			if err := s.Write(buf[:n]); err != nil {
 				b.Fatal(err)
 			}
-			em.Buf = em.Buf[:0]
+			em.Flush()
 			p = p[n:]
 		}
 		if err := s.Close(); err != nil {
@@ -82,7 +82,7 @@ func TestStreamSteadyStateAllocs(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			x := exchange(t, nil, streamRequest)
 			em := providers.NewEmitter(x.Settings.Form, x.Settings.Signer)
-			s := NewStream(x, em)
+			s := NewTranslator(x, nil, 0).NewStream(em)
 			// The cycle's opening chunk is the role chunk; cut it off.
 			cycle := tc.cycle[strings.Index(string(tc.cycle), "\n\n")+2:]
 			warm := tc.warmup.Bytes()
@@ -92,7 +92,7 @@ func TestStreamSteadyStateAllocs(t *testing.T) {
 			if err := s.Write(warm); err != nil {
 				t.Fatal(err)
 			}
-			em.Buf = em.Buf[:0]
+			em.Flush()
 			allocs := testing.AllocsPerRun(200, func() {
 				for p := cycle; len(p) > 0; {
 					n := min(37, len(p))
@@ -101,7 +101,7 @@ func TestStreamSteadyStateAllocs(t *testing.T) {
 					}
 					p = p[n:]
 				}
-				em.Buf = em.Buf[:0]
+				em.Flush()
 			})
 			if allocs != 0 {
 				t.Errorf("%v allocations per cycle of %d bytes, want 0", allocs, len(cycle))

@@ -13,7 +13,7 @@ func runQueued(t *testing.T, maxQueued int, upstream []byte, chunk int) []string
 	t.Helper()
 	x := exchange(t, nil, streamRequest)
 	em := providers.NewEmitter(x.Settings.Form, x.Settings.Signer)
-	s := New(Config{MaxQueued: maxQueued}).NewStream(x, em).(*Stream)
+	s := NewTranslator(x, nil, maxQueued).NewStream(em)
 	var out []byte
 	var err error
 	for p := upstream; len(p) > 0 && err == nil; {
@@ -28,7 +28,7 @@ func runQueued(t *testing.T, maxQueued int, upstream []byte, chunk int) []string
 		e := providers.AsError(err)
 		em.Fail(e.Type, e.Message)
 	}
-	out = append(out, em.Buf...)
+	out = append(out, em.Events()...)
 	got, _ := summary(t, out)
 	return got
 }
@@ -91,7 +91,7 @@ func TestStringEscapes(t *testing.T) {
 	up := openaitest.New().Delta(`{"content":"a\ud800b\nc"}`).Delta(`{"content":" d\"\u00e9"}`).
 		Delta(`{"reasoning_content":"r\udc00\t"}`).Finish("stop").Done().Bytes()
 	for _, chunk := range []int{1, 5, len(up)} {
-		out, err := runStream(t, x, up, chunk)
+		out, err := runStream(t, NewTranslator(x, nil, 0), up, chunk)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -102,7 +102,7 @@ func TestStringEscapes(t *testing.T) {
 	}
 	bad := openaitest.New().Content("ok ", 0).Delta(`{"content":"x\qy"}`).Finish("stop").Done().Bytes()
 	for _, chunk := range []int{1, len(bad)} {
-		out, err := runStream(t, exchange(t, nil, streamRequest), bad, chunk)
+		out, err := runStream(t, NewTranslator(exchange(t, nil, streamRequest), nil, 0), bad, chunk)
 		got, _ := summary(t, out)
 		if err == nil || got[len(got)-1] != `error {"type":"api_error","message":"malformed upstream response: chunk holds a malformed string escape"}` || strings.Contains(string(out), `\\q`) {
 			t.Fatalf("chunk %d: %v\n%s", chunk, err, strings.Join(got, "\n"))

@@ -33,7 +33,7 @@ func exchange(t testing.TB, s *providers.Settings, body string) *providers.Excha
 	if err != nil {
 		t.Fatalf("ParseRequest: %v", err)
 	}
-	x := providers.NewExchange(s, req, []byte(body), nil)
+	x := providers.NewExchange(s, req, []byte(body), providers.ExchangeOptions{})
 	x.MessageID = "msg_test"
 	return x
 }
@@ -43,13 +43,14 @@ const streamRequest = `{"model":"claude-test","max_tokens":1024,"stream":true,"m
 // runStream drives a Stream the way the response writer does: upstream bytes
 // in writes of chunk bytes, the emitter's output collected after each; a
 // failed Write or Close becomes an error event.
-func runStream(t testing.TB, x *providers.Exchange, upstream []byte, chunk int) (out []byte, err error) {
+func runStream(t testing.TB, tr *Translator, upstream []byte, chunk int) (out []byte, err error) {
 	t.Helper()
+	x := tr.x
 	em := providers.NewEmitter(x.Settings.Form, x.Settings.Signer)
-	s := NewStream(x, em)
+	s := tr.NewStream(em)
 	take := func() {
-		out = append(out, em.Buf...)
-		em.Buf = em.Buf[:0]
+		out = append(out, em.Events()...)
+		em.Flush()
 	}
 	take()
 	for p := upstream; len(p) > 0 && err == nil; {

@@ -30,10 +30,11 @@ type completion struct {
 	Error json.RawMessage `json:"error"`
 }
 
-// ConvertMessage converts a chat.completion into an Anthropic Message,
-// splitting thinking the same way as the stream: tags in the content, the
-// reasoning fields, tool calls with their arguments parsed.
-func ConvertMessage(x *providers.Exchange, body []byte) ([]byte, error) {
+// Message converts a chat.completion into an Anthropic Message, splitting
+// thinking the same way as the stream: tags in the content, the reasoning
+// fields, tool calls with their arguments parsed.
+func (tr *Translator) Message(body []byte) ([]byte, error) {
+	x := tr.x
 	var c completion
 	if err := json.Unmarshal(body, &c); err != nil {
 		return nil, malformed("body is not a chat.completion JSON object")
@@ -47,7 +48,7 @@ func ConvertMessage(x *providers.Exchange, body []byte) ([]byte, error) {
 	em := providers.NewCollector(x.Settings.Form, x.Settings.Signer)
 	em.MessageStart(x.MessageID, x.ClientModel, providers.Usage{})
 	var t translator
-	t.init(x, em)
+	t.init(x, tr.state, em)
 
 	ch := c.Choices[0]
 	m := ch.Message

@@ -43,8 +43,7 @@ func TestConvertMessageGolden(t *testing.T) {
 				tc.settings(s)
 			}
 			x := exchange(t, s, nonStreamRequest)
-			x.State = &st
-			out, err := ConvertMessage(x, []byte(tc.body))
+			out, err := NewTranslator(x, &st, 0).Message([]byte(tc.body))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -59,7 +58,7 @@ func TestConvertMessageGolden(t *testing.T) {
 
 func TestConvertMessageUsageAndSignatures(t *testing.T) {
 	x := exchange(t, nil, nonStreamRequest)
-	out, err := ConvertMessage(x, []byte(`{"choices":[{"message":{"content":"<thinking>abc</thinking>d","reasoning_content":"r"},"finish_reason":"stop"}],"usage":{"prompt_tokens":8,"completion_tokens":3}}`))
+	out, err := NewTranslator(x, nil, 0).Message([]byte(`{"choices":[{"message":{"content":"<thinking>abc</thinking>d","reasoning_content":"r"},"finish_reason":"stop"}],"usage":{"prompt_tokens":8,"completion_tokens":3}}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +93,7 @@ func TestConvertMessageErrors(t *testing.T) {
 			400, "invalid_request_error", "prompt is too long: This model's maximum context length is 128000 tokens."},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := ConvertMessage(exchange(t, nil, nonStreamRequest), []byte(tc.body))
+			_, err := NewTranslator(exchange(t, nil, nonStreamRequest), nil, 0).Message([]byte(tc.body))
 			e, ok := err.(*providers.Error)
 			if !ok || e.Status != tc.status || e.Type != tc.typ || e.Message != tc.msg {
 				t.Errorf("got %#v, want %d %s %q", err, tc.status, tc.typ, tc.msg)

@@ -106,19 +106,18 @@ var ErrCountTokens = &providers.Error{Status: http.StatusNotFound, Type: "not_fo
 	Message: "count_tokens is not supported by the openai provider"}
 
 // Rewrite converts the client's request into a Chat Completions request.
-func (p *Provider) Rewrite(x *providers.Exchange, out *providers.Outbound) error {
+func (p *Provider) Rewrite(x *providers.Exchange, out *providers.Outbound) (providers.Translator, error) {
 	if x.CountTokens {
-		return ErrCountTokens
+		return nil, ErrCountTokens
 	}
 	body, state, err := ConvertRequest(x, p.cfg)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	x.State = state
 	out.Body = body
 	out.Path, out.RawQuery = p.path, p.rawQuery
 	SetHeaders(out.Header, p.cfg.APIKey)
-	return nil
+	return NewTranslator(x, state, p.cfg.MaxQueued), nil
 }
 
 // SetHeaders removes the client's Anthropic credentials and protocol headers
@@ -134,30 +133,43 @@ func SetHeaders(h http.Header, key string) {
 	}
 }
 
-// TranslatesResponse: every Chat Completions response is rewritten.
-func (p *Provider) TranslatesResponse(x *providers.Exchange) bool { return true }
+// Translator is the translator of one request's response: it holds what
+// the response needs to know about the request (the shortened tool names)
+// and the stream's bound.
+type Translator struct {
+	x         *providers.Exchange
+	state     *State
+	maxQueued int
+}
 
-// IsStream reports an event stream.
-func (p *Provider) IsStream(x *providers.Exchange, mediaType string) bool {
-	mt, _, err := mime.ParseMediaType(mediaType)
+// NewTranslator returns the translator of x's response. st is what
+// ConvertRequest returned (nil: no tool name was shortened); maxQueued is
+// Config.MaxQueued.
+func NewTranslator(x *providers.Exchange, st *State, maxQueued int) *Translator {
+	return &Translator{x: x, state: st, maxQueued: maxQueued}
+}
+
+// Handle translates every response: an event stream as it flows, a
+// chat.completion whole, an error into Anthropic's shape.
+func (t *Translator) Handle(status int, header http.Header) providers.Handling {
+	switch {
+	case status >= 300:
+		return providers.Handling{Error: UpstreamError}
+	case t.x.Stream && isEventStream(header.Get("Content-Type")):
+		return providers.Handling{Stream: providers.NewEventStream(t.x, func(em *providers.Emitter) providers.Stream {
+			return t.NewStream(em)
+		})}
+	}
+	return providers.Handling{Body: t.Message}
+}
+
+func isEventStream(contentType string) bool {
+	mt, _, err := mime.ParseMediaType(contentType)
 	return err == nil && mt == "text/event-stream"
 }
 
-// NewStream returns the chunk translator; it sends message_start at once.
-func (p *Provider) NewStream(x *providers.Exchange, em *providers.Emitter) providers.Stream {
-	s := NewStream(x, em)
-	s.t.maxQueued = p.cfg.MaxQueued
-	return s
-}
-
-// Message converts a chat.completion body.
-func (p *Provider) Message(x *providers.Exchange, body []byte) ([]byte, error) {
-	return ConvertMessage(x, body)
-}
-
-// UpstreamError maps an OpenAI-style error response.
-func (p *Provider) UpstreamError(x *providers.Exchange, status int, header http.Header, body []byte) *providers.Error {
-	return UpstreamError(status, header, body)
-}
-
-var _ providers.Provider = (*Provider)(nil)
+// Interface guards
+var (
+	_ providers.Provider   = (*Provider)(nil)
+	_ providers.Translator = (*Translator)(nil)
+)

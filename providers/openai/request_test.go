@@ -280,7 +280,8 @@ func TestRewrite(t *testing.T) {
 		h.Set(k, v)
 	}
 	out := &providers.Outbound{Path: "/v1/messages", RawQuery: "beta=true", Header: h}
-	if err := New(Config{APIKey: "sk-upstream"}).Rewrite(x, out); err != nil {
+	tr, err := New(Config{APIKey: "sk-upstream"}).Rewrite(x, out)
+	if err != nil {
 		t.Fatal(err)
 	}
 	if out.Path != "/v1/chat/completions" || out.RawQuery != "" {
@@ -295,14 +296,14 @@ func TestRewrite(t *testing.T) {
 			t.Errorf("header %s = %q, want %q", k, h.Get(k), v[0])
 		}
 	}
-	if _, ok := x.State.(*State); !ok {
-		t.Errorf("state %T", x.State)
+	if tr, ok := tr.(*Translator); !ok || tr.state == nil {
+		t.Errorf("translator %#v", tr)
 	}
 
 	// A path with a query (Azure OpenAI), and no key: no Authorization at all.
 	h = http.Header{"Authorization": {"Bearer client"}}
 	out = &providers.Outbound{Path: "/v1/messages", RawQuery: "beta=true", Header: h}
-	if err := New(Config{Path: "/openai/deployments/gpt4o/chat/completions?api-version=2024-10-21"}).Rewrite(x, out); err != nil {
+	if _, err := New(Config{Path: "/openai/deployments/gpt4o/chat/completions?api-version=2024-10-21"}).Rewrite(x, out); err != nil {
 		t.Fatal(err)
 	}
 	if out.Path != "/openai/deployments/gpt4o/chat/completions" || out.RawQuery != "api-version=2024-10-21" || len(h) != 0 {
@@ -311,7 +312,7 @@ func TestRewrite(t *testing.T) {
 
 	// count_tokens has no Chat Completions counterpart.
 	x.CountTokens = true
-	err := New(Config{}).Rewrite(x, &providers.Outbound{Header: http.Header{}})
+	_, err = New(Config{}).Rewrite(x, &providers.Outbound{Header: http.Header{}})
 	if e, ok := err.(*providers.Error); !ok || e.Status != 404 || e.Type != "not_found_error" || e.Message != "count_tokens is not supported by the openai provider" {
 		t.Errorf("count_tokens: %v", err)
 	}

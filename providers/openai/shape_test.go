@@ -66,9 +66,8 @@ func sameAsGeneralPath(t *testing.T, upstream, splits []byte) {
 	t.Helper()
 	run := func(shaped bool) fuzzcheck.Run {
 		x := exchange(t, nil, streamRequest)
-		x.State = &State{}
 		em := providers.NewEmitter(x.Settings.Form, x.Settings.Signer)
-		s := NewStream(x, em)
+		s := NewTranslator(x, &State{}, 0).NewStream(em)
 		write := s.Write
 		if !shaped {
 			write = func(p []byte) error {

@@ -58,13 +58,16 @@ var errNoDone = providers.APIError(http.StatusBadGateway,
 // not define (a lone surrogate is not one: it decodes to U+FFFD).
 var errBadString = malformed("chunk holds a malformed string escape")
 
-// NewStream returns a translator writing to em. It sends message_start at
-// once (id x.MessageID, the client's model name, zero usage; the real usage
-// follows in message_delta), so keepalive pings can follow right away.
-func NewStream(x *providers.Exchange, em *providers.Emitter) *Stream {
+// NewStream returns the stream translator writing to em. It sends
+// message_start at once (id x.MessageID, the client's model name, zero
+// usage; the real usage follows in message_delta), so keepalive pings can
+// follow right away.
+func (t *Translator) NewStream(em *providers.Emitter) *Stream {
+	x := t.x
 	s := &Stream{scratch: make([]byte, 0, 512)}
 	s.dec.MaxEvent = x.Settings.MaxEventSize
-	s.t.init(x, em)
+	s.t.init(x, t.state, em)
+	s.t.maxQueued = t.maxQueued
 	s.onEvent = s.event
 	s.onTop = s.topField
 	s.onField = s.field

@@ -317,8 +317,7 @@ func TestStream(t *testing.T) {
 				if tc.state != nil {
 					tc.state(st)
 				}
-				x.State = st
-				out, err := runStream(t, x, tc.upstream, n)
+				out, err := runStream(t, NewTranslator(x, st, 0), tc.upstream, n)
 				gotErr := ""
 				if err != nil {
 					gotErr = err.Error()
@@ -340,7 +339,7 @@ func TestStream(t *testing.T) {
 // the upstream's final one.
 func TestStreamUsageRecorded(t *testing.T) {
 	x := exchange(t, nil, streamRequest)
-	if _, err := runStream(t, x, openaitest.New().Content("a", 0).Finish("stop").Usage(100, 7, 40).Done().Bytes(), 5); err != nil {
+	if _, err := runStream(t, NewTranslator(x, nil, 0), openaitest.New().Content("a", 0).Finish("stop").Usage(100, 7, 40).Done().Bytes(), 5); err != nil {
 		t.Fatal(err)
 	}
 	if want := (providers.Usage{InputTokens: 60, OutputTokens: 7, CacheReadInputTokens: 40}); x.Usage != want {
@@ -354,7 +353,7 @@ func TestStreamSDKMessage(t *testing.T) {
 	x := exchange(t, nil, streamRequest)
 	up := openaitest.New().ReasoningContent("plan", 1).Content("Sure.<thinking>more</thinking>", 1).
 		ToolStart(0, "call_1", "Bash").ToolArgs(0, `{"command":"ls -la"}`).Finish("tool_calls").Usage(10, 5, 0).Done().Bytes()
-	out, err := runStream(t, x, up, 1)
+	out, err := runStream(t, NewTranslator(x, nil, 0), up, 1)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -91,9 +91,8 @@ type toolCall struct {
 	args  jsonEnd
 }
 
-func (t *translator) init(x *providers.Exchange, em *providers.Emitter) {
-	t.x, t.em, t.open = x, em, -1
-	t.state, _ = x.State.(*State)
+func (t *translator) init(x *providers.Exchange, st *State, em *providers.Emitter) {
+	t.x, t.em, t.open, t.state = x, em, -1, st
 	if x.Settings.SplitTags {
 		t.parser = thinkparse.New(x.Settings.Parse, em)
 	}
