@@ -13,12 +13,6 @@ type secretHolder interface {
 	secrets() []string
 }
 
-func (p *AnthropicProvider) secrets() []string { return []string{resolveSecret(p.APIKey)} }
-func (p *AzureProvider) secrets() []string     { return []string{resolveSecret(p.APIKey)} }
-func (p *OpenAIProvider) secrets() []string    { return []string{resolveSecret(p.APIKey)} }
-func (p *GeminiProvider) secrets() []string    { return []string{resolveSecret(p.APIKey)} }
-func (p *AmazonQProvider) secrets() []string   { return []string{resolveSecret(p.APIKey)} }
-
 // minRedactedSecret is the shortest secret replaced in relayed text: a
 // shorter one would match ordinary words of a message.
 const minRedactedSecret = 8

@@ -19,15 +19,6 @@ import (
 	"github.com/thinkgate/thinkgate/thinkparse"
 )
 
-// Config is the anthropic provider's own configuration.
-type Config struct {
-	// APIKey, when set, replaces the client's key upstream.
-	APIKey string `json:"api_key,omitempty"`
-	// Path is the upstream Messages path, default DefaultPath;
-	// count_tokens goes to Path + "/count_tokens".
-	Path string `json:"path,omitempty"`
-}
-
 // DefaultPath is the Messages endpoint of api.anthropic.com.
 const DefaultPath = "/v1/messages"
 
