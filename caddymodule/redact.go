@@ -3,6 +3,7 @@ package caddymodule
 import (
 	"bytes"
 
+	"github.com/thinkgate/thinkgate/internal/jsonbytes"
 	"github.com/thinkgate/thinkgate/providers"
 )
 
@@ -33,7 +34,7 @@ func secretSet(list ...string) [][]byte {
 	}
 	for _, s := range list {
 		add([]byte(s))
-		if q := providers.AppendJSONString(nil, s); len(q) >= 2 {
+		if q := jsonbytes.AppendString(nil, s); len(q) >= 2 {
 			add(q[1 : len(q)-1])
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/thinkgate/thinkgate/internal/jsonbytes"
 	"github.com/thinkgate/thinkgate/thinkparse"
 )
 
@@ -134,9 +135,9 @@ func (e *Emitter) MessageStart(id, model string, usage Usage) {
 	}
 	b := append(e.Buf, "event: message_start\ndata: "...)
 	b = append(b, `{"type":"message_start","message":{"id":`...)
-	b = AppendJSONString(b, id)
+	b = jsonbytes.AppendString(b, id)
 	b = append(b, `,"type":"message","role":"assistant","model":`...)
-	b = AppendJSONString(b, model)
+	b = jsonbytes.AppendString(b, model)
 	b = append(b, `,"content":[],"stop_reason":null,"stop_sequence":null,"usage":`...)
 	b = appendUsage(b, usage)
 	e.Buf = append(b, "}}\n\n"...)
@@ -327,9 +328,9 @@ func (e *Emitter) ToolUseStart(id, name string) {
 	}
 	b := e.startEvent()
 	b = append(b, `{"type":"tool_use","id":`...)
-	b = AppendJSONString(b, id)
+	b = jsonbytes.AppendString(b, id)
 	b = append(b, `,"name":`...)
-	b = AppendJSONString(b, name)
+	b = jsonbytes.AppendString(b, name)
 	e.Buf = append(b, `,"input":{}}}`+"\n\n"...)
 	e.merge.kind = deltaNone
 }
@@ -539,7 +540,7 @@ func (e *Emitter) frameable(data []byte) ([]byte, error) {
 }
 
 // appendValidUTF8 appends p with every byte that is not part of a valid
-// UTF-8 sequence replaced by U+FFFD, as AppendJSONString (and encoding/json)
+// UTF-8 sequence replaced by U+FFFD, as jsonbytes.AppendString (and encoding/json)
 // replace them.
 func appendValidUTF8(dst, p []byte) []byte {
 	for len(p) > 0 {
@@ -558,7 +559,7 @@ func appendNullable(b []byte, s string) []byte {
 	if s == "" {
 		return append(b, "null"...)
 	}
-	return AppendJSONString(b, s)
+	return jsonbytes.AppendString(b, s)
 }
 
 // openBlock closes what is open and opens a content block of kind.
@@ -606,7 +607,7 @@ func (e *Emitter) appendMeta(b []byte) []byte {
 	b = append(b, `,"metadata":{`...)
 	if len(e.pendingMeta) > 0 {
 		b = append(b, `"thought_type":`...)
-		b = AppendJSONString(b, e.pendingMeta)
+		b = jsonbytes.AppendString(b, e.pendingMeta)
 		b = append(b, ',')
 	}
 	b = append(b, `"confidence":`...)
@@ -673,7 +674,7 @@ func (e *Emitter) closeOpen() {
 		b = append(b, "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":"...)
 		b = e.appendIndex(b)
 		b = append(b, `,"delta":{"type":"signature_delta","signature":`...)
-		b = AppendJSONString(b, sig)
+		b = jsonbytes.AppendString(b, sig)
 		b = append(b, "}}\n\n"...)
 	}
 	b = append(b, "event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":"...)
@@ -755,7 +756,7 @@ func (e *Emitter) appendDelta1(kind deltaKind, p []byte) (replaced bool) {
 	e.drainIfFull()
 	var b []byte
 	if e.merge.kind == kind && e.merge.index == e.index && e.merge.end == len(e.Buf) {
-		b, replaced = appendJSONStringBodyReport(e.Buf[:len(e.Buf)-len(deltaTail)], p)
+		b, replaced = jsonbytes.AppendStringBody(e.Buf[:len(e.Buf)-len(deltaTail)], p)
 		e.Buf = append(b, deltaTail...)
 		e.merge.end = len(e.Buf)
 		return replaced
@@ -763,7 +764,7 @@ func (e *Emitter) appendDelta1(kind deltaKind, p []byte) (replaced bool) {
 	b = append(e.Buf, deltaEventHead...)
 	b = e.appendIndex(b)
 	b = append(b, deltaHeads[kind]...)
-	b, replaced = appendJSONStringBodyReport(b, p)
+	b, replaced = jsonbytes.AppendStringBody(b, p)
 	e.Buf = append(b, deltaTail...)
 	e.merge = deltaMerge{kind: kind, index: e.index, end: len(e.Buf)}
 	return replaced

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"path"
+	"strconv"
 	"strings"
 
 	"go.uber.org/zap"
@@ -100,7 +101,7 @@ func (s *Settings) Hint(t ThinkingParam) string {
 
 func itoa(n int) string {
 	var b [20]byte
-	return string(AppendJSONInt(b[:0], int64(n)))
+	return string(strconv.AppendInt(b[:0], int64(n), 10))
 }
 
 // ModelRule renames models matching From (a path.Match glob) to To.

@@ -12,7 +12,7 @@ import (
 	"encoding/json"
 	"strconv"
 
-	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/internal/jsonbytes"
 )
 
 // Coalesce returns sse with every run of content_block_delta events of the
@@ -34,7 +34,7 @@ func Coalesce(sse []byte) []byte {
 		out = append(out, "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":"...)
 		out = strconv.AppendInt(out, int64(run.index), 10)
 		out = append(out, `,"delta":{"type":"`+run.typ+`","`+field+`":`...)
-		out = providers.AppendJSONString(out, run.text)
+		out = jsonbytes.AppendString(out, run.text)
 		out = append(out, "}}\n\n"...)
 		run.active, run.text = false, nil
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/buger/jsonparser"
 
+	"github.com/thinkgate/thinkgate/internal/jsonbytes"
 	"github.com/thinkgate/thinkgate/providers"
 	"github.com/thinkgate/thinkgate/thinkparse"
 )
@@ -471,7 +472,7 @@ func (s *SplitStream) textDelta(raw []byte, escaped bool) error {
 		s.text = append(s.text, raw...)
 		return nil
 	}
-	t, err := providers.AppendUnescaped(s.text, raw)
+	t, err := jsonbytes.AppendUnescaped(s.text, raw)
 	if err != nil {
 		s.parseText()
 		return malformed("bad string in text_delta")
@@ -504,7 +505,7 @@ func (s *SplitStream) unescape(v []byte) ([]byte, error) {
 	if bytes.IndexByte(v, '\\') < 0 {
 		return v, nil
 	}
-	t, err := providers.AppendUnescaped(s.scratch[:0], v)
+	t, err := jsonbytes.AppendUnescaped(s.scratch[:0], v)
 	s.scratch = t[:0]
 	return t, err
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/buger/jsonparser"
 	"go.uber.org/zap"
 
+	"github.com/thinkgate/thinkgate/internal/jsonbytes"
 	"github.com/thinkgate/thinkgate/providers"
 )
 
@@ -94,7 +95,7 @@ func (p *Provider) Clean(x *providers.Exchange) ([]byte, Changes, error) {
 		}
 	}
 	if x.UpstreamModel != x.ClientModel {
-		set["model"] = providers.AppendJSONString(nil, x.UpstreamModel)
+		set["model"] = jsonbytes.AppendString(nil, x.UpstreamModel)
 		ch.Model = true
 	}
 	if len(set) == 0 && len(del) == 0 {
@@ -118,11 +119,11 @@ func rebuildObject(body []byte, fields, set map[string]json.RawMessage, del map[
 		if len(out) > 1 {
 			out = append(out, ',')
 		}
-		out = providers.AppendJSONString(out, k)
+		out = jsonbytes.AppendString(out, k)
 		out = append(out, ':')
 		out = append(out, v...)
 	}
-	err := providers.ScanObject(body, func(key, _ []byte, _ jsonparser.ValueType, _ int) error {
+	err := jsonbytes.ScanObject(body, func(key, _ []byte, _ jsonparser.ValueType, _ int) error {
 		// fields is keyed as encoding/json decodes keys: unescaped, with each
 		// invalid UTF-8 byte as U+FFFD; jsonparser hands over the raw key.
 		k, err := jsonparser.ParseString(key)
@@ -166,7 +167,7 @@ func cleanMessages(raw []byte, ch *Changes) ([]byte, bool, error) {
 	changed := false
 	var cbErr error
 	var kept [][]byte // one message's kept blocks, reused
-	err := providers.ScanArray(raw, func(msg []byte, typ jsonparser.ValueType) {
+	err := jsonbytes.ScanArray(raw, func(msg []byte, typ jsonparser.ValueType) {
 		if cbErr != nil {
 			return
 		}
@@ -201,8 +202,8 @@ func cleanMessages(raw []byte, ch *Changes) ([]byte, bool, error) {
 // null, blank or an empty list goes (docs/providers/azure.md). kept is scratch space for
 // the kept blocks, returned for reuse.
 func appendCleanMessage(dst []byte, kept [][]byte, msg []byte, ch *Changes) (_ []byte, _ [][]byte, keep, changed bool, err error) {
-	var m [1]providers.Member
-	err = providers.ScanMembers(msg, contentName, m[:])
+	var m [1]jsonbytes.Member
+	err = jsonbytes.ScanMembers(msg, contentName, m[:])
 	if err != nil {
 		return dst, kept, false, false, err
 	}
@@ -226,7 +227,7 @@ func appendCleanMessage(dst []byte, kept [][]byte, msg []byte, ch *Changes) (_ [
 	}
 
 	dropped := 0
-	err = providers.ScanArray(content, func(block []byte, t jsonparser.ValueType) {
+	err = jsonbytes.ScanArray(content, func(block []byte, t jsonparser.ValueType) {
 		if t == jsonparser.Object && dropBlock(block, ch) {
 			dropped++
 			return
@@ -269,8 +270,8 @@ var (
 func dropBlock(block []byte, ch *Changes) bool {
 	// Raw string bodies suffice: the values compared and the gateway's
 	// envelope (base64url and dots) never need unescaping.
-	var m [3]providers.Member
-	_ = providers.ScanMembers(block, blockNames, m[:])
+	var m [3]jsonbytes.Member
+	_ = jsonbytes.ScanMembers(block, blockNames, m[:])
 	switch string(m[0].Value) {
 	case "thinking":
 		sig, t := m[1].Value, m[1].Type

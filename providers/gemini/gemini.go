@@ -15,6 +15,7 @@ import (
 
 	"github.com/buger/jsonparser"
 
+	"github.com/thinkgate/thinkgate/internal/jsonbytes"
 	"github.com/thinkgate/thinkgate/providers"
 )
 
@@ -69,7 +70,7 @@ func (p *Provider) Rewrite(x *providers.Exchange, out *providers.Outbound) error
 		method = ":streamGenerateContent"
 		out.RawQuery = "alt=sse"
 	}
-	if out.Body, err = providers.EncodeJSON(body, len(x.Body)); err != nil {
+	if out.Body, err = jsonbytes.Encode(body, len(x.Body)); err != nil {
 		return err
 	}
 	out.Path = "/" + p.cfg.APIVersion + "/models/" + model + method

@@ -7,6 +7,7 @@ import (
 
 	"github.com/buger/jsonparser"
 
+	"github.com/thinkgate/thinkgate/internal/jsonbytes"
 	"github.com/thinkgate/thinkgate/providers"
 )
 
@@ -165,7 +166,7 @@ func (s *Stream) event(name, data []byte) error {
 	}
 	c := &s.chunk
 	*c = chunk{}
-	if err := providers.ScanObject(data, s.onTop); err != nil {
+	if err := jsonbytes.ScanObject(data, s.onTop); err != nil {
 		return s.fail(malformed("chunk is not valid JSON: " + truncate(string(data), 200)))
 	}
 	if len(c.err) > 0 && c.errType != jsonparser.Null {
@@ -220,7 +221,7 @@ func (s *Stream) text(raw []byte, escaped bool) error {
 // appendContent appends a raw JSON string's value; a string with a bad
 // escape is noted (see unescape) and adds nothing.
 func (s *Stream) appendContent(dst, raw []byte) []byte {
-	out, err := providers.AppendUnescaped(dst, raw)
+	out, err := jsonbytes.AppendUnescaped(dst, raw)
 	if err != nil {
 		s.badString = true
 	}
@@ -280,9 +281,9 @@ func (s *Stream) field(key, value []byte, typ jsonparser.ValueType, _ int) error
 // scanChoice collects the fields of the choice and of its delta.
 func (s *Stream) scanChoice() {
 	c := &s.chunk
-	_ = providers.ScanObject(c.choice, s.onField)
+	_ = jsonbytes.ScanObject(c.choice, s.onField)
 	if len(c.delta) > 0 {
-		_ = providers.ScanObject(c.delta, s.onField)
+		_ = jsonbytes.ScanObject(c.delta, s.onField)
 	}
 }
 
@@ -341,7 +342,7 @@ func (s *Stream) unescape(raw []byte) []byte {
 	if bytes.IndexByte(raw, '\\') < 0 {
 		return raw
 	}
-	out, err := providers.AppendUnescaped(s.scratch[:0], raw)
+	out, err := jsonbytes.AppendUnescaped(s.scratch[:0], raw)
 	s.scratch = out[:0]
 	if err != nil {
 		s.badString = true
