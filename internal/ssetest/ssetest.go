@@ -67,3 +67,14 @@ func Coalesce(sse []byte) []byte {
 	flush()
 	return out
 }
+
+// Chunks splits p into writes of n bytes, the last one shorter: how a test
+// hands a stream to a decoder as an upstream that writes n bytes at a time.
+func Chunks(p []byte, n int) [][]byte {
+	var out [][]byte
+	for len(p) > n {
+		out = append(out, p[:n])
+		p = p[n:]
+	}
+	return append(out, p)
+}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/thinkgate/thinkgate/internal/jsonbytes"
 	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/sse"
 	"github.com/thinkgate/thinkgate/thinkparse"
 )
 
@@ -223,15 +224,15 @@ func (p *Provider) NewStream(x *providers.Exchange, em *providers.Emitter) provi
 type SplitStream struct {
 	x       *providers.Exchange
 	em      *providers.Emitter
-	dec     providers.SSEDecoder
+	dec     sse.Decoder
 	parser  *thinkparse.Parser
 	inText  bool // the upstream's open block is a text block
 	scratch []byte
 	// shape is the form of the upstream's text_delta events; the callbacks
 	// are bound once, as method values made per write would allocate.
-	shape   providers.Shape
+	shape   sse.Shape
 	onText  func(raw []byte, escaped bool) error
-	onEvent providers.SSEHandler
+	onEvent sse.Handler
 	// text is the text of the text_delta events since the last other
 	// event, unescaped: it goes through the parser in one write per
 	// upstream read instead of one per event. The parser's output does not
@@ -296,7 +297,7 @@ func (s *SplitStream) citation(c []byte) error {
 	}
 	max := s.x.Settings.MaxEventSize
 	if max <= 0 {
-		max = providers.DefaultMaxEvent
+		max = sse.DefaultMaxEvent
 	}
 	if s.em.WaitingCitations() > max {
 		s.em.FlushCitations()

@@ -8,6 +8,7 @@ import (
 
 	"github.com/thinkgate/thinkgate/internal/jsonbytes"
 	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/sse"
 	"github.com/thinkgate/thinkgate/thinkparse"
 )
 
@@ -405,8 +406,8 @@ func (t *translator) end() {
 // Stream translates a streamGenerateContent?alt=sse body.
 type Stream struct {
 	t       *translator
-	dec     providers.SSEDecoder
-	eventFn providers.SSEHandler
+	dec     sse.Decoder
+	eventFn sse.Handler
 }
 
 // NewStream returns a translator for a streamed body; message_start goes out

@@ -9,24 +9,25 @@ import (
 
 	"github.com/thinkgate/thinkgate/internal/jsonbytes"
 	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/sse"
 )
 
 // Stream translates a Chat Completions event stream: one `data:` JSON chunk
 // per event, ended by `data: [DONE]`.
 type Stream struct {
 	t       translator
-	dec     providers.SSEDecoder
+	dec     sse.Decoder
 	scratch []byte // unescaped strings of the current chunk
 	chunk   chunk
 	// The callbacks are bound once: a method value made per chunk would
 	// allocate on the hot path.
-	onEvent providers.SSEHandler
+	onEvent sse.Handler
 	onTop   func(key, value []byte, typ jsonparser.ValueType, _ int) error
 	onField func(key, value []byte, typ jsonparser.ValueType, _ int) error
 	onTool  func(value []byte, typ jsonparser.ValueType, _ int, err error)
 	// shape is the form of the upstream's content-only chunks, which
-	// skip the JSON walk (see providers.Shape).
-	shape  providers.Shape
+	// skip the JSON walk (see sse.Shape).
+	shape  sse.Shape
 	onText func(raw []byte, escaped bool) error
 	// content is the content of the content-only chunks since the last
 	// other chunk, unescaped: it reaches the translator in one piece per

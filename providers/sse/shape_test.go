@@ -1,4 +1,4 @@
-package providers
+package sse
 
 import (
 	"fmt"
@@ -11,7 +11,7 @@ import (
 // content-only events. It returns what each path saw, in order.
 func shapedRun(t *testing.T, chunks []string) []string {
 	t.Helper()
-	var d SSEDecoder
+	var d Decoder
 	var shape Shape
 	var got []string
 	text := func(raw []byte, escaped bool) error {

@@ -1,4 +1,4 @@
-package providers
+package sse
 
 import (
 	"bytes"
@@ -11,7 +11,7 @@ import (
 // thousands of events that differ only in that string (the chunk id, the
 // model, the indexes stay the same), so an event that starts with the same
 // head, holds a JSON string, and ends with the same tail is the same event
-// with other text. SSEDecoder.WriteShaped hands such an event's string to
+// with other text. Decoder.WriteShaped hands such an event's string to
 // the translator without the SSE and JSON parsing it would otherwise cost.
 //
 // The equivalence holds because SSE and JSON are read left to right: the
