@@ -14,8 +14,9 @@ import (
 // most of an OpenAI or Gemini chunk is wrapper (ids, model names, nested
 // objects) around a few bytes of text, and jsonparser walks every byte of
 // every string one at a time, where this finds the end of a string with a
-// vectorised bytes.IndexByte. Like jsonparser it checks structure, not every
-// detail of JSON's grammar.
+// vector scan (StringEnd). Like jsonparser it checks structure, not every
+// detail of JSON's grammar; unlike it, a string with a raw control
+// character is malformed, as JSON has it.
 func ScanObject(data []byte, fn func(key, value []byte, typ jsonparser.ValueType, offset int) error) error {
 	i := SkipSpace(data, 0)
 	if i >= len(data) || data[i] != '{' {
@@ -86,23 +87,14 @@ func SkipSpace(data []byte, i int) int {
 }
 
 // scanStringEnd returns the index of the quote that closes the string whose
-// content starts at from, or -1.
+// content starts at from, or -1: StringEnd's rule, so a raw control
+// character (which JSON forbids) makes the string malformed.
 func scanStringEnd(data []byte, from int) int {
-	for j := from; ; {
-		q := bytes.IndexByte(data[j:], '"')
-		if q < 0 {
-			return -1
-		}
-		q += j
-		backslashes := 0
-		for k := q - 1; k >= from && data[k] == '\\'; k-- {
-			backslashes++
-		}
-		if backslashes%2 == 0 {
-			return q
-		}
-		j = q + 1
+	end, _ := StringEnd(data[from:])
+	if end < 0 {
+		return -1
 	}
+	return from + end
 }
 
 // scanValue returns the type of the value at i and the index just past it
