@@ -27,6 +27,8 @@ type guest struct {
 // Provider returns the provisioned provider.
 func (g *guest) Provider() providers.Provider { return g.provider }
 
+// secrets is the credential scrubbed from what is relayed from the
+// upstream: the api_key, resolved.
 func (g *guest) secrets() []string { return []string{g.apiKey} }
 
 // credentialOptions are the options whose placeholders ({env.NAME}) are
