@@ -4,9 +4,7 @@
 // it twice (the end of its string on the way in, the escaper on the way
 // out).
 //
-// Reading: StringEnd finds where a JSON string ends, JSON's rule for every
-// scanner here (a raw control character before the closing quote makes the
-// string malformed); ScanObject, ScanArray and ScanMembers walk an object or array without
+// Reading: StringEnd finds where a JSON string ends; ScanObject, ScanArray and ScanMembers walk an object or array without
 // decoding it; AppendUnescaped decodes a string's escapes as encoding/json
 // does; ValidValue checks JSON as json.Valid does, for the request walk.
 //

@@ -14,9 +14,8 @@ import (
 // most of an OpenAI or Gemini chunk is wrapper (ids, model names, nested
 // objects) around a few bytes of text, and jsonparser walks every byte of
 // every string one at a time, where this finds the end of a string with a
-// vector scan (StringEnd). Like jsonparser it checks structure, not every
-// detail of JSON's grammar; unlike it, a string with a raw control
-// character is malformed, as JSON has it.
+// vectorised bytes.IndexByte. Like jsonparser it checks structure, not every
+// detail of JSON's grammar.
 func ScanObject(data []byte, fn func(key, value []byte, typ jsonparser.ValueType, offset int) error) error {
 	i := SkipSpace(data, 0)
 	if i >= len(data) || data[i] != '{' {
@@ -87,14 +86,23 @@ func SkipSpace(data []byte, i int) int {
 }
 
 // scanStringEnd returns the index of the quote that closes the string whose
-// content starts at from, or -1: StringEnd's rule, so a raw control
-// character (which JSON forbids) makes the string malformed.
+// content starts at from, or -1.
 func scanStringEnd(data []byte, from int) int {
-	end, _ := StringEnd(data[from:])
-	if end < 0 {
-		return -1
+	for j := from; ; {
+		q := bytes.IndexByte(data[j:], '"')
+		if q < 0 {
+			return -1
+		}
+		q += j
+		backslashes := 0
+		for k := q - 1; k >= from && data[k] == '\\'; k-- {
+			backslashes++
+		}
+		if backslashes%2 == 0 {
+			return q
+		}
+		j = q + 1
 	}
-	return from + end
 }
 
 // scanValue returns the type of the value at i and the index just past it
