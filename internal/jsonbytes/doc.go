@@ -4,9 +4,14 @@
 // it twice (the end of its string on the way in, the escaper on the way
 // out).
 //
-// Reading: StringEnd finds where a JSON string ends; ScanObject, ScanArray and ScanMembers walk an object or array without
-// decoding it; AppendUnescaped decodes a string's escapes as encoding/json
-// does; ValidValue checks JSON as json.Valid does, for the request walk.
+// Reading: StringEnd finds where a JSON string ends, refusing a raw
+// control character as JSON does (the shaped SSE path and the request
+// walk rely on that). ScanObject, ScanArray and ScanMembers walk an object
+// or array without decoding it, checking structure only, as jsonparser
+// does: their quote search is bytes.IndexByte, faster than StringEnd on
+// the short strings of an upstream chunk. AppendUnescaped decodes a
+// string's escapes as encoding/json does; ValidValue checks JSON as
+// json.Valid does, for the request walk.
 //
 // Writing: AppendString and AppendStringBody escape a string the way
 // encoding/json's Marshal does (HTML characters included), and Encode
