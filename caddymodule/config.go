@@ -3,7 +3,6 @@ package caddymodule
 import (
 	"encoding/json"
 	"fmt"
-	"reflect"
 	"sort"
 	"strings"
 
@@ -71,20 +70,6 @@ func UnknownOption(d *caddyfile.Dispenser, provider string, module any) error {
 	return d.Err(msg)
 }
 
-// optionNames lists the Caddyfile options of a provider module: its JSON
-// field names, which its Caddyfile subdirectives share.
-func optionNames(module any) []string {
-	var names []string
-	t := reflect.Indirect(reflect.ValueOf(module)).Type()
-	for i := 0; i < t.NumField(); i++ {
-		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
-		if name != "" && name != "-" {
-			names = append(names, name)
-		}
-	}
-	return names
-}
-
 // closest returns the candidate within a small edit distance of s, or "".
 func closest(s string, candidates []string) string {
 	best, bestDist := "", 3
@@ -139,6 +124,12 @@ func secret(option, raw string) (string, error) {
 		return "", fmt.Errorf("%s: %s resolved to the empty string (unset environment variable?)", option, raw)
 	}
 	return v, nil
+}
+
+// resolveSecret replaces {env.*} and other global placeholders at load, so
+// the secret never has to appear in the config itself.
+func resolveSecret(s string) string {
+	return caddy.NewReplacer().ReplaceKnown(s, "")
 }
 
 // modelRuleWarnings explains model rules that cannot do what they seem to:

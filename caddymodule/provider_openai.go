@@ -4,7 +4,6 @@ import (
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 
-	"github.com/thinkgate/thinkgate/providers"
 	"github.com/thinkgate/thinkgate/providers/openai"
 )
 
@@ -18,29 +17,8 @@ func init() {
 // Messages, with the model's <thinking> tags and reasoning fields as
 // thinking blocks.
 type OpenAIProvider struct {
-	// APIKey is sent upstream as "Authorization: Bearer <key>". Use
-	// {env.NAME}. Without it no Authorization header is sent.
-	APIKey string `json:"api_key,omitempty"`
-
-	// Path is the upstream's Chat Completions path (default
-	// /v1/chat/completions); it may carry a query.
-	Path string `json:"path,omitempty"`
-
-	// ReasoningHistory is how history thinking blocks go back: "content"
-	// (<thinking> tags at the start of the assistant message, the default)
-	// or "reasoning_content" (the field DeepSeek's thinking mode demands).
-	ReasoningHistory string `json:"reasoning_history,omitempty"`
-
-	// MaxTokensField is the field max_tokens is sent as: "max_tokens"
-	// (default) or "max_completion_tokens" (OpenAI's reasoning models).
-	MaxTokensField string `json:"max_tokens_field,omitempty"`
-
-	// MaxQueued bounds, in bytes, the output a stream holds back while a
-	// tool call's arguments are incomplete; past it the stream ends with an
-	// error event. Default 16 MiB.
-	MaxQueued int `json:"max_queued,omitempty"`
-
-	provider *openai.Provider
+	openai.Config
+	guest
 }
 
 // CaddyModule returns the Caddy module information.
@@ -51,39 +29,13 @@ func (OpenAIProvider) CaddyModule() caddy.ModuleInfo {
 	}
 }
 
-func (p *OpenAIProvider) config() openai.Config {
-	return openai.Config{
-		APIKey:           resolveSecret(p.APIKey),
-		Path:             p.Path,
-		ReasoningHistory: p.ReasoningHistory,
-		MaxTokensField:   p.MaxTokensField,
-		MaxQueued:        p.MaxQueued,
-	}
-}
-
 // Provision resolves the key's placeholders and builds the provider.
-func (p *OpenAIProvider) Provision(ctx caddy.Context) error {
-	cfg := p.config()
-	key, err := secret("api_key", p.APIKey)
-	if err != nil {
-		return err
-	}
-	cfg.APIKey = key
-	if err := cfg.Validate(); err != nil {
-		return err
-	}
-	p.provider = openai.New(cfg)
-	return nil
+func (p *OpenAIProvider) Provision(caddy.Context) error {
+	return provision(&p.guest, p.Config, openai.New)
 }
-
-// Validate checks the options.
-func (p *OpenAIProvider) Validate() error { return p.config().Validate() }
-
-// Provider returns the provisioned provider.
-func (p *OpenAIProvider) Provider() providers.Provider { return p.provider }
 
 // SplitTagsByDefault is true: prompted models write their thinking in tags.
-func (p *OpenAIProvider) SplitTagsByDefault() bool { return true }
+func (*OpenAIProvider) SplitTagsByDefault() bool { return true }
 
 // UnmarshalCaddyfile takes the provider's options from the thinkgate block:
 //
@@ -95,50 +47,5 @@ func (p *OpenAIProvider) SplitTagsByDefault() bool { return true }
 //	    max_queued        <size>                       # held back while a tool call is open, default 16MiB
 //	}
 func (p *OpenAIProvider) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
-	d.Next()
-	for d.NextBlock(0) {
-		opt := d.Val()
-		var dst *string
-		switch opt {
-		case "api_key":
-			dst = &p.APIKey
-		case "path":
-			dst = &p.Path
-		case "reasoning_history":
-			dst = &p.ReasoningHistory
-		case "max_tokens_field":
-			dst = &p.MaxTokensField
-		case "max_queued":
-			n, err := parseSize(d)
-			if err != nil {
-				return err
-			}
-			if n <= 0 || n > 1<<30 {
-				return d.Errf("max_queued: must be between 1B and 1GiB")
-			}
-			p.MaxQueued = int(n)
-			continue
-		default:
-			return UnknownOption(d, "openai", p)
-		}
-		v, err := ParseStringOption(d)
-		if err != nil {
-			return err
-		}
-		*dst = v
-		// Checked here, while the cursor is on the option, so that the
-		// error carries the option's line.
-		if err := (openai.Config{Path: p.Path, ReasoningHistory: p.ReasoningHistory, MaxTokensField: p.MaxTokensField}).Validate(); err != nil {
-			return d.Err(err.Error())
-		}
-	}
-	return nil
+	return unmarshalProviderOptions(d, p)
 }
-
-// Interface guards
-var (
-	_ caddy.Provisioner     = (*OpenAIProvider)(nil)
-	_ caddy.Validator       = (*OpenAIProvider)(nil)
-	_ caddyfile.Unmarshaler = (*OpenAIProvider)(nil)
-	_ ProviderModule        = (*OpenAIProvider)(nil)
-)

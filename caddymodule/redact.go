@@ -3,6 +3,7 @@ package caddymodule
 import (
 	"bytes"
 
+	"github.com/thinkgate/thinkgate/internal/jsonbytes"
 	"github.com/thinkgate/thinkgate/providers"
 )
 
@@ -12,12 +13,6 @@ import (
 type secretHolder interface {
 	secrets() []string
 }
-
-func (p *AnthropicProvider) secrets() []string { return []string{resolveSecret(p.APIKey)} }
-func (p *AzureProvider) secrets() []string     { return []string{resolveSecret(p.APIKey)} }
-func (p *OpenAIProvider) secrets() []string    { return []string{resolveSecret(p.APIKey)} }
-func (p *GeminiProvider) secrets() []string    { return []string{resolveSecret(p.APIKey)} }
-func (p *AmazonQProvider) secrets() []string   { return []string{resolveSecret(p.APIKey)} }
 
 // minRedactedSecret is the shortest secret replaced in relayed text: a
 // shorter one would match ordinary words of a message.
@@ -39,7 +34,7 @@ func secretSet(list ...string) [][]byte {
 	}
 	for _, s := range list {
 		add([]byte(s))
-		if q := providers.AppendJSONString(nil, s); len(q) >= 2 {
+		if q := jsonbytes.AppendString(nil, s); len(q) >= 2 {
 			add(q[1 : len(q)-1])
 		}
 	}

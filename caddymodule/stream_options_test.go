@@ -26,7 +26,8 @@ func TestStreamBoundOptions(t *testing.T) {
 		{"thinkgate openai {\n max_event_size 0\n}", "max_event_size: must be between 1B and 1GiB"},
 		{"thinkgate openai {\n max_event_size 2GiB\n}", "max_event_size: must be between 1B and 1GiB"},
 		{"thinkgate openai {\n max_queued\n}", "wrong argument count"},
-		{"thinkgate openai {\n max_queued 0\n}", "max_queued: must be between 1B and 1GiB"},
+		{"thinkgate openai {\n max_queued 0\n}", "max_queued: 0 is not allowed; leave the option out for its default, at Testfile:2"},
+		{"thinkgate openai {\n max_queued 2GiB\n}", "max_queued: must be between 1B and 1GiB, got 2147483648, at Testfile:2"},
 		{"thinkgate anthropic {\n max_queued 1MiB\n}", "thinkgate anthropic: unknown option 'max_queued'"},
 	} {
 		var h Handler

@@ -167,12 +167,13 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	if h.ProviderRaw == nil {
 		return errors.New("a provider is required")
 	}
-	h.providerName = providerName(h.ProviderRaw) // LoadModule clears ProviderRaw
-	if err := checkProviderName(h.providerName); err != nil {
-		return err
-	}
+	raw := h.ProviderRaw // LoadModule clears ProviderRaw
 	mod, err := ctx.LoadModule(h, "ProviderRaw")
 	if err != nil {
+		// Caddy's error names only the missing module; list the providers.
+		if err := checkProviderName(inlineName(raw)); err != nil {
+			return err
+		}
 		return fmt.Errorf("loading provider: %v", err)
 	}
 	pm, ok := mod.(ProviderModule)
@@ -180,6 +181,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		return fmt.Errorf("module %T is not a thinkgate provider", mod)
 	}
 	h.provider = pm.Provider()
+	h.providerName = caddy.GetModuleName(mod)
 	h.provisionResponse(ctx, mod)
 	if err := initMetrics(ctx.GetMetricsRegistry()); err != nil {
 		return fmt.Errorf("registering metrics: %v", err)
@@ -403,7 +405,8 @@ func (h *Handler) logExchange(r *http.Request, x *providers.Exchange, rw *respon
 	}
 }
 
-func providerName(raw json.RawMessage) string {
+// inlineName is the provider's name as the JSON config writes it.
+func inlineName(raw json.RawMessage) string {
 	var v struct {
 		Name string `json:"name"`
 	}

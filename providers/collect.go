@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/thinkgate/thinkgate/internal/jsonbytes"
 )
 
 // collector is the emitter's output as one non-streaming Message: the same
@@ -134,9 +136,9 @@ func (e *Emitter) MessageJSON() []byte {
 		return nil
 	}
 	b := []byte(`{"id":`)
-	b = AppendJSONString(b, c.id)
+	b = jsonbytes.AppendString(b, c.id)
 	b = append(b, `,"type":"message","role":"assistant","model":`...)
-	b = AppendJSONString(b, c.model)
+	b = jsonbytes.AppendString(b, c.model)
 	b = append(b, `,"content":[`...)
 	for i, blk := range c.blocks {
 		if i > 0 {
@@ -145,7 +147,7 @@ func (e *Emitter) MessageJSON() []byte {
 		switch blk.kind {
 		case blockText, blockThinkingText:
 			b = append(b, `{"type":"text","text":`...)
-			b = AppendJSONString(b, blk.text)
+			b = jsonbytes.AppendString(b, blk.text)
 			if len(blk.citations) > 0 {
 				b = append(b, `,"citations":[`...)
 				for i, c := range blk.citations {
@@ -159,14 +161,14 @@ func (e *Emitter) MessageJSON() []byte {
 			b = append(b, '}')
 		case blockThinking:
 			b = append(b, `{"type":"thinking","thinking":`...)
-			b = AppendJSONString(b, blk.text)
+			b = jsonbytes.AppendString(b, blk.text)
 			b = append(b, `,"signature":`...)
-			b = AppendJSONString(b, blk.signature)
+			b = jsonbytes.AppendString(b, blk.signature)
 			if blk.meta {
 				b = append(b, `,"metadata":{`...)
 				if blk.thoughtType != "" {
 					b = append(b, `"thought_type":`...)
-					b = AppendJSONString(b, blk.thoughtType)
+					b = jsonbytes.AppendString(b, blk.thoughtType)
 					b = append(b, ',')
 				}
 				b = append(b, `"confidence":`...)
@@ -176,9 +178,9 @@ func (e *Emitter) MessageJSON() []byte {
 			b = append(b, '}')
 		case blockToolUse:
 			b = append(b, `{"type":"tool_use","id":`...)
-			b = AppendJSONString(b, blk.id)
+			b = jsonbytes.AppendString(b, blk.id)
 			b = append(b, `,"name":`...)
-			b = AppendJSONString(b, blk.name)
+			b = jsonbytes.AppendString(b, blk.name)
 			b = append(b, `,"input":`...)
 			if len(blk.text) == 0 || !json.Valid(blk.text) {
 				b = append(b, "{}"...)

@@ -1,17 +1,43 @@
-// Package providers holds what every upstream format shares: the Anthropic
-// request as clients send it (ParseRequest, Exchange), the Provider
-// interface each upstream package implements, the SSE decoder, the Emitter
-// that alone writes the Anthropic event grammar (to an event stream, or to
-// one non-streaming Message with NewCollector), the signatures of the
-// thinking blocks the gateway creates, Anthropic-shaped errors, and the JSON
-// scanners and escaper of the hot path. It has no Caddy in it: caddymodule
-// wires it into Caddy.
+// Package providers is what every upstream format shares, and what a
+// provider package (providers/<name>) is written against. It has no Caddy
+// in it: caddymodule wires it into Caddy, so a provider is tested and
+// benchmarked alone.
 //
-// A provider plugs in at one place. Rewrite converts the request and returns
-// the request's Translator; when the upstream's status and headers arrive,
-// its Handle says how the body is handled (a Handling): passed through, an
-// EventStream translated as it flows, a whole body translated, or an error
-// mapped. An EventStream drives the provider's Stream over an emitter and
-// hands the events to the caller's sink; it alone decides how a failing
-// stream ends.
+// A provider implements Provider. It holds only its configuration (its
+// own Config type, whose JSON tags are the provider's part of the Caddy
+// config and whose Validate is the one check of it); everything about one
+// request lives in the Exchange (the parsed Request, the shared Settings,
+// the model names, the logger) and in the Translator its Rewrite returns.
+// A provider plugs in at that one place: when the upstream's status and
+// headers arrive, the Translator's Handle says how the body is handled (a
+// Handling): passed through, an EventStream translated as it flows, a
+// whole body translated, or an error mapped. An EventStream drives the
+// provider's Stream over an emitter and hands the events to the caller's
+// sink; it alone decides how a failing stream ends (an HTTP error before
+// anything was sent, an error event after).
+// The request side converts the client's Anthropic request, a Request
+// that ParseRequest decoded and that shares the memory of the body, into
+// the upstream's: body, path, query and headers (StripClientHeaders and
+// ClientQuery decide what of the client's may pass).
+//
+// The response side never writes Anthropic events itself. It hands
+// content to an Emitter (Text, Thinking, ToolUseStart, ToolInput, Finish,
+// Fail …), which alone owns the event grammar: block indexes, starts and
+// stops, merging and splitting of deltas, signatures. The same Emitter
+// made by NewCollector builds a non-streaming Message instead. Thinking
+// tags in the model's text go through thinkparse, whose sink is the
+// Emitter. Thinking blocks the gateway creates are signed with the Signer
+// in Settings, so that they can be recognised when the client sends them
+// back in its history.
+//
+// Errors the client sees are *Error values, already in Anthropic's shape
+// (type and message, with the HTTP status); upstream errors are mapped into
+// them.
+//
+// Two packages do the byte-level work: providers/sse decodes an upstream's
+// event stream as it arrives (with a fast path for runs of delta events of
+// one shape), and internal/jsonbytes scans, unescapes and writes JSON
+// without encoding/json's reflection on the hot paths. The invariants every
+// provider's tests check, its fuzz targets included, are in
+// internal/fuzzcheck; golden files are compared by internal/golden.
 package providers

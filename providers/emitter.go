@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"unicode/utf8"
 
+	"github.com/thinkgate/thinkgate/internal/jsonbytes"
 	"github.com/thinkgate/thinkgate/thinkparse"
 )
 
@@ -545,7 +546,7 @@ func frameable(data []byte) ([]byte, error) {
 }
 
 // appendValidUTF8 appends p with every byte that is not part of a valid
-// UTF-8 sequence replaced by U+FFFD, as AppendJSONString (and encoding/json)
+// UTF-8 sequence replaced by U+FFFD, as jsonbytes.AppendString (and encoding/json)
 // replace them.
 func appendValidUTF8(dst, p []byte) []byte {
 	for len(p) > 0 {
@@ -564,5 +565,5 @@ func appendNullable(b []byte, s string) []byte {
 	if s == "" {
 		return append(b, "null"...)
 	}
-	return AppendJSONString(b, s)
+	return jsonbytes.AppendString(b, s)
 }

@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/thinkgate/thinkgate/internal/jsonbytes"
 )
 
 // sseWriter is the emitter's output as Anthropic's event stream: events are
@@ -45,9 +47,9 @@ func (w *sseWriter) frame(data []byte) ([]byte, error) { return frameable(data) 
 func (w *sseWriter) messageStart(id, model string, usage Usage) {
 	b := append(w.buf, "event: message_start\ndata: "...)
 	b = append(b, `{"type":"message_start","message":{"id":`...)
-	b = AppendJSONString(b, id)
+	b = jsonbytes.AppendString(b, id)
 	b = append(b, `,"type":"message","role":"assistant","model":`...)
-	b = AppendJSONString(b, model)
+	b = jsonbytes.AppendString(b, model)
 	b = append(b, `,"content":[],"stop_reason":null,"stop_sequence":null,"usage":`...)
 	b = appendUsage(b, usage)
 	w.buf = append(b, "}}\n\n"...)
@@ -76,7 +78,7 @@ func appendMeta(b []byte, meta *blockMeta) []byte {
 	b = append(b, `,"metadata":{`...)
 	if len(meta.thoughtType) > 0 {
 		b = append(b, `"thought_type":`...)
-		b = AppendJSONString(b, meta.thoughtType)
+		b = jsonbytes.AppendString(b, meta.thoughtType)
 		b = append(b, ',')
 	}
 	b = append(b, `"confidence":`...)
@@ -86,9 +88,9 @@ func appendMeta(b []byte, meta *blockMeta) []byte {
 func (w *sseWriter) toolUseStart(index int, id, name string) {
 	b := w.startEvent(index)
 	b = append(b, `{"type":"tool_use","id":`...)
-	b = AppendJSONString(b, id)
+	b = jsonbytes.AppendString(b, id)
 	b = append(b, `,"name":`...)
-	b = AppendJSONString(b, name)
+	b = jsonbytes.AppendString(b, name)
 	w.buf = append(b, `,"input":{}}}`+"\n\n"...)
 }
 
@@ -122,7 +124,7 @@ func (w *sseWriter) blockStop(index int, sig []byte) {
 		b = append(b, deltaEventHead...)
 		b = w.appendIndex(b, index)
 		b = append(b, `,"delta":{"type":"signature_delta","signature":`...)
-		b = AppendJSONString(b, sig)
+		b = jsonbytes.AppendString(b, sig)
 		b = append(b, "}}\n\n"...)
 	}
 	b = append(b, "event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":"...)
@@ -248,7 +250,7 @@ func (w *sseWriter) delta1(index int, kind deltaKind, p []byte) (replaced bool) 
 	w.drainIfFull()
 	var b []byte
 	if w.merge.kind == kind && w.merge.index == index && w.merge.end == len(w.buf) {
-		b, replaced = appendJSONStringBodyReport(w.buf[:len(w.buf)-len(deltaTail)], p)
+		b, replaced = jsonbytes.AppendStringBody(w.buf[:len(w.buf)-len(deltaTail)], p)
 		w.buf = append(b, deltaTail...)
 		w.merge.end = len(w.buf)
 		return replaced
@@ -256,7 +258,7 @@ func (w *sseWriter) delta1(index int, kind deltaKind, p []byte) (replaced bool) 
 	b = append(w.buf, deltaEventHead...)
 	b = w.appendIndex(b, index)
 	b = append(b, deltaHeads[kind]...)
-	b, replaced = appendJSONStringBodyReport(b, p)
+	b, replaced = jsonbytes.AppendStringBody(b, p)
 	w.buf = append(b, deltaTail...)
 	w.merge = deltaMerge{kind: kind, index: index, end: len(w.buf)}
 	return replaced

@@ -18,6 +18,7 @@ import (
 	"github.com/anthropics/anthropic-sdk-go"
 	"github.com/anthropics/anthropic-sdk-go/packages/ssestream"
 
+	"github.com/thinkgate/thinkgate/internal/ssetest"
 	"github.com/thinkgate/thinkgate/thinkparse"
 )
 
@@ -599,7 +600,7 @@ func TestEmitterAsThinkparseSink(t *testing.T) {
 	e := NewEmitter(FormThinking, NewSigner(testKey))
 	startMessage(e)
 	p := thinkparse.New(thinkparse.Options{}, e)
-	for _, c := range chunkBy([]byte("Hi <thinking>deep thought</thinking>answer"), 3) {
+	for _, c := range ssetest.Chunks([]byte("Hi <thinking>deep thought</thinking>answer"), 3) {
 		p.Write(c)
 	}
 	p.Close()

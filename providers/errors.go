@@ -3,6 +3,8 @@ package providers
 import (
 	"errors"
 	"net/http"
+
+	"github.com/thinkgate/thinkgate/internal/jsonbytes"
 )
 
 // Error is an Anthropic-shaped API error: an HTTP status, an error type and a
@@ -75,9 +77,9 @@ func AsError(err error) *Error {
 // AppendErrorJSON appends {"type":"error","error":{"type":T,"message":M}}.
 func AppendErrorJSON(dst []byte, typ, msg string) []byte {
 	dst = append(dst, `{"type":"error","error":{"type":`...)
-	dst = AppendJSONString(dst, typ)
+	dst = jsonbytes.AppendString(dst, typ)
 	dst = append(dst, `,"message":`...)
-	dst = AppendJSONString(dst, msg)
+	dst = jsonbytes.AppendString(dst, msg)
 	return append(dst, "}}"...)
 }
 

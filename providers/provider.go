@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/json"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"go.uber.org/zap"
@@ -105,7 +106,7 @@ func (s *Settings) Hint(t ThinkingParam) string {
 
 func itoa(n int) string {
 	var b [20]byte
-	return string(AppendJSONInt(b[:0], int64(n)))
+	return string(strconv.AppendInt(b[:0], int64(n), 10))
 }
 
 // ModelRule renames models matching From (a model-name glob, see

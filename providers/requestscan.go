@@ -3,6 +3,8 @@ package providers
 import (
 	"bytes"
 	"encoding/json"
+
+	"github.com/thinkgate/thinkgate/internal/jsonbytes"
 )
 
 // A passthrough (anthropic, azure) forwards most requests byte for byte: it
@@ -95,7 +97,7 @@ func scanRequest(body []byte) (_ *Request, ok bool) {
 	w := &walker{data: body}
 	sc := &requestScan{body: body, messages: -1, system: -1}
 	r := &Request{Fields: make(map[string]json.RawMessage, 16), scan: sc}
-	i := skipSpace(body, 0)
+	i := jsonbytes.SkipSpace(body, 0)
 	end, ok := w.object(i, func(name []byte, i int) (end int, ok bool) {
 		if !plainName(name, requestFields) || body[i] == 'n' {
 			return 0, false
@@ -121,9 +123,9 @@ func scanRequest(body []byte) (_ *Request, ok bool) {
 			r.Model, end, ok = w.str(i)
 		case "stream":
 			switch {
-			case hasAt(body, i, "true"):
+			case jsonbytes.HasAt(body, i, "true"):
 				r.Stream, end, ok = true, i+4, true
-			case hasAt(body, i, "false"):
+			case jsonbytes.HasAt(body, i, "false"):
 				end, ok = i+5, true
 			}
 		default:
@@ -139,7 +141,7 @@ func scanRequest(body []byte) (_ *Request, ok bool) {
 		r.order = append(r.order, k)
 		return end, true
 	})
-	if !ok || skipSpace(body, end) != len(body) {
+	if !ok || jsonbytes.SkipSpace(body, end) != len(body) {
 		return nil, false
 	}
 	if _, ok := r.Fields["messages"]; !ok {
@@ -203,7 +205,7 @@ func (w *walker) scanBlocks(i int, signed *bool) (end int, ok bool) {
 	}
 	switch data[i] {
 	case '"':
-		end = validString(data, i)
+		end = jsonbytes.ValidString(data, i)
 		return end, end >= 0
 	case '[':
 		return w.array(i, func(i int) (int, bool) {
@@ -240,9 +242,9 @@ func (w *walker) scanBlock(i int) (end int, gatewaySigned, ok bool) {
 			return w.skip(i)
 		case fIsError:
 			switch {
-			case hasAt(data, i, "true"):
+			case jsonbytes.HasAt(data, i, "true"):
 				return i + 4, true
-			case hasAt(data, i, "false"):
+			case jsonbytes.HasAt(data, i, "false"):
 				return i + 5, true
 			}
 			return 0, false
@@ -266,7 +268,7 @@ func (w *walker) scanBlock(i int) (end int, gatewaySigned, ok bool) {
 		if data[i] != '"' {
 			return 0, false
 		}
-		end := validString(data, i)
+		end := jsonbytes.ValidString(data, i)
 		return end, end >= 0
 	})
 	return end, thinking && envelope, ok
@@ -287,7 +289,7 @@ var sourceFields = map[string]bool{"type": true, "media_type": true, "data": tru
 func (w *walker) scanSource(i int) (end int, ok bool) {
 	data := w.data
 	if data[i] == '"' {
-		end = validString(data, i)
+		end = jsonbytes.ValidString(data, i)
 		return end, end >= 0
 	}
 	return w.object(i, func(name []byte, i int) (int, bool) {
@@ -299,10 +301,10 @@ func (w *walker) scanSource(i int) (end int, ok bool) {
 		}
 		switch data[i] {
 		case '"':
-			end := validString(data, i)
+			end := jsonbytes.ValidString(data, i)
 			return end, end >= 0
 		case 'n':
-			if hasAt(data, i, "null") {
+			if jsonbytes.HasAt(data, i, "null") {
 				return i + 4, true
 			}
 		}

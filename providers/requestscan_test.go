@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/buger/jsonparser"
+	"github.com/thinkgate/thinkgate/internal/jsonbytes"
 )
 
 // scanSeeds add to decodeSeeds what only the scan looks at: the gateway's
@@ -116,7 +117,7 @@ func checkOrder(t *testing.T, body []byte, r *Request) {
 		return
 	}
 	var names []string
-	err := ScanObject(body, func(key, _ []byte, _ jsonparser.ValueType, _ int) error {
+	err := jsonbytes.ScanObject(body, func(key, _ []byte, _ jsonparser.ValueType, _ int) error {
 		names = append(names, string(key)) // the walk records plain names only
 		return nil
 	})

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/thinkgate/thinkgate/internal/jsonbytes"
 )
 
 // encoding/json validates its whole input on every Unmarshal call, and a
@@ -54,10 +56,10 @@ func (w *walker) strBytes(i int) (text []byte, end int, ok bool) {
 	if i >= len(data) || data[i] != '"' {
 		return nil, 0, false
 	}
-	j := shortRun(data, i+1)
+	j := jsonbytes.ShortRun(data, i+1)
 	if j < len(data) && data[j] == '"' {
 		raw := data[i+1 : j]
-		if !validUTF8(raw) {
+		if !jsonbytes.ValidUTF8(raw) {
 			return nil, 0, false
 		}
 		return raw, j + 1, true
@@ -68,7 +70,7 @@ func (w *walker) strBytes(i int) (text []byte, end int, ok bool) {
 		switch {
 		case c == '"':
 			w.scratch = out
-			if !validUTF8(out) {
+			if !jsonbytes.ValidUTF8(out) {
 				return nil, 0, false
 			}
 			return out, j + 1, true
@@ -109,32 +111,18 @@ func (w *walker) strBytes(i int) (text []byte, end int, ok bool) {
 			out = append(out, c)
 			j++
 		}
-		k := shortRun(data, j)
+		k := jsonbytes.ShortRun(data, j)
 		out = append(out, data[j:k]...)
 		j = k
 	}
 	return nil, 0, false
 }
 
-// shortRun is nextStringSpecial for text whose escapes come close together
-// (code, logs): a short run is cheaper to step through than to hand to the
-// vector search.
-func shortRun(data []byte, i int) int {
-	k := i
-	for k < len(data) && k-i < 16 && data[k] != '"' && data[k] != '\\' && data[k] >= 0x20 {
-		k++
-	}
-	if k-i == 16 {
-		k = nextStringSpecial(data, k)
-	}
-	return k
-}
-
 // decodeU decodes the \uhhhh escape (or surrogate pair of them) p starts
 // with and returns the rune and the escape's length; 0 for a malformed
 // escape or a surrogate that is not half of a pair.
 func decodeU(p []byte) (rune, int) {
-	r := hex4(p)
+	r := jsonbytes.Hex4(p)
 	switch {
 	case r < 0:
 		return 0, 0
@@ -143,7 +131,7 @@ func decodeU(p []byte) (rune, int) {
 	case r >= 0xDC00 || len(p) < 12 || p[6] != '\\' || p[7] != 'u':
 		return 0, 0
 	}
-	r2 := hex4(p[6:])
+	r2 := jsonbytes.Hex4(p[6:])
 	if r2 < 0xDC00 || r2 > 0xDFFF {
 		return 0, 0
 	}
@@ -155,26 +143,26 @@ func decodeU(p []byte) (rune, int) {
 // the index past the object.
 func (w *walker) object(i int, member func(name []byte, i int) (end int, ok bool)) (end int, ok bool) {
 	data := w.data
-	if i >= len(data) || data[i] != '{' || w.depth >= maxValidDepth {
+	if i >= len(data) || data[i] != '{' || w.depth >= jsonbytes.MaxDepth {
 		return 0, false
 	}
 	w.depth++
 	defer func() { w.depth-- }()
-	i = skipSpace(data, i+1)
+	i = jsonbytes.SkipSpace(data, i+1)
 	if i < len(data) && data[i] == '}' {
 		return i + 1, true
 	}
 	for i < len(data) && data[i] == '"' {
-		kend := validString(data, i)
+		kend := jsonbytes.ValidString(data, i)
 		if kend < 0 {
 			return 0, false
 		}
 		name := data[i+1 : kend-1]
-		i = skipSpace(data, kend)
+		i = jsonbytes.SkipSpace(data, kend)
 		if i >= len(data) || data[i] != ':' {
 			return 0, false
 		}
-		if i = skipSpace(data, i+1); i >= len(data) {
+		if i = jsonbytes.SkipSpace(data, i+1); i >= len(data) {
 			return 0, false
 		}
 		if i, ok = member(name, i); !ok {
@@ -191,12 +179,12 @@ func (w *walker) object(i int, member func(name []byte, i int) (end int, ok bool
 // afterValue steps over what follows a member or element at i: a comma
 // (i then at the next one) or the closing bracket (closed, i past it).
 func afterValue(data []byte, i int, closing byte) (next int, closed, ok bool) {
-	i = skipSpace(data, i)
+	i = jsonbytes.SkipSpace(data, i)
 	switch {
 	case i >= len(data):
 		return 0, false, false
 	case data[i] == ',':
-		return skipSpace(data, i+1), false, true
+		return jsonbytes.SkipSpace(data, i+1), false, true
 	case data[i] == closing:
 		return i + 1, true, true
 	}
@@ -207,12 +195,12 @@ func afterValue(data []byte, i int, closing byte) (next int, closed, ok bool) {
 // elem returns the index past it. It returns the index past the array.
 func (w *walker) array(i int, elem func(i int) (end int, ok bool)) (end int, ok bool) {
 	data := w.data
-	if i >= len(data) || data[i] != '[' || w.depth >= maxValidDepth {
+	if i >= len(data) || data[i] != '[' || w.depth >= jsonbytes.MaxDepth {
 		return 0, false
 	}
 	w.depth++
 	defer func() { w.depth-- }()
-	i = skipSpace(data, i+1)
+	i = jsonbytes.SkipSpace(data, i+1)
 	if i < len(data) && data[i] == ']' {
 		return i + 1, true
 	}
@@ -230,7 +218,7 @@ func (w *walker) array(i int, elem func(i int) (end int, ok bool)) (end int, ok 
 
 // skip checks the value at i and returns the index past it.
 func (w *walker) skip(i int) (int, bool) {
-	end := validValue(w.data, i, w.depth)
+	end := jsonbytes.ValidValue(w.data, i, w.depth)
 	return end, end >= 0
 }
 
@@ -323,10 +311,10 @@ func (w *walker) block(i int, b *Block) (end int, ok bool) {
 			return end, true
 		case fIsError:
 			switch {
-			case hasAt(data, i, "true"):
+			case jsonbytes.HasAt(data, i, "true"):
 				b.IsError = true
 				return i + 4, true
-			case hasAt(data, i, "false"):
+			case jsonbytes.HasAt(data, i, "false"):
 				return i + 5, true
 			}
 			return 0, false
@@ -468,7 +456,7 @@ var requestFields = map[string]bool{
 func walkRequest(body []byte) (_ *Request, ok bool) {
 	w := &walker{data: body}
 	r := &Request{Fields: make(map[string]json.RawMessage, 16)}
-	i := skipSpace(body, 0)
+	i := jsonbytes.SkipSpace(body, 0)
 	end, ok := w.object(i, func(name []byte, i int) (end int, ok bool) {
 		if !plainName(name, requestFields) || body[i] == 'n' {
 			return 0, false
@@ -491,9 +479,9 @@ func walkRequest(body []byte) (_ *Request, ok bool) {
 			r.Model, end, ok = w.str(i)
 		case "stream":
 			switch {
-			case hasAt(body, i, "true"):
+			case jsonbytes.HasAt(body, i, "true"):
 				r.Stream, end, ok = true, i+4, true
-			case hasAt(body, i, "false"):
+			case jsonbytes.HasAt(body, i, "false"):
 				end, ok = i+5, true
 			}
 		default:
@@ -509,7 +497,7 @@ func walkRequest(body []byte) (_ *Request, ok bool) {
 		r.order = append(r.order, k)
 		return end, true
 	})
-	return r, ok && skipSpace(body, end) == len(body)
+	return r, ok && jsonbytes.SkipSpace(body, end) == len(body)
 }
 
 // decodeSmallField decodes one of the request's small members with

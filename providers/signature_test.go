@@ -7,6 +7,8 @@ import (
 	"encoding/binary"
 	"strings"
 	"testing"
+
+	"github.com/thinkgate/thinkgate/internal/ssetest"
 )
 
 var testKey = []byte("thinkgate-test-key-0123456789abc")
@@ -153,7 +155,7 @@ func TestBlockMACStreamingEqualsSign(t *testing.T) {
 		want := s.Sign(tc.origin, tc.foreign, tc.thinking)
 		for size := 1; size <= max(1, len(tc.thinking)); size++ {
 			m.Reset()
-			for _, c := range chunkBy([]byte(tc.thinking), size) {
+			for _, c := range ssetest.Chunks([]byte(tc.thinking), size) {
 				m.Write(c)
 			}
 			got := m.AppendSignature([]byte("keep|"), tc.origin, []byte(tc.foreign))

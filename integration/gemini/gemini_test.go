@@ -753,8 +753,9 @@ func TestConfigErrors(t *testing.T) {
 	for _, c := range []struct{ opts, want string }{
 		{"frobnicate 1", "thinkgate gemini: unknown option 'frobnicate'"},
 		{"api_version v2", `api_version: must be v1beta or v1, got "v2"`},
-		{"thinking_budget 0", `thinking_budget: must be a positive number of tokens or -1 (dynamic), got "0"`},
-		{"thinking_budget lots", `thinking_budget: must be a positive number of tokens or -1 (dynamic), got "lots"`},
+		{"thinking_budget 0", `thinking_budget: 0 is not allowed; leave the option out for its default`},
+		{"thinking_budget -2", `thinking_budget: must be a positive number of tokens or -1 (dynamic), got -2`},
+		{"thinking_budget lots", `thinking_budget: "lots" is not a whole number`},
 		{"api_key", "wrong argument count"},
 		{"api_key a b", "wrong argument count"},
 	} {

@@ -89,8 +89,9 @@ func TestSchemaExpansionOption(t *testing.T) {
 	}
 	p := testgw.PortsFor(testgw.SlotGemini)
 	for _, c := range []struct{ opts, want string }{
-		{"schema_expansion 0", `schema_expansion: must be a positive whole number (default 32), got "0"`},
-		{"schema_expansion many", `schema_expansion: must be a positive whole number (default 32), got "many"`},
+		{"schema_expansion 0", `schema_expansion: 0 is not allowed; leave the option out for its default`},
+		{"schema_expansion -1", `schema_expansion: must be a positive whole number (default 32), got -1`},
+		{"schema_expansion many", `schema_expansion: "many" is not a whole number`},
 	} {
 		cfg := testgw.Preamble(p) + fmt.Sprintf("http://localhost:%d {\nthinkgate gemini {\n\t%s\n}\nrespond ok\n}\n", p.HTTP, c.opts)
 		if got := testgw.LoadError(t, testgw.SlotGemini, cfg); !strings.Contains(got, c.want) {

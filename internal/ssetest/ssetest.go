@@ -12,7 +12,7 @@ import (
 	"encoding/json"
 	"strconv"
 
-	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/internal/jsonbytes"
 )
 
 // Coalesce returns sse with every run of content_block_delta events of the
@@ -34,7 +34,7 @@ func Coalesce(sse []byte) []byte {
 		out = append(out, "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":"...)
 		out = strconv.AppendInt(out, int64(run.index), 10)
 		out = append(out, `,"delta":{"type":"`+run.typ+`","`+field+`":`...)
-		out = providers.AppendJSONString(out, run.text)
+		out = jsonbytes.AppendString(out, run.text)
 		out = append(out, "}}\n\n"...)
 		run.active, run.text = false, nil
 	}
@@ -66,4 +66,15 @@ func Coalesce(sse []byte) []byte {
 	}
 	flush()
 	return out
+}
+
+// Chunks splits p into writes of n bytes, the last one shorter: how a test
+// hands a stream to a decoder as an upstream that writes n bytes at a time.
+func Chunks(p []byte, n int) [][]byte {
+	var out [][]byte
+	for len(p) > n {
+		out = append(out, p[:n])
+		p = p[n:]
+	}
+	return append(out, p)
 }

@@ -40,23 +40,6 @@ const (
 	DefaultOrigin = "AI_EDITOR"
 )
 
-// Config is the amazonq provider's own configuration.
-type Config struct {
-	// APIKey is the bearer token sent upstream. When empty the client's own
-	// bearer token (Authorization or x-api-key) goes through.
-	APIKey string
-	// ProfileARN is sent as profileArn when set (needed by IAM Identity
-	// Center / organisation accounts).
-	ProfileARN string
-	// Protocol is ProtocolJSON (default) or ProtocolAWS.
-	Protocol string
-	// Origin is userInputMessage.origin, default AI_EDITOR.
-	Origin string
-	// Now is the clock of the template's "Current time" line; nil means
-	// time.Now. Tests set it to get deterministic bodies.
-	Now func() time.Time
-}
-
 // Provider is the Amazon Q provider.
 type Provider struct {
 	cfg Config

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/thinkgate/thinkgate/internal/jsonbytes"
 	"github.com/thinkgate/thinkgate/providers"
 )
 
@@ -225,7 +226,7 @@ func (p *Provider) convert(x *providers.Exchange) ([]byte, *state, error) {
 	// HTML characters unescaped: the prompt's tags stay readable in debug logs.
 	// The template and tool documentation make the body a little larger than
 	// the client's; room for them spares growing a copy of the whole.
-	out, err := providers.EncodeJSON(body, len(x.Body)+len(x.Body)/8)
+	out, err := jsonbytes.Encode(body, len(x.Body)+len(x.Body)/8)
 	if err != nil {
 		return nil, nil, providers.InvalidRequest("converting the request for Amazon Q: " + err.Error())
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/buger/jsonparser"
 	"go.uber.org/zap"
 
+	"github.com/thinkgate/thinkgate/internal/jsonbytes"
 	"github.com/thinkgate/thinkgate/providers"
 	"github.com/thinkgate/thinkgate/thinkparse"
 )
@@ -484,7 +485,7 @@ func unescape(buf *[]byte, raw []byte) ([]byte, error) {
 	if bytes.IndexByte(raw, '\\') < 0 {
 		return raw, nil
 	}
-	out, err := providers.AppendUnescaped((*buf)[:0], raw)
+	out, err := jsonbytes.AppendUnescaped((*buf)[:0], raw)
 	if err != nil {
 		return nil, err
 	}

@@ -15,18 +15,11 @@ import (
 
 	"github.com/buger/jsonparser"
 
+	"github.com/thinkgate/thinkgate/internal/jsonbytes"
 	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/sse"
 	"github.com/thinkgate/thinkgate/thinkparse"
 )
-
-// Config is the anthropic provider's own configuration.
-type Config struct {
-	// APIKey, when set, replaces the client's key upstream.
-	APIKey string `json:"api_key,omitempty"`
-	// Path is the upstream Messages path, default DefaultPath;
-	// count_tokens goes to Path + "/count_tokens".
-	Path string `json:"path,omitempty"`
-}
 
 // DefaultPath is the Messages endpoint of api.anthropic.com.
 const DefaultPath = "/v1/messages"
@@ -257,15 +250,15 @@ func KeepAnthropicError(status int, header http.Header, body []byte) *providers.
 type SplitStream struct {
 	x       *providers.Exchange
 	em      *providers.Emitter
-	dec     providers.SSEDecoder
+	dec     sse.Decoder
 	parser  *thinkparse.Parser
 	inText  bool // the upstream's open block is a text block
 	scratch []byte
 	// shape is the form of the upstream's text_delta events; the callbacks
 	// are bound once, as method values made per write would allocate.
-	shape   providers.Shape
+	shape   sse.Shape
 	onText  func(raw []byte, escaped bool) error
-	onEvent providers.SSEHandler
+	onEvent sse.Handler
 	// text is the text of the text_delta events since the last other
 	// event, unescaped: it goes through the parser in one write per
 	// upstream read instead of one per event. The parser's output does not
@@ -330,7 +323,7 @@ func (s *SplitStream) citation(c []byte) error {
 	}
 	max := s.x.Settings.MaxEventSize
 	if max <= 0 {
-		max = providers.DefaultMaxEvent
+		max = sse.DefaultMaxEvent
 	}
 	if s.em.WaitingCitations() > max {
 		s.em.FlushCitations()
@@ -506,7 +499,7 @@ func (s *SplitStream) textDelta(raw []byte, escaped bool) error {
 		s.text = append(s.text, raw...)
 		return nil
 	}
-	t, err := providers.AppendUnescaped(s.text, raw)
+	t, err := jsonbytes.AppendUnescaped(s.text, raw)
 	if err != nil {
 		s.parseText()
 		return malformed("bad string in text_delta")
@@ -539,7 +532,7 @@ func (s *SplitStream) unescape(v []byte) ([]byte, error) {
 	if bytes.IndexByte(v, '\\') < 0 {
 		return v, nil
 	}
-	t, err := providers.AppendUnescaped(s.scratch[:0], v)
+	t, err := jsonbytes.AppendUnescaped(s.scratch[:0], v)
 	s.scratch = t[:0]
 	return t, err
 }

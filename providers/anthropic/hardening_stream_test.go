@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/sse"
 )
 
 // TestEventBoundOnFastPath: a text_delta event the shape fast path would
@@ -23,8 +24,8 @@ func TestEventBoundOnFastPath(t *testing.T) {
 			err = s.Write(p[:n])
 			p = p[n:]
 		}
-		if err != providers.ErrSSEEventTooLarge {
-			t.Fatalf("chunk %d: error %v, want ErrSSEEventTooLarge", chunk, err)
+		if err != sse.ErrEventTooLarge {
+			t.Fatalf("chunk %d: error %v, want sse.ErrEventTooLarge", chunk, err)
 		}
 		// The two short deltas before it reach the client (merged into one
 		// event); nothing of the large one or after it does.

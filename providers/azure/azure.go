@@ -48,20 +48,6 @@ var DefaultDropBetas = []string{
 	"structured-outputs-2025-11-13",          // strict tools are unsupported on Azure
 }
 
-// Config is the azure provider's own configuration.
-type Config struct {
-	// APIKey is the Azure resource key, sent as x-api-key and api-key. When
-	// set, the client's own credential never reaches Azure.
-	APIKey string
-	// Path is the upstream Messages path; count_tokens goes to Path + "/count_tokens".
-	Path string
-	// DropFields are top-level fields removed in addition to DefaultDropFields.
-	DropFields []string
-	// DropBetas are anthropic-beta values removed in addition to
-	// DefaultDropBetas; "*" removes the header altogether.
-	DropBetas []string
-}
-
 // Provider is the Azure AI Foundry provider.
 type Provider struct {
 	apiKey       string

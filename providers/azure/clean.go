@@ -10,6 +10,7 @@ import (
 	"github.com/buger/jsonparser"
 	"go.uber.org/zap"
 
+	"github.com/thinkgate/thinkgate/internal/jsonbytes"
 	"github.com/thinkgate/thinkgate/providers"
 )
 
@@ -79,7 +80,7 @@ func (p *Provider) Clean(x *providers.Exchange) ([]byte, Changes, error) {
 		}
 	}
 	if x.UpstreamModel != x.ClientModel {
-		set["model"] = providers.AppendJSONString(nil, x.UpstreamModel)
+		set["model"] = jsonbytes.AppendString(nil, x.UpstreamModel)
 		ch.Model = true
 	}
 	raw, hasMessages := fields["messages"]
@@ -152,7 +153,7 @@ func cleanInto(body []byte, order []string, fields, set map[string]json.RawMessa
 		if len(out) > 1 {
 			out = append(out, ',')
 		}
-		out = providers.AppendJSONString(out, k)
+		out = jsonbytes.AppendString(out, k)
 		out = append(out, ':')
 		if k == "messages" {
 			var err error
@@ -172,7 +173,7 @@ func cleanInto(body []byte, order []string, fields, set map[string]json.RawMessa
 		if _, ok := fields[k]; !ok {
 			if v, ok := set[k]; ok {
 				out = append(out, ',')
-				out = providers.AppendJSONString(out, k)
+				out = jsonbytes.AppendString(out, k)
 				out = append(out, ':')
 				out = append(out, v...)
 			}
@@ -193,7 +194,7 @@ func rebuildObject(body []byte, order []string, fields, set map[string]json.RawM
 		if len(out) > 1 {
 			out = append(out, ',')
 		}
-		out = providers.AppendJSONString(out, k)
+		out = jsonbytes.AppendString(out, k)
 		out = append(out, ':')
 		out = append(out, v...)
 	}
@@ -219,7 +220,7 @@ func rebuildObject(body []byte, order []string, fields, set map[string]json.RawM
 			}
 		}
 	} else {
-		err = providers.ScanObject(body, func(key, _ []byte, _ jsonparser.ValueType, _ int) error {
+		err = jsonbytes.ScanObject(body, func(key, _ []byte, _ jsonparser.ValueType, _ int) error {
 			// fields is keyed as encoding/json decodes keys: unescaped, with
 			// each invalid UTF-8 byte as U+FFFD; jsonparser hands over the
 			// raw key.
@@ -257,7 +258,7 @@ func appendCleanMessages(dst, raw []byte, ch *Changes) ([]byte, bool, error) {
 	}
 	c := cleaner{data: raw, ch: ch, out: dst, start: len(dst)}
 	c.out = append(c.out, '[')
-	_, err := providers.ScanArrayAt(raw, 0, c.message)
+	_, err := jsonbytes.ScanArrayAt(raw, 0, c.message)
 	if err != nil {
 		return nil, false, err
 	}
@@ -286,7 +287,7 @@ func (c *cleaner) message(i int) (int, error) {
 	}
 	data := c.data
 	if data[i] != '{' {
-		v, _, end, err := providers.SkipValue(data, i)
+		v, _, end, err := jsonbytes.SkipValue(data, i)
 		c.out = append(c.out, v...)
 		return end, err
 	}
@@ -297,7 +298,7 @@ func (c *cleaner) message(i int) (int, error) {
 	dropped := 0
 	c.kept = c.kept[:0]
 	looking := true
-	end, err := providers.ScanObjectAt(data, i, func(key []byte, at int) (int, error) {
+	end, err := jsonbytes.ScanObjectAt(data, i, func(key []byte, at int) (int, error) {
 		if looking {
 			switch name, ok := memberName(key); {
 			case !ok:
@@ -305,7 +306,7 @@ func (c *cleaner) message(i int) (int, error) {
 			case string(name) == "content":
 				looking = false
 				if data[at] == '[' {
-					end, err := providers.ScanArrayAt(data, at, func(at int) (int, error) {
+					end, err := jsonbytes.ScanArrayAt(data, at, func(at int) (int, error) {
 						block, btyp, end, err := c.block(at)
 						if err == nil {
 							if btyp == jsonparser.Object && dropBlock(block.m, c.ch) {
@@ -319,12 +320,12 @@ func (c *cleaner) message(i int) (int, error) {
 					content, typ, contentAt, contentEnd = data[at:max(end, at)], jsonparser.Array, at, end
 					return end, err
 				}
-				v, t, end, err := providers.SkipValue(data, at)
+				v, t, end, err := jsonbytes.SkipValue(data, at)
 				content, typ, contentAt, contentEnd = v, t, at, end
 				return end, err
 			}
 		}
-		_, _, end, err := providers.SkipValue(data, at)
+		_, _, end, err := jsonbytes.SkipValue(data, at)
 		return end, err
 	})
 	if err != nil {
@@ -376,7 +377,7 @@ func (c *cleaner) message(i int) (int, error) {
 // hands it, and for an object the members cleaning looks up.
 type scannedBlock struct {
 	value []byte
-	m     [3]providers.Member
+	m     [3]jsonbytes.Member
 }
 
 // block walks the content element at i, finding its type, signature and
@@ -384,12 +385,12 @@ type scannedBlock struct {
 func (c *cleaner) block(i int) (b scannedBlock, typ jsonparser.ValueType, end int, err error) {
 	data := c.data
 	if data[i] != '{' {
-		b.value, typ, end, err = providers.SkipValue(data, i)
+		b.value, typ, end, err = jsonbytes.SkipValue(data, i)
 		return b, typ, end, err
 	}
 	looking, left := true, len(blockNames)
-	end, err = providers.ScanObjectAt(data, i, func(key []byte, at int) (int, error) {
-		v, t, end, err := providers.SkipValue(data, at)
+	end, err = jsonbytes.ScanObjectAt(data, i, func(key []byte, at int) (int, error) {
+		v, t, end, err := jsonbytes.SkipValue(data, at)
 		if err != nil || !looking {
 			return end, err
 		}
@@ -400,7 +401,7 @@ func (c *cleaner) block(i int) (b scannedBlock, typ jsonparser.ValueType, end in
 		}
 		for k, want := range blockNames {
 			if b.m[k].Type == jsonparser.NotExist && string(name) == want {
-				b.m[k] = providers.Member{Value: v, Type: t, End: end - i}
+				b.m[k] = jsonbytes.Member{Value: v, Type: t, End: end - i}
 				if left--; left == 0 {
 					looking = false
 				}
@@ -433,7 +434,7 @@ var blockNames = []string{"type", "signature", "data"}
 // thinking block without a signature Azure issued (none, empty, or the
 // gateway's own envelope, which only the gateway can read), or a
 // redacted_thinking block without data.
-func dropBlock(m [3]providers.Member, ch *Changes) bool {
+func dropBlock(m [3]jsonbytes.Member, ch *Changes) bool {
 	// Raw string bodies suffice: the values compared and the gateway's
 	// envelope (base64url and dots) never need unescaping.
 	switch string(m[0].Value) {

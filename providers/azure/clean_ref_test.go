@@ -11,6 +11,7 @@ import (
 	"github.com/buger/jsonparser"
 
 	"github.com/thinkgate/thinkgate/internal/fuzzcheck"
+	"github.com/thinkgate/thinkgate/internal/jsonbytes"
 	"github.com/thinkgate/thinkgate/providers"
 )
 
@@ -25,7 +26,7 @@ func rebuildObjectRef(body []byte, fields, set map[string]json.RawMessage, del m
 		if len(out) > 1 {
 			out = append(out, ',')
 		}
-		out = providers.AppendJSONString(out, k)
+		out = jsonbytes.AppendString(out, k)
 		out = append(out, ':')
 		out = append(out, v...)
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/buger/jsonparser"
 
+	"github.com/thinkgate/thinkgate/internal/jsonbytes"
 	"github.com/thinkgate/thinkgate/providers"
 )
 
@@ -27,21 +28,6 @@ const (
 	VersionV1Beta = "v1beta"
 	VersionV1     = "v1"
 )
-
-// Config is the gemini provider's own configuration.
-type Config struct {
-	// APIKey is sent as x-goog-api-key. Empty: the client's own key
-	// (x-api-key or Authorization: Bearer) is sent instead.
-	APIKey string
-	// APIVersion is the path's version, v1beta (default) or v1.
-	APIVersion string
-	// ThinkingBudget is the budget when thinking is on and the request sets
-	// none; 0 means DefaultThinkingBudget, -1 dynamic.
-	ThinkingBudget int
-	// SchemaExpansion bounds each tool's reduced input_schema to this many
-	// times the size the client sent; 0 means DefaultSchemaExpansion.
-	SchemaExpansion int
-}
 
 // Provider is the Gemini provider.
 type Provider struct {
@@ -84,7 +70,7 @@ func (p *Provider) Rewrite(x *providers.Exchange, out *providers.Outbound) (prov
 		method = ":streamGenerateContent"
 		out.RawQuery = "alt=sse"
 	}
-	if out.Body, err = providers.EncodeJSON(body, len(x.Body)); err != nil {
+	if out.Body, err = jsonbytes.Encode(body, len(x.Body)); err != nil {
 		return nil, err
 	}
 	out.Path = "/" + p.cfg.APIVersion + "/models/" + model + method

@@ -6,7 +6,9 @@ import (
 
 	"github.com/buger/jsonparser"
 
+	"github.com/thinkgate/thinkgate/internal/jsonbytes"
 	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/sse"
 	"github.com/thinkgate/thinkgate/thinkparse"
 )
 
@@ -94,7 +96,7 @@ func (t *translator) chunk(data []byte) error {
 		return malformed("expected a JSON object")
 	}
 	t.candRaw, t.usageRaw, t.feedback, t.errRaw = nil, nil, nil, nil
-	if err := providers.ScanObject(data, t.topFn); err != nil {
+	if err := jsonbytes.ScanObject(data, t.topFn); err != nil {
 		return malformed(err.Error())
 	}
 	if t.errRaw != nil {
@@ -115,7 +117,7 @@ func (t *translator) chunk(data []byte) error {
 		cand, vt, _, err := jsonparser.Get(t.candRaw, "[0]")
 		if err == nil && vt == jsonparser.Object {
 			t.partsRaw = nil
-			if err := providers.ScanObject(cand, t.candFn); err != nil {
+			if err := jsonbytes.ScanObject(cand, t.candFn); err != nil {
 				return malformed(err.Error())
 			}
 			if t.partsRaw != nil {
@@ -187,7 +189,7 @@ func (t *translator) part(value []byte, vt jsonparser.ValueType, _ int, _ error)
 		return
 	}
 	t.pText, t.pHasText, t.pThought, t.pSig, t.pCall = nil, false, false, nil, nil
-	if err := providers.ScanObject(value, t.partKeyFn); err != nil {
+	if err := jsonbytes.ScanObject(value, t.partKeyFn); err != nil {
 		t.partErr = malformed(err.Error())
 		return
 	}
@@ -239,7 +241,7 @@ func (t *translator) partKey(key, value []byte, vt jsonparser.ValueType, _ int) 
 
 // unescape decodes a raw JSON string body into buf, reusing it.
 func unescape(buf, raw []byte) ([]byte, error) {
-	return providers.AppendUnescaped(buf[:0], raw)
+	return jsonbytes.AppendUnescaped(buf[:0], raw)
 }
 
 // thought writes thinking text to the open run of thoughts, opening one if needed.
@@ -334,7 +336,7 @@ func (t *translator) functionCall(call, sig []byte) {
 // are output.
 func (t *translator) readUsage(u []byte) {
 	t.um = usageMeta{}
-	if providers.ScanObject(u, t.usageFn) != nil {
+	if jsonbytes.ScanObject(u, t.usageFn) != nil {
 		return
 	}
 	m := t.um
@@ -404,8 +406,8 @@ func (t *translator) end() {
 // Stream translates a streamGenerateContent?alt=sse body.
 type Stream struct {
 	t       *translator
-	dec     providers.SSEDecoder
-	eventFn providers.SSEHandler
+	dec     sse.Decoder
+	eventFn sse.Handler
 }
 
 // NewStream returns a translator for a streamed body; message_start goes out

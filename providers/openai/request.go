@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/thinkgate/thinkgate/internal/jsonbytes"
 	"github.com/thinkgate/thinkgate/providers"
 )
 
@@ -149,7 +150,7 @@ func ConvertRequest(x *providers.Exchange, cfg Config) ([]byte, *State, error) {
 
 	// HTML characters unescaped: <thinking> and the hint's tags stay
 	// readable in logs and upstream dumps.
-	body, err := providers.EncodeJSON(out, len(x.Body))
+	body, err := jsonbytes.Encode(out, len(x.Body))
 	if err != nil {
 		return nil, nil, err
 	}

@@ -7,25 +7,27 @@ import (
 
 	"github.com/buger/jsonparser"
 
+	"github.com/thinkgate/thinkgate/internal/jsonbytes"
 	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/sse"
 )
 
 // Stream translates a Chat Completions event stream: one `data:` JSON chunk
 // per event, ended by `data: [DONE]`.
 type Stream struct {
 	t       translator
-	dec     providers.SSEDecoder
+	dec     sse.Decoder
 	scratch []byte // unescaped strings of the current chunk
 	chunk   chunk
 	// The callbacks are bound once: a method value made per chunk would
 	// allocate on the hot path.
-	onEvent providers.SSEHandler
+	onEvent sse.Handler
 	onTop   func(key, value []byte, typ jsonparser.ValueType, _ int) error
 	onField func(key, value []byte, typ jsonparser.ValueType, _ int) error
 	onTool  func(value []byte, typ jsonparser.ValueType, _ int, err error)
 	// shape is the form of the upstream's content-only chunks, which
-	// skip the JSON walk (see providers.Shape).
-	shape  providers.Shape
+	// skip the JSON walk (see sse.Shape).
+	shape  sse.Shape
 	onText func(raw []byte, escaped bool) error
 	// content is the content of the content-only chunks since the last
 	// other chunk, unescaped: it reaches the translator in one piece per
@@ -168,7 +170,7 @@ func (s *Stream) event(name, data []byte) error {
 	}
 	c := &s.chunk
 	*c = chunk{}
-	if err := providers.ScanObject(data, s.onTop); err != nil {
+	if err := jsonbytes.ScanObject(data, s.onTop); err != nil {
 		return s.fail(malformed("chunk is not valid JSON: " + truncate(string(data), 200)))
 	}
 	if len(c.err) > 0 && c.errType != jsonparser.Null {
@@ -223,7 +225,7 @@ func (s *Stream) text(raw []byte, escaped bool) error {
 // appendContent appends a raw JSON string's value; a string with a bad
 // escape is noted (see unescape) and adds nothing.
 func (s *Stream) appendContent(dst, raw []byte) []byte {
-	out, err := providers.AppendUnescaped(dst, raw)
+	out, err := jsonbytes.AppendUnescaped(dst, raw)
 	if err != nil {
 		s.badString = true
 	}
@@ -283,9 +285,9 @@ func (s *Stream) field(key, value []byte, typ jsonparser.ValueType, _ int) error
 // scanChoice collects the fields of the choice and of its delta.
 func (s *Stream) scanChoice() {
 	c := &s.chunk
-	_ = providers.ScanObject(c.choice, s.onField)
+	_ = jsonbytes.ScanObject(c.choice, s.onField)
 	if len(c.delta) > 0 {
-		_ = providers.ScanObject(c.delta, s.onField)
+		_ = jsonbytes.ScanObject(c.delta, s.onField)
 	}
 }
 
@@ -344,7 +346,7 @@ func (s *Stream) unescape(raw []byte) []byte {
 	if bytes.IndexByte(raw, '\\') < 0 {
 		return raw
 	}
-	out, err := providers.AppendUnescaped(s.scratch[:0], raw)
+	out, err := jsonbytes.AppendUnescaped(s.scratch[:0], raw)
 	s.scratch = out[:0]
 	if err != nil {
 		s.badString = true

@@ -1,16 +1,18 @@
-package providers
+package sse
 
 import (
 	"bytes"
 	"errors"
 	"slices"
 	"testing"
+
+	"github.com/thinkgate/thinkgate/providers"
 )
 
 // An event is bounded as a whole, not only line by line: data lines that
 // never meet a blank line fail the stream once their joined size passes
 // MaxEvent, however the bytes are split.
-func TestSSEDecoderMaxEvent(t *testing.T) {
+func TestDecoderMaxEvent(t *testing.T) {
 	cases := []struct {
 		name     string
 		maxEvent int
@@ -35,8 +37,8 @@ func TestSSEDecoderMaxEvent(t *testing.T) {
 			}
 			for how, chunks := range everyChunking([]byte(tc.input), uint64(i)) {
 				got, err := decodeChunksMax(0, tc.maxEvent, chunks, nil)
-				if tc.wantErr && err != ErrSSEEventTooLarge {
-					t.Fatalf("%s: error %v, want ErrSSEEventTooLarge", how, err)
+				if tc.wantErr && err != ErrEventTooLarge {
+					t.Fatalf("%s: error %v, want ErrEventTooLarge", how, err)
 				}
 				if !tc.wantErr && err != nil {
 					t.Fatalf("%s: error %v", how, err)
@@ -47,18 +49,18 @@ func TestSSEDecoderMaxEvent(t *testing.T) {
 			}
 		})
 	}
-	var e *Error
-	if !errors.As(error(ErrSSEEventTooLarge), &e) || e.Status != 502 || e.Type != "api_error" || e.Message != "upstream event-stream event too large" {
-		t.Errorf("ErrSSEEventTooLarge = %#v", ErrSSEEventTooLarge)
+	var e *providers.Error
+	if !errors.As(error(ErrEventTooLarge), &e) || e.Status != 502 || e.Type != "api_error" || e.Message != "upstream event-stream event too large" {
+		t.Errorf("ErrEventTooLarge = %#v", ErrEventTooLarge)
 	}
 }
 
 // MaxEvent 0 means DefaultMaxEvent (16 MiB): seventeen data lines of 1 MiB
 // with no blank line fail at the seventeenth, and the decoder never holds
 // more than the bound.
-func TestSSEDecoderDefaultMaxEvent(t *testing.T) {
+func TestDecoderDefaultMaxEvent(t *testing.T) {
 	line := append(append([]byte("data: "), bytes.Repeat([]byte("x"), 1<<20)...), '\n')
-	var d SSEDecoder
+	var d Decoder
 	h := func(event, data []byte) error { t.Fatal("no event may be dispatched"); return nil }
 	for i := 1; i <= 17; i++ {
 		err := d.Write(line, h)
@@ -66,8 +68,8 @@ func TestSSEDecoderDefaultMaxEvent(t *testing.T) {
 			t.Fatalf("line %d: %v", i, err)
 		}
 		if i == 17 {
-			if err != ErrSSEEventTooLarge {
-				t.Fatalf("line 17: %v, want ErrSSEEventTooLarge", err)
+			if err != ErrEventTooLarge {
+				t.Fatalf("line 17: %v, want ErrEventTooLarge", err)
 			}
 			break
 		}
@@ -76,7 +78,7 @@ func TestSSEDecoderDefaultMaxEvent(t *testing.T) {
 		}
 	}
 	// Exactly 16 MiB of joined data passes.
-	var ok SSEDecoder
+	var ok Decoder
 	n := 0
 	half := append(append([]byte("data: "), bytes.Repeat([]byte("y"), DefaultMaxEvent/2-1)...), '\n')
 	for range 2 {

@@ -1,4 +1,4 @@
-package providers
+package jsonbytes
 
 import (
 	"bytes"
@@ -46,7 +46,7 @@ func AppendUnescaped(dst, raw []byte) ([]byte, error) {
 		case 't':
 			dst, raw = append(dst, '\t'), raw[2:]
 		case 'u':
-			r := hex4(raw)
+			r := Hex4(raw)
 			if r < 0 {
 				return dst[:n], ErrBadEscape
 			}
@@ -55,7 +55,7 @@ func AppendUnescaped(dst, raw []byte) ([]byte, error) {
 				// A pair only if a low half follows at once; otherwise
 				// this half alone is U+FFFD and what follows decodes on
 				// its own.
-				if d := utf16.DecodeRune(r, hex4(raw)); d != utf8.RuneError {
+				if d := utf16.DecodeRune(r, Hex4(raw)); d != utf8.RuneError {
 					r, raw = d, raw[6:]
 				} else {
 					r = utf8.RuneError
@@ -80,8 +80,8 @@ func Unescape(raw, buf []byte) ([]byte, error) {
 	return AppendUnescaped(buf[:0], raw)
 }
 
-// hex4 returns the code unit of a \uhhhh escape at the start of p, or -1.
-func hex4(p []byte) rune {
+// Hex4 returns the code unit of a \uhhhh escape at the start of p, or -1.
+func Hex4(p []byte) rune {
 	if len(p) < 6 || p[0] != '\\' || p[1] != 'u' {
 		return -1
 	}

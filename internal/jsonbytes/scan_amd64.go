@@ -1,6 +1,6 @@
 //go:build !purego
 
-package providers
+package jsonbytes
 
 import "golang.org/x/sys/cpu"
 

@@ -1,4 +1,4 @@
-package providers
+package jsonbytes
 
 import "testing"
 

@@ -1,19 +1,19 @@
-package providers
+package jsonbytes
 
-// validJSON reports whether data is one JSON value. When it says yes,
+// Valid reports whether data is one JSON value. When it says yes,
 // json.Valid says yes too; it may say no to a valid document nested deeper
 // than encoding/json's limit allows (the caller then asks encoding/json,
 // which gives the error). It is json.Valid's grammar with strings, the bulk
 // of a request, skipped a vector at a time to their next quote, backslash
 // or control byte: like json.Valid it does not check a string's UTF-8.
-func validJSON(data []byte) bool {
-	end := validValue(data, skipSpace(data, 0), 0)
-	return end >= 0 && skipSpace(data, end) == len(data)
+func Valid(data []byte) bool {
+	end := ValidValue(data, SkipSpace(data, 0), 0)
+	return end >= 0 && SkipSpace(data, end) == len(data)
 }
 
-// validValue checks the JSON value at i, found depth containers deep, and
+// ValidValue checks the JSON value at i, found depth containers deep, and
 // returns the index just past it, or -1.
-func validValue(data []byte, i, depth int) int {
+func ValidValue(data []byte, i, depth int) int {
 	var stackBuf [64]byte
 	stack := stackBuf[:0] // '{' or '[' per open container
 	for {
@@ -23,10 +23,10 @@ func validValue(data []byte, i, depth int) int {
 		}
 		switch c := data[i]; {
 		case c == '{' || c == '[':
-			if depth+len(stack) >= maxValidDepth {
+			if depth+len(stack) >= MaxDepth {
 				return -1
 			}
-			i = skipSpace(data, i+1)
+			i = SkipSpace(data, i+1)
 			if i < len(data) && data[i] == c+2 { // '}' or ']'
 				i++
 				break
@@ -39,21 +39,21 @@ func validValue(data []byte, i, depth int) int {
 			}
 			continue
 		case c == '"':
-			if i = validString(data, i); i < 0 {
+			if i = ValidString(data, i); i < 0 {
 				return -1
 			}
 		case c == 't':
-			if !hasAt(data, i, "true") {
+			if !HasAt(data, i, "true") {
 				return -1
 			}
 			i += 4
 		case c == 'f':
-			if !hasAt(data, i, "false") {
+			if !HasAt(data, i, "false") {
 				return -1
 			}
 			i += 5
 		case c == 'n':
-			if !hasAt(data, i, "null") {
+			if !HasAt(data, i, "null") {
 				return -1
 			}
 			i += 4
@@ -67,7 +67,7 @@ func validValue(data []byte, i, depth int) int {
 			if len(stack) == 0 {
 				return i
 			}
-			i = skipSpace(data, i)
+			i = SkipSpace(data, i)
 			if i >= len(data) {
 				return -1
 			}
@@ -80,7 +80,7 @@ func validValue(data []byte, i, depth int) int {
 			if data[i] != ',' {
 				return -1
 			}
-			i = skipSpace(data, i+1)
+			i = SkipSpace(data, i+1)
 			if top == '{' {
 				if i = validMemberName(data, i); i < 0 {
 					return -1
@@ -91,11 +91,11 @@ func validValue(data []byte, i, depth int) int {
 	}
 }
 
-// maxValidDepth is below encoding/json's nesting limit (10000), so that
-// what validJSON accepts encoding/json accepts.
-const maxValidDepth = 9000
+// MaxDepth is below encoding/json's nesting limit (10000), so that
+// what Valid accepts encoding/json accepts.
+const MaxDepth = 9000
 
-func hasAt(data []byte, i int, lit string) bool {
+func HasAt(data []byte, i int, lit string) bool {
 	return len(data)-i >= len(lit) && string(data[i:i+len(lit)]) == lit
 }
 
@@ -105,21 +105,21 @@ func validMemberName(data []byte, i int) int {
 	if i >= len(data) || data[i] != '"' {
 		return -1
 	}
-	if i = validString(data, i); i < 0 {
+	if i = ValidString(data, i); i < 0 {
 		return -1
 	}
-	i = skipSpace(data, i)
+	i = SkipSpace(data, i)
 	if i >= len(data) || data[i] != ':' {
 		return -1
 	}
-	return skipSpace(data, i+1)
+	return SkipSpace(data, i+1)
 }
 
-// validString checks the string whose opening quote is at i and returns
+// ValidString checks the string whose opening quote is at i and returns
 // the index past its closing quote, or -1.
-func validString(data []byte, i int) int {
+func ValidString(data []byte, i int) int {
 	for i++; ; {
-		if i = shortRun(data, i); i >= len(data) {
+		if i = ShortRun(data, i); i >= len(data) {
 			return -1
 		}
 		switch c := data[i]; {

@@ -1,4 +1,4 @@
-package providers
+package jsonbytes
 
 import (
 	"bytes"
@@ -64,7 +64,7 @@ func TestIndexSpecialAVX2(t *testing.T) {
 	}
 }
 
-// TestValidUTF8 checks validUTF8 against utf8.Valid with every kind of
+// TestValidUTF8 checks ValidUTF8 against utf8.Valid with every kind of
 // sequence, valid or not, at every position of ASCII text from 64 to 130
 // bytes (in a chunk, across chunks, cut by a chunk's end, in the tail).
 func TestValidUTF8(t *testing.T) {
@@ -82,8 +82,8 @@ func TestValidUTF8(t *testing.T) {
 					// q alone; followed by a valid rune; with a sequence cut
 					// by the end of the input.
 					for _, p := range []string{base[:pos] + q + base[pos:], base[:pos] + q + "日" + base[pos:], base[:pos] + q + base[pos:] + "\xe6\x97"} {
-						if got, want := validUTF8([]byte(p)), utf8.Valid([]byte(p)); got != want {
-							t.Fatalf("%s: validUTF8(%q) = %v, want %v", scanner, p, got, want)
+						if got, want := ValidUTF8([]byte(p)), utf8.Valid([]byte(p)); got != want {
+							t.Fatalf("%s: ValidUTF8(%q) = %v, want %v", scanner, p, got, want)
 						}
 					}
 				}
@@ -98,8 +98,8 @@ func FuzzValidUTF8(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		p := []byte(strings.Repeat("x", 40) + s)
 		forEachScanner(t, func(scanner string) {
-			if got, want := validUTF8(p), utf8.Valid(p); got != want {
-				t.Fatalf("%s: validUTF8(%q) = %v, want %v", scanner, p, got, want)
+			if got, want := ValidUTF8(p), utf8.Valid(p); got != want {
+				t.Fatalf("%s: ValidUTF8(%q) = %v, want %v", scanner, p, got, want)
 			}
 		})
 	})

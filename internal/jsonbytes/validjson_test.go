@@ -1,4 +1,4 @@
-package providers
+package jsonbytes
 
 import (
 	"encoding/json"
@@ -13,28 +13,28 @@ var validSeeds = []string{
 	strings.Repeat("[", 9001) + strings.Repeat("]", 9001), "\"a\x7f\"", `{"a":1 }`, `[ ]`, `{ }`, "",
 }
 
-// TestValidJSONMatchesEncodingJSON: validJSON accepts what json.Valid
+// TestValidJSONMatchesEncodingJSON: Valid accepts what json.Valid
 // accepts and nothing else (but for nesting past its own limit).
 func TestValidJSONMatchesEncodingJSON(t *testing.T) {
 	for _, s := range validSeeds {
 		checkValid(t, []byte(s))
 	}
-	if validJSON([]byte(strings.Repeat("[", 9001) + strings.Repeat("]", 9001))) {
-		t.Error("nesting past maxValidDepth accepted")
+	if Valid([]byte(strings.Repeat("[", 9001) + strings.Repeat("]", 9001))) {
+		t.Error("nesting past MaxDepth accepted")
 	}
 }
 
 func checkValid(t *testing.T, data []byte) {
-	got, want := validJSON(data), json.Valid(data)
+	got, want := Valid(data), json.Valid(data)
 	if got && !want {
-		t.Fatalf("validJSON accepts %q, json.Valid does not", data)
+		t.Fatalf("Valid accepts %q, json.Valid does not", data)
 	}
-	if !got && want && !strings.Contains(string(data), strings.Repeat("[", maxValidDepth)) {
-		t.Fatalf("validJSON rejects %q, json.Valid accepts it", data)
+	if !got && want && !strings.Contains(string(data), strings.Repeat("[", MaxDepth)) {
+		t.Fatalf("Valid rejects %q, json.Valid accepts it", data)
 	}
 }
 
-// FuzzValidJSON: validJSON and json.Valid agree.
+// FuzzValidJSON: Valid and json.Valid agree.
 func FuzzValidJSON(f *testing.F) {
 	for _, s := range validSeeds {
 		f.Add([]byte(s))

@@ -1,4 +1,4 @@
-package providers
+package sse
 
 import (
 	"fmt"
@@ -6,65 +6,12 @@ import (
 	"testing"
 )
 
-func TestStringEnd(t *testing.T) {
-	for _, tc := range []struct {
-		in   string
-		want int
-	}{
-		{`"`, 0},
-		{`abc"}}`, 3},
-		{`exactly 8"`, 9},
-		{`a longer string of plain text"rest`, 29},
-		{`esc \" quote"`, 12},
-		{`esc \\" backslash`, 6},
-		{`\\\\\"x"`, 7},
-		{`café 你好 🎯"`, 17},
-		{`no end`, -1},
-		{`ends in backslash \`, -1},
-		{`ends in escaped quote \"`, -1},
-		{"control \x01 char\"", -1},
-		{"raw newline \n\"", -1},
-		{"escaped newline \\\n\"", -1},
-		{"long text before the raw return, past one word \r\"", -1},
-		{"\x7f\x80\xff are not control\"", 19},
-	} {
-		// Also after 40 bytes of text, so that the vector scanner takes
-		// it, and with the portable loop.
-		pad := strings.Repeat("text ", 8)
-		padWant := tc.want
-		if padWant >= 0 {
-			padWant += len(pad)
-		}
-		forEachScanner(t, func(scanner string) {
-			if got := StringEnd([]byte(tc.in)); got != tc.want {
-				t.Errorf("%s: StringEnd(%q) = %d, want %d", scanner, tc.in, got, tc.want)
-			}
-			if got := StringEnd([]byte(pad + tc.in)); got != padWant {
-				t.Errorf("%s: StringEnd(%q) = %d, want %d", scanner, pad+tc.in, got, padWant)
-			}
-		})
-	}
-}
-
-// forEachScanner runs fn with the vector scanner, where the machine has
-// one, and with the portable loops.
-func forEachScanner(t testing.TB, fn func(scanner string)) {
-	t.Helper()
-	saved := useAVX2
-	defer func() { useAVX2 = saved }()
-	if saved {
-		fn("avx2")
-	}
-	useAVX2 = false
-	fn("portable")
-}
-
 // shapedRun decodes chunks with WriteShaped under a handler that records a
 // shape for events {"t":"…"} named "d", the way a translator records its
 // content-only events. It returns what each path saw, in order.
 func shapedRun(t *testing.T, chunks []string) []string {
 	t.Helper()
-	var d SSEDecoder
+	var d Decoder
 	var shape Shape
 	var got []string
 	text := func(raw []byte, escaped bool) error {

@@ -1,4 +1,4 @@
-package providers
+package jsonbytes
 
 import (
 	"bytes"
@@ -62,13 +62,13 @@ func encoderOutput(t *testing.T, v any) string {
 
 func checkEncodeJSON(t *testing.T, v any) {
 	t.Helper()
-	got, err := EncodeJSON(v, 0)
+	got, err := Encode(v, 0)
 	if want := encoderOutput(t, v); err != nil || string(got) != want {
-		t.Fatalf("EncodeJSON:\n got  %s (%v)\n want %s", got, err, want)
+		t.Fatalf("Encode:\n got  %s (%v)\n want %s", got, err, want)
 	}
 }
 
-// TestEncodeJSON: EncodeJSON writes what json.Encoder writes, for values
+// TestEncodeJSON: Encode writes what json.Encoder writes, for values
 // and pointers alike.
 func TestEncodeJSON(t *testing.T) {
 	text, f := "a <b> & \u2028 \"q\"\n", 0.0
@@ -101,7 +101,7 @@ func TestEncodeJSON(t *testing.T) {
 	checkEncodeJSON(t, nil)
 }
 
-// FuzzEncodeJSON: for any JSON decoded into the shapes above, EncodeJSON
+// FuzzEncodeJSON: for any JSON decoded into the shapes above, Encode
 // and json.Encoder agree byte for byte.
 func FuzzEncodeJSON(f *testing.F) {
 	f.Add([]byte(`{"model":"m","contents":[{"text":"x<y","args":{"a":1},"any":[1,"2",{"b":null}],"n":3}],"nested":[[{"Plain":"q"}]],"ptr":{"thought":true},"raw":[1,{"a":"\u2028"}],"opt":0,"tags":{"b":1,"a":2}}`))

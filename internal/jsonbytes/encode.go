@@ -1,4 +1,4 @@
-package providers
+package jsonbytes
 
 import (
 	"encoding"
@@ -9,7 +9,7 @@ import (
 	"unicode/utf8"
 )
 
-// EncodeJSON encodes v exactly as a json.Encoder with HTML escaping off
+// Encode encodes v exactly as a json.Encoder with HTML escaping off
 // writes it (without the newline), but bounds the encoder's own buffer:
 // encoding/json writes a whole value into a buffer it grows by doubling and
 // then copies out, so a 30 MB request body costs three times that on its
@@ -21,7 +21,7 @@ import (
 // or ",string" options, reached directly or through pointers, and slices
 // (not []byte). Anything else, json.Marshaler implementations among it, is
 // handed to the encoder whole.
-func EncodeJSON(v any, sizeHint int) ([]byte, error) {
+func Encode(v any, sizeHint int) ([]byte, error) {
 	w := &appendWriter{buf: make([]byte, 0, sizeHint)}
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
@@ -78,7 +78,7 @@ func appendJSONStringNoHTML(dst []byte, s string) []byte {
 		if k >= len(b) {
 			break
 		}
-		// nextStringSpecial stops only at a quote, a backslash or a
+		// IndexStringSpecial stops only at a quote, a backslash or a
 		// control character.
 		dst = appendEscapedASCII(dst, b[k])
 		i = k + 1

@@ -1,4 +1,4 @@
-package providers
+package jsonbytes
 
 import (
 	"encoding/json"
@@ -72,7 +72,7 @@ func FuzzAppendUnescaped(f *testing.F) {
 		if err != nil {
 			t.Fatalf("%q: %v, but encoding/json decodes it to %q", raw, err, want)
 		}
-		if v := appendValidUTF8(nil, got); string(v) != want {
+		if v := validUTF8Of(got); string(v) != want {
 			t.Fatalf("%q: got %q, encoding/json %q", raw, v, want)
 		}
 		if !utf8.ValidString(want) {
@@ -95,7 +95,7 @@ func hasBadEscape(raw []byte) bool {
 		case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
 			i++
 		case 'u':
-			if hex4(raw[i:]) < 0 {
+			if Hex4(raw[i:]) < 0 {
 				return true
 			}
 			i += 5
@@ -104,4 +104,16 @@ func hasBadEscape(raw []byte) bool {
 		}
 	}
 	return false
+}
+
+// validUTF8Of returns p with each byte of invalid UTF-8 replaced by U+FFFD,
+// as encoding/json decodes it.
+func validUTF8Of(p []byte) []byte {
+	var out []byte
+	for len(p) > 0 {
+		r, n := utf8.DecodeRune(p)
+		out = utf8.AppendRune(out, r)
+		p = p[n:]
+	}
+	return out
 }

@@ -1,4 +1,4 @@
-package providers
+package sse
 
 import (
 	"bytes"
@@ -8,6 +8,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/thinkgate/thinkgate/internal/ssetest"
+	"github.com/thinkgate/thinkgate/providers"
 )
 
 // sseEvent is one dispatched event, copied out of the handler.
@@ -23,7 +26,7 @@ func decodeChunks(maxLine int, chunks [][]byte, fn func(sseEvent) error) ([]sseE
 
 // decodeChunksMax is decodeChunks with an event bound too.
 func decodeChunksMax(maxLine, maxEvent int, chunks [][]byte, fn func(sseEvent) error) ([]sseEvent, error) {
-	d := &SSEDecoder{MaxLine: maxLine, MaxEvent: maxEvent}
+	d := &Decoder{MaxLine: maxLine, MaxEvent: maxEvent}
 	var got []sseEvent
 	h := func(event, data []byte) error {
 		ev := sseEvent{string(event), string(data)}
@@ -39,16 +42,6 @@ func decodeChunksMax(maxLine, maxEvent int, chunks [][]byte, fn func(sseEvent) e
 		}
 	}
 	return got, d.Close(h)
-}
-
-// chunkBy splits p into chunks of n bytes (the last may be shorter).
-func chunkBy(p []byte, n int) [][]byte {
-	var out [][]byte
-	for len(p) > n {
-		out = append(out, p[:n])
-		p = p[n:]
-	}
-	return append(out, p)
 }
 
 // randomChunks splits p at random points, empty chunks included.
@@ -67,7 +60,7 @@ func randomChunks(r *rand.Rand, p []byte) [][]byte {
 func everyChunking(p []byte, seed uint64) map[string][][]byte {
 	m := map[string][][]byte{"whole": {p}}
 	for n := 1; n <= len(p); n++ {
-		m[fmt.Sprintf("size%d", n)] = chunkBy(p, n)
+		m[fmt.Sprintf("size%d", n)] = ssetest.Chunks(p, n)
 	}
 	for i := 0; i <= len(p); i++ {
 		m[fmt.Sprintf("split%d", i)] = [][]byte{p[:i], p[i:]}
@@ -81,7 +74,7 @@ func everyChunking(p []byte, seed uint64) map[string][][]byte {
 
 // refDecode is an independent reading of the WHATWG rules over a whole input:
 // normalise line ends, split, interpret. A trailing unterminated line and a
-// trailing event without its blank line are taken, as SSEDecoder.Close does.
+// trailing event without its blank line are taken, as Decoder.Close does.
 // A line longer than maxLine (bytes, without its end) is an error.
 func refDecode(input []byte, maxLine int) ([]sseEvent, error) {
 	return refDecodeMax(input, maxLine, 0)
@@ -107,7 +100,7 @@ func refDecodeMax(input []byte, maxLine, maxEvent int) ([]sseEvent, error) {
 	hasData := false
 	for _, line := range lines {
 		if len(line) > maxLine {
-			return out, ErrSSELineTooLong
+			return out, ErrLineTooLong
 		}
 		if line == "" {
 			if hasData {
@@ -129,7 +122,7 @@ func refDecodeMax(input []byte, maxLine, maxEvent int) ([]sseEvent, error) {
 			data += value
 			hasData = true
 			if len(data) > maxEvent {
-				return out, ErrSSEEventTooLarge
+				return out, ErrEventTooLarge
 			}
 		case "event":
 			event = value
@@ -185,7 +178,7 @@ var sseCases = []struct {
 	{"openai stream", "data: {\"choices\":[]}\r\n\r\ndata: [DONE]\r\n\r\n", []sseEvent{ev("", `{"choices":[]}`), ev("", "[DONE]")}},
 }
 
-func TestSSEDecoder(t *testing.T) {
+func TestDecoder(t *testing.T) {
 	for i, tc := range sseCases {
 		t.Run(tc.name, func(t *testing.T) {
 			ref, err := refDecode([]byte(tc.input), 0)
@@ -207,7 +200,7 @@ func TestSSEDecoder(t *testing.T) {
 
 // A CR ending one write and an LF starting the next are one line end, even
 // with empty writes in between.
-func TestSSEDecoderCRLFAcrossWrites(t *testing.T) {
+func TestDecoderCRLFAcrossWrites(t *testing.T) {
 	chunks := [][]byte{[]byte("data: a\r"), nil, {}, []byte("\n"), []byte("\r"), []byte("\n"), []byte("data: b\r"), []byte("\ndata: c\r\n\r\n")}
 	got, err := decodeChunks(0, chunks, nil)
 	want := []sseEvent{ev("", "a"), ev("", "b\nc")}
@@ -217,8 +210,8 @@ func TestSSEDecoderCRLFAcrossWrites(t *testing.T) {
 }
 
 // The decoder is reusable after Close, and Reset drops a half-read event.
-func TestSSEDecoderCloseAndResetClearState(t *testing.T) {
-	var d SSEDecoder
+func TestDecoderCloseAndResetClearState(t *testing.T) {
+	var d Decoder
 	var got []sseEvent
 	h := func(e, data []byte) error { got = append(got, sseEvent{string(e), string(data)}); return nil }
 	must := func(err error) {
@@ -241,7 +234,7 @@ func TestSSEDecoderCloseAndResetClearState(t *testing.T) {
 	}
 }
 
-func TestSSEDecoderMaxLine(t *testing.T) {
+func TestDecoderMaxLine(t *testing.T) {
 	cases := []struct {
 		name    string
 		maxLine int
@@ -265,8 +258,8 @@ func TestSSEDecoderMaxLine(t *testing.T) {
 			}
 			for how, chunks := range everyChunking([]byte(tc.input), uint64(i)) {
 				got, err := decodeChunks(tc.maxLine, chunks, nil)
-				if tc.wantErr && err != ErrSSELineTooLong {
-					t.Fatalf("%s: error %v, want ErrSSELineTooLong", how, err)
+				if tc.wantErr && err != ErrLineTooLong {
+					t.Fatalf("%s: error %v, want ErrLineTooLong", how, err)
 				}
 				if !tc.wantErr && err != nil {
 					t.Fatalf("%s: error %v", how, err)
@@ -277,25 +270,25 @@ func TestSSEDecoderMaxLine(t *testing.T) {
 			}
 		})
 	}
-	var e *Error
-	if !errors.As(error(ErrSSELineTooLong), &e) || e.Status != 502 || e.Type != "api_error" || e.Message != "upstream event-stream line too long" {
-		t.Errorf("ErrSSELineTooLong = %#v", ErrSSELineTooLong)
+	var e *providers.Error
+	if !errors.As(error(ErrLineTooLong), &e) || e.Status != 502 || e.Type != "api_error" || e.Message != "upstream event-stream line too long" {
+		t.Errorf("ErrLineTooLong = %#v", ErrLineTooLong)
 	}
 }
 
 // MaxLine 0 means 16 MiB.
-func TestSSEDecoderDefaultMaxLine(t *testing.T) {
+func TestDecoderDefaultMaxLine(t *testing.T) {
 	const max = 16 << 20
 	ok := append([]byte("data: "), bytes.Repeat([]byte("x"), max-len("data: "))...)
 	for _, tc := range []struct {
 		line    []byte
 		wantErr bool
 	}{{ok, false}, {append(ok, 'x'), true}} {
-		for _, chunks := range [][][]byte{{tc.line, []byte("\n\n")}, chunkBy(append(tc.line, "\n\n"...), 1<<20)} {
+		for _, chunks := range [][][]byte{{tc.line, []byte("\n\n")}, ssetest.Chunks(append(tc.line, "\n\n"...), 1<<20)} {
 			got, err := decodeChunks(0, chunks, nil)
 			if tc.wantErr {
-				if err != ErrSSELineTooLong || len(got) != 0 {
-					t.Fatalf("len %d: got %d events, %v; want ErrSSELineTooLong", len(tc.line), len(got), err)
+				if err != ErrLineTooLong || len(got) != 0 {
+					t.Fatalf("len %d: got %d events, %v; want ErrLineTooLong", len(tc.line), len(got), err)
 				}
 				continue
 			}
@@ -308,7 +301,7 @@ func TestSSEDecoderDefaultMaxLine(t *testing.T) {
 
 // An error from the handler stops decoding: no later event is dispatched,
 // and the error is returned as is.
-func TestSSEDecoderHandlerErrorStops(t *testing.T) {
+func TestDecoderHandlerErrorStops(t *testing.T) {
 	errStop := errors.New("stop")
 	stopAt := func(n int) func(sseEvent) error {
 		count := 0
@@ -333,23 +326,10 @@ func TestSSEDecoderHandlerErrorStops(t *testing.T) {
 	}
 }
 
-func TestAppendSSE(t *testing.T) {
-	got := AppendSSE([]byte("prefix|"), "content_block_delta", []byte(`{"type":"content_block_delta"}`))
-	want := "prefix|event: content_block_delta\ndata: {\"type\":\"content_block_delta\"}\n\n"
-	if string(got) != want {
-		t.Fatalf("got %q, want %q", got, want)
-	}
-	evs, err := decodeChunks(0, [][]byte{got[len("prefix|"):]}, nil)
-	if err != nil || !slices.Equal(evs, []sseEvent{ev("content_block_delta", `{"type":"content_block_delta"}`)}) {
-		t.Fatalf("round trip: %v %v", evs, err)
-	}
-}
-
-// The steady state of a long stream allocates nothing.
-func TestSSEDecoderAllocs(t *testing.T) {
+func TestDecoderAllocs(t *testing.T) {
 	frame := []byte("event: content_block_delta\r\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"hello\"}}\r\n\r\n")
-	chunks := chunkBy(bytes.Repeat(frame, 4), 37)
-	var d SSEDecoder
+	chunks := ssetest.Chunks(bytes.Repeat(frame, 4), 37)
+	var d Decoder
 	n := 0
 	h := func(event, data []byte) error { n++; return nil }
 	run := func() {
@@ -368,11 +348,11 @@ func TestSSEDecoderAllocs(t *testing.T) {
 	}
 }
 
-func BenchmarkSSEDecoder(b *testing.B) {
+func BenchmarkDecoder(b *testing.B) {
 	frame := []byte("event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"The quick brown fox jumps over the lazy dog.\"}}\n\n")
 	stream := bytes.Repeat(frame, 256)
-	chunks := chunkBy(stream, 1500)
-	var d SSEDecoder
+	chunks := ssetest.Chunks(stream, 1500)
+	var d Decoder
 	h := func(event, data []byte) error { return nil }
 	b.ReportAllocs()
 	b.SetBytes(int64(len(stream)))
@@ -383,10 +363,10 @@ func BenchmarkSSEDecoder(b *testing.B) {
 	}
 }
 
-// FuzzSSEDecoder: for any input, any chunking (from splits) and any MaxLine
+// FuzzDecoder: for any input, any chunking (from splits) and any MaxLine
 // and MaxEvent (also from splits), the decoder never panics, dispatches exactly what a
 // single write dispatches, and agrees with the reference reading.
-func FuzzSSEDecoder(f *testing.F) {
+func FuzzDecoder(f *testing.F) {
 	for _, tc := range sseCases {
 		f.Add([]byte(tc.input), []byte{3, 1, 4, 1, 5})
 	}

@@ -1,4 +1,4 @@
-package providers
+package jsonbytes
 
 import (
 	"bytes"
@@ -17,11 +17,11 @@ import (
 // vectorised bytes.IndexByte. Like jsonparser it checks structure, not every
 // detail of JSON's grammar.
 func ScanObject(data []byte, fn func(key, value []byte, typ jsonparser.ValueType, offset int) error) error {
-	i := skipSpace(data, 0)
+	i := SkipSpace(data, 0)
 	if i >= len(data) || data[i] != '{' {
 		return errScanNotObject
 	}
-	i = skipSpace(data, i+1)
+	i = SkipSpace(data, i+1)
 	if i < len(data) && data[i] == '}' {
 		return nil
 	}
@@ -34,11 +34,11 @@ func ScanObject(data []byte, fn func(key, value []byte, typ jsonparser.ValueType
 			return scanError(data, len(data))
 		}
 		key := data[i+1 : end]
-		i = skipSpace(data, end+1)
+		i = SkipSpace(data, end+1)
 		if i >= len(data) || data[i] != ':' {
 			return scanError(data, i)
 		}
-		i = skipSpace(data, i+1)
+		i = SkipSpace(data, i+1)
 		typ, vend := scanValue(data, i)
 		if vend < 0 {
 			if typ == jsonparser.Unknown {
@@ -53,13 +53,13 @@ func ScanObject(data []byte, fn func(key, value []byte, typ jsonparser.ValueType
 		if err := fn(key, value, typ, vend); err != nil {
 			return err
 		}
-		i = skipSpace(data, vend)
+		i = SkipSpace(data, vend)
 		if i >= len(data) {
 			return scanError(data, i)
 		}
 		switch data[i] {
 		case ',':
-			i = skipSpace(data, i+1)
+			i = SkipSpace(data, i+1)
 		case '}':
 			return nil
 		default:
@@ -78,7 +78,7 @@ func scanError(data []byte, at int) error {
 	return fmt.Errorf("malformed JSON at byte %d (%q)", at, data[at])
 }
 
-func skipSpace(data []byte, i int) int {
+func SkipSpace(data []byte, i int) int {
 	for i < len(data) && (data[i] == ' ' || data[i] == '\n' || data[i] == '\r' || data[i] == '\t') {
 		i++
 	}
@@ -96,7 +96,7 @@ func scanStringEnd(data []byte, from int) int {
 			k++
 		}
 		if k-j == 16 {
-			k = nextStringSpecial(data, k) // also stops at a control byte
+			k = IndexStringSpecial(data, k) // also stops at a control byte
 		}
 		if k >= len(data) {
 			return -1
@@ -176,11 +176,11 @@ func scanValue(data []byte, i int) (jsonparser.ValueType, int) {
 // and its type, as jsonparser.ArrayEach does (a string without its quotes),
 // finding the end of each string with a vectorised search.
 func ScanArray(data []byte, fn func(value []byte, typ jsonparser.ValueType)) error {
-	i := skipSpace(data, 0)
+	i := SkipSpace(data, 0)
 	if i >= len(data) || data[i] != '[' {
 		return scanError(data, i)
 	}
-	i = skipSpace(data, i+1)
+	i = SkipSpace(data, i+1)
 	if i < len(data) && data[i] == ']' {
 		return nil
 	}
@@ -194,13 +194,13 @@ func ScanArray(data []byte, fn func(value []byte, typ jsonparser.ValueType)) err
 		} else {
 			fn(data[i:end], typ)
 		}
-		i = skipSpace(data, end)
+		i = SkipSpace(data, end)
 		if i >= len(data) {
 			return scanError(data, i)
 		}
 		switch data[i] {
 		case ',':
-			i = skipSpace(data, i+1)
+			i = SkipSpace(data, i+1)
 		case ']':
 			return nil
 		default:
@@ -259,11 +259,11 @@ var errMembersFound = errors.New("found")
 // where ScanObject and a second walk of a value read its bytes twice. It
 // returns the index past the object.
 func ScanObjectAt(data []byte, i int, fn func(key []byte, at int) (end int, err error)) (int, error) {
-	i = skipSpace(data, i)
+	i = SkipSpace(data, i)
 	if i >= len(data) || data[i] != '{' {
 		return -1, errScanNotObject
 	}
-	i = skipSpace(data, i+1)
+	i = SkipSpace(data, i+1)
 	if i < len(data) && data[i] == '}' {
 		return i + 1, nil
 	}
@@ -276,20 +276,20 @@ func ScanObjectAt(data []byte, i int, fn func(key []byte, at int) (end int, err 
 			return -1, scanError(data, len(data))
 		}
 		key := data[i+1 : end]
-		i = skipSpace(data, end+1)
+		i = SkipSpace(data, end+1)
 		if i >= len(data) || data[i] != ':' {
 			return -1, scanError(data, i)
 		}
-		vend, err := fn(key, skipSpace(data, i+1))
+		vend, err := fn(key, SkipSpace(data, i+1))
 		if err != nil {
 			return -1, err
 		}
-		if i = skipSpace(data, vend); i >= len(data) {
+		if i = SkipSpace(data, vend); i >= len(data) {
 			return -1, scanError(data, i)
 		}
 		switch data[i] {
 		case ',':
-			i = skipSpace(data, i+1)
+			i = SkipSpace(data, i+1)
 		case '}':
 			return i + 1, nil
 		default:
@@ -302,11 +302,11 @@ func ScanObjectAt(data []byte, i int, fn func(key []byte, at int) (end int, err 
 // index of each element; fn returns the index past it (see ScanObjectAt).
 // It returns the index past the array.
 func ScanArrayAt(data []byte, i int, fn func(at int) (end int, err error)) (int, error) {
-	i = skipSpace(data, i)
+	i = SkipSpace(data, i)
 	if i >= len(data) || data[i] != '[' {
 		return -1, scanError(data, i)
 	}
-	i = skipSpace(data, i+1)
+	i = SkipSpace(data, i+1)
 	if i < len(data) && data[i] == ']' {
 		return i + 1, nil
 	}
@@ -315,12 +315,12 @@ func ScanArrayAt(data []byte, i int, fn func(at int) (end int, err error)) (int,
 		if err != nil {
 			return -1, err
 		}
-		if i = skipSpace(data, end); i >= len(data) {
+		if i = SkipSpace(data, end); i >= len(data) {
 			return -1, scanError(data, i)
 		}
 		switch data[i] {
 		case ',':
-			i = skipSpace(data, i+1)
+			i = SkipSpace(data, i+1)
 		case ']':
 			return i + 1, nil
 		default:

@@ -1,15 +1,19 @@
-package providers
+package sse
 
-import "bytes"
+import (
+	"bytes"
 
-// SSEDecoder is a push-based Server-Sent Events decoder. reverse_proxy hands
+	"github.com/thinkgate/thinkgate/providers"
+)
+
+// Decoder is a push-based Server-Sent Events decoder. reverse_proxy hands
 // the gateway whatever bytes the upstream wrote, split anywhere, so the
 // decoder keeps the unfinished tail between calls. It follows the WHATWG
 // event-stream rules the gateway needs: LF, CRLF and lone CR line ends,
 // comment lines, multi-line data joined by '\n', and one optional space after
 // the colon. id and retry fields carry nothing the gateway uses and are
 // ignored.
-type SSEDecoder struct {
+type Decoder struct {
 	buf   []byte // bytes of the unfinished line
 	event []byte // event field of the event being built
 	data  []byte // data field(s) of the event being built
@@ -29,22 +33,22 @@ type SSEDecoder struct {
 	MaxEvent int
 }
 
-// DefaultMaxEvent is SSEDecoder.MaxEvent when unset: the largest line
+// DefaultMaxEvent is Decoder.MaxEvent when unset: the largest line
 // already passes, so any honest event does.
 const DefaultMaxEvent = 16 << 20
 
-// ErrSSELineTooLong reports an upstream line over SSEDecoder.MaxLine.
-var ErrSSELineTooLong = &Error{Status: 502, Type: "api_error", Message: "upstream event-stream line too long"}
+// ErrLineTooLong reports an upstream line over Decoder.MaxLine.
+var ErrLineTooLong = &providers.Error{Status: 502, Type: "api_error", Message: "upstream event-stream line too long"}
 
-// ErrSSEEventTooLarge reports an upstream event whose data passed SSEDecoder.MaxEvent.
-var ErrSSEEventTooLarge = &Error{Status: 502, Type: "api_error", Message: "upstream event-stream event too large"}
+// ErrEventTooLarge reports an upstream event whose data passed Decoder.MaxEvent.
+var ErrEventTooLarge = &providers.Error{Status: 502, Type: "api_error", Message: "upstream event-stream event too large"}
 
-// SSEHandler receives one dispatched event. Slices are valid only during the call.
-type SSEHandler func(event, data []byte) error
+// Handler receives one dispatched event. Slices are valid only during the call.
+type Handler func(event, data []byte) error
 
 // Write decodes p, calling fn for every complete event. An error from fn
 // stops decoding and is returned.
-func (d *SSEDecoder) Write(p []byte, fn SSEHandler) error {
+func (d *Decoder) Write(p []byte, fn Handler) error {
 	if d.skipLF && len(p) > 0 {
 		d.skipLF = false
 		if p[0] == '\n' {
@@ -73,7 +77,7 @@ func (d *SSEDecoder) Write(p []byte, fn SSEHandler) error {
 		}
 		if i < 0 {
 			if len(d.buf)+len(p) > max {
-				return ErrSSELineTooLong
+				return ErrLineTooLong
 			}
 			d.buf = append(d.buf, p...)
 			d.own()
@@ -82,7 +86,7 @@ func (d *SSEDecoder) Write(p []byte, fn SSEHandler) error {
 		// A line that arrives whole is bounded too, so the outcome does not
 		// depend on how the upstream's bytes were split.
 		if len(d.buf)+i > max {
-			return ErrSSELineTooLong
+			return ErrLineTooLong
 		}
 		line, borrowed := p[:i], true
 		if len(d.buf) > 0 {
@@ -120,7 +124,7 @@ func (d *SSEDecoder) Write(p []byte, fn SSEHandler) error {
 // raw string is its value); all others go to fn, which may record a new
 // shape.
 // The decoder forgets the shape at every event fn sees.
-func (d *SSEDecoder) WriteShaped(p []byte, shape *Shape, text func(raw []byte, escaped bool) error, fn SSEHandler) error {
+func (d *Decoder) WriteShaped(p []byte, shape *Shape, text func(raw []byte, escaped bool) error, fn Handler) error {
 	// A matched event is one line and one event: it takes the fast path
 	// only well within both bounds, and the general path decides the rest.
 	max := d.MaxLine
@@ -160,12 +164,12 @@ func (d *SSEDecoder) WriteShaped(p []byte, shape *Shape, text func(raw []byte, e
 var eventEnd = []byte("\n\n")
 
 // idle reports whether the decoder is between events, holding nothing.
-func (d *SSEDecoder) idle() bool {
+func (d *Decoder) idle() bool {
 	return len(d.buf) == 0 && !d.hasData && len(d.event) == 0 && !d.skipLF
 }
 
 // own copies a borrowed data line into the decoder's buffer.
-func (d *SSEDecoder) own() {
+func (d *Decoder) own() {
 	if d.ref != nil {
 		d.data = append(d.data[:0], d.ref...)
 		d.ref = nil
@@ -174,7 +178,7 @@ func (d *SSEDecoder) own() {
 
 // Close dispatches an event whose blank line never came (a lenient reading of
 // a stream cut right after its last data line) and resets the decoder.
-func (d *SSEDecoder) Close(fn SSEHandler) error {
+func (d *Decoder) Close(fn Handler) error {
 	var err error
 	if len(d.buf) > 0 {
 		err = d.line(d.buf, false, fn)
@@ -187,13 +191,13 @@ func (d *SSEDecoder) Close(fn SSEHandler) error {
 }
 
 // Reset clears all state, keeping buffers.
-func (d *SSEDecoder) Reset() {
+func (d *Decoder) Reset() {
 	d.buf, d.event, d.data, d.ref = d.buf[:0], d.event[:0], d.data[:0], nil
 	d.hasData, d.skipLF = false, false
 }
 
 // line takes one line; borrowed means it lies in the caller's bytes.
-func (d *SSEDecoder) line(line []byte, borrowed bool, fn SSEHandler) error {
+func (d *Decoder) line(line []byte, borrowed bool, fn Handler) error {
 	if len(line) == 0 {
 		if !d.hasData {
 			d.event = d.event[:0]
@@ -235,7 +239,7 @@ func (d *SSEDecoder) line(line []byte, borrowed bool, fn SSEHandler) error {
 			max = DefaultMaxEvent
 		}
 		if size > max {
-			return ErrSSEEventTooLarge
+			return ErrEventTooLarge
 		}
 		switch {
 		case !d.hasData && borrowed:
@@ -252,13 +256,4 @@ func (d *SSEDecoder) line(line []byte, borrowed bool, fn SSEHandler) error {
 		d.event = append(d.event[:0], value...)
 	}
 	return nil
-}
-
-// AppendSSE appends one event frame: "event: name\ndata: data\n\n".
-func AppendSSE(dst []byte, event string, data []byte) []byte {
-	dst = append(dst, "event: "...)
-	dst = append(dst, event...)
-	dst = append(dst, "\ndata: "...)
-	dst = append(dst, data...)
-	return append(dst, '\n', '\n')
 }

@@ -1,4 +1,4 @@
-package providers
+package jsonbytes
 
 import (
 	"bytes"
@@ -50,11 +50,11 @@ var safeASCII = func() (t [utf8.RuneSelf]bool) {
 	return t
 }()
 
-// AppendJSONString appends s to dst as a quoted JSON string. Invalid UTF-8 is
+// AppendString appends s to dst as a quoted JSON string. Invalid UTF-8 is
 // replaced by U+FFFD, as encoding/json does.
-func AppendJSONString[S ~string | ~[]byte](dst []byte, s S) []byte {
+func AppendString[S ~string | ~[]byte](dst []byte, s S) []byte {
 	dst = append(dst, '"')
-	dst, _ = appendJSONStringBodyReport(dst, bytesOf(s))
+	dst, _ = AppendStringBody(dst, bytesOf(s))
 	return append(dst, '"')
 }
 
@@ -70,7 +70,7 @@ func bytesOf[S ~string | ~[]byte](s S) []byte {
 	return []byte(s) // a named type: a copy, never on the hot path
 }
 
-// appendJSONStringBodyReport appends s escaped for a JSON string, without
+// AppendStringBody appends s escaped for a JSON string, without
 // quotes, and reports whether s held invalid UTF-8, which it writes as
 // U+FFFD.
 //
@@ -78,10 +78,10 @@ func bytesOf[S ~string | ~[]byte](s S) []byte {
 // through it. With AVX2 it finds the next byte that needs escaping 32 bytes
 // at a time (scan_amd64.s: eight bytes at a time, this was the largest cost
 // of a translated stream) and checks the UTF-8 of the run before it in one
-// vector pass (validUTF8); a run whose UTF-8 is invalid, or that holds
+// vector pass (ValidUTF8); a run whose UTF-8 is invalid, or that holds
 // U+2028 or U+2029, goes through the rune-by-rune loop instead. Without
 // AVX2 the word test below does all of it, eight bytes at a time.
-func appendJSONStringBodyReport(dst, s []byte) (_ []byte, replaced bool) {
+func AppendStringBody(dst, s []byte) (_ []byte, replaced bool) {
 	start, i := 0, 0
 	slowTo := 0 // s[:slowTo] goes through the rune-by-rune loop
 	for i < len(s) {
@@ -153,9 +153,9 @@ func escapeStops(w uint64) uint64 {
 		w) & msbs // not ASCII
 }
 
-// validUTF8 is utf8.Valid, with AVX2 from 32 bytes on: text with a non-ASCII
+// ValidUTF8 is utf8.Valid, with AVX2 from 32 bytes on: text with a non-ASCII
 // word now and then costs utf8.Valid a mispredicted branch at each rune.
-func validUTF8(p []byte) bool {
+func ValidUTF8(p []byte) bool {
 	if !useAVX2 || len(p) < 32 {
 		return utf8.Valid(p)
 	}
@@ -186,7 +186,7 @@ func validUTF8(p []byte) bool {
 // plainUTF8 reports whether p, which holds bytes of 0x80 or more, is valid
 // UTF-8 without U+2028 or U+2029, so that the escaper may copy it whole.
 func plainUTF8(p []byte) bool {
-	if !validUTF8(p) {
+	if !ValidUTF8(p) {
 		return false
 	}
 	for {

@@ -1,4 +1,4 @@
-package providers
+package jsonbytes
 
 import (
 	"encoding/json"
@@ -62,10 +62,10 @@ func checkJSONString(t *testing.T, scanner, s string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := AppendJSONString(nil, s); string(got) != string(want) {
+	if got := AppendString(nil, s); string(got) != string(want) {
 		t.Fatalf("%s: string %q:\n got %s\nwant %s", scanner, s, got, want)
 	}
-	if got := AppendJSONString([]byte("x"), []byte(s)); string(got) != "x"+string(want) {
+	if got := AppendString([]byte("x"), []byte(s)); string(got) != "x"+string(want) {
 		t.Fatalf("%s: []byte %q:\n got %s\nwant x%s", scanner, s, got, want)
 	}
 }
@@ -74,10 +74,10 @@ func TestAppendJSONStringAllocs(t *testing.T) {
 	dst := make([]byte, 0, 64<<10)
 	for _, s := range jsonStringCases {
 		b := []byte(s)
-		if a := testing.AllocsPerRun(20, func() { dst = AppendJSONString(dst[:0], s) }); a != 0 {
+		if a := testing.AllocsPerRun(20, func() { dst = AppendString(dst[:0], s) }); a != 0 {
 			t.Errorf("string %q: %v allocs", s, a)
 		}
-		if a := testing.AllocsPerRun(20, func() { dst = AppendJSONString(dst[:0], b) }); a != 0 {
+		if a := testing.AllocsPerRun(20, func() { dst = AppendString(dst[:0], b) }); a != 0 {
 			t.Errorf("[]byte %q: %v allocs", s, a)
 		}
 	}
@@ -123,7 +123,7 @@ func BenchmarkAppendJSONString(b *testing.B) {
 			b.ReportAllocs()
 			b.SetBytes(int64(len(s)))
 			for b.Loop() {
-				dst = AppendJSONString(dst[:0], s)
+				dst = AppendString(dst[:0], s)
 			}
 		})
 	}

@@ -1,9 +1,9 @@
-package providers
+package sse
 
 import (
 	"bytes"
-	"encoding/binary"
-	"math/bits"
+
+	"github.com/thinkgate/thinkgate/internal/jsonbytes"
 )
 
 // Shape is the form of a stream's delta events, learnt from the last one:
@@ -11,7 +11,7 @@ import (
 // thousands of events that differ only in that string (the chunk id, the
 // model, the indexes stay the same), so an event that starts with the same
 // head, holds a JSON string, and ends with the same tail is the same event
-// with other text. SSEDecoder.WriteShaped hands such an event's string to
+// with other text. Decoder.WriteShaped hands such an event's string to
 // the translator without the SSE and JSON parsing it would otherwise cost.
 //
 // The equivalence holds because SSE and JSON are read left to right: the
@@ -58,93 +58,9 @@ func (s *Shape) match(p []byte) (raw []byte, escaped bool, n int) {
 	if h == 0 || len(p) < h+len(s.tail) {
 		return nil, false, 0
 	}
-	var end int
-	if useAVX2 && h >= 32 && len(p)-h >= 32 {
-		// The head compare and the first scan of the string in one call:
-		// an upstream read holds a hundred of these events.
-		i := shapeScanAVX2(p, s.head)
-		if i < 0 {
-			return nil, false, 0
-		}
-		end, escaped = stringEndAt(p[h:], i-h)
-	} else {
-		if !bytes.Equal(p[:h], s.head) {
-			return nil, false, 0
-		}
-		end, escaped = stringEnd(p[h:])
-	}
-	if end < 0 {
-		return nil, false, 0
-	}
-	end += h
-	if !bytes.HasPrefix(p[end:], s.tail) {
+	end, escaped := jsonbytes.StringEndAfter(p, s.head)
+	if end < 0 || !bytes.HasPrefix(p[end:], s.tail) {
 		return nil, false, 0
 	}
 	return p[h:end], escaped, end + len(s.tail)
-}
-
-// StringEnd returns the index of the quote that ends the JSON string whose
-// contents start at p[0], or -1 if p holds no end or a control character
-// (which JSON forbids in a string, and which could end an SSE line) comes
-// first. It looks at 32 bytes at a time with AVX2, eight without.
-func StringEnd(p []byte) int {
-	end, _ := stringEnd(p)
-	return end
-}
-
-// stringEnd is StringEnd that also reports whether the string holds an
-// escape (without one, the string is its own value).
-func stringEnd(p []byte) (end int, escaped bool) {
-	return stringEndAt(p, nextStringSpecial(p, 0))
-}
-
-// stringEndAt is stringEnd given the index of p's first quote, backslash or
-// control character (or len(p)).
-func stringEndAt(p []byte, i int) (end int, escaped bool) {
-	for ; ; i = nextStringSpecial(p, i) {
-		if i >= len(p) {
-			return -1, escaped
-		}
-		switch c := p[i]; {
-		case c == '"':
-			return i, escaped
-		case c == '\\':
-			if i+1 >= len(p) || p[i+1] < 0x20 {
-				return -1, escaped
-			}
-			escaped = true
-			i += 2
-		default: // a control character
-			return -1, escaped
-		}
-	}
-}
-
-// nextStringSpecial returns the index of the first quote, backslash or
-// control character in p from i on, or len(p).
-func nextStringSpecial(p []byte, i int) int {
-	if useAVX2 && len(p)-i >= 32 {
-		n, _ := indexSpecialAVX2(p[i:], '"', '"', '"')
-		return i + n
-	}
-	return stringSpecialSWAR(p, i)
-}
-
-// stringSpecialSWAR returns the index of the first quote, backslash or
-// control character in p from i on, or len(p), eight bytes at a time.
-func stringSpecialSWAR(p []byte, i int) int {
-	for i+8 <= len(p) {
-		w := binary.LittleEndian.Uint64(p[i:])
-		q, bs := w^'"'*lsbs, w^'\\'*lsbs
-		if m := ((w-0x20*lsbs)&^w | (q-lsbs)&^q | (bs-lsbs)&^bs) & msbs; m != 0 {
-			return i + bits.TrailingZeros64(m)>>3
-		}
-		i += 8
-	}
-	for ; i < len(p); i++ {
-		if c := p[i]; c < 0x20 || c == '"' || c == '\\' {
-			break
-		}
-	}
-	return i
 }

@@ -1,0 +1,200 @@
+package caddymodule
+
+import (
+	"reflect"
+	"strconv"
+	"strings"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+
+	"github.com/thinkgate/thinkgate/providers"
+)
+
+// A provider guest module embeds its provider's Config, so the Config's JSON
+// fields are the module's and Config.Validate is its Validate, and embeds
+// guest, which builds the provider at Provision. Its Caddyfile options are
+// the Config's JSON names, read by unmarshalProviderOptions.
+
+// guest is what every provider module holds besides its Config: the
+// provider built from it and the credential to scrub from relayed upstream
+// text.
+type guest struct {
+	provider providers.Provider
+	apiKey   string // resolved
+}
+
+// Provider returns the provisioned provider.
+func (g *guest) Provider() providers.Provider { return g.provider }
+
+// secrets is the credential scrubbed from what is relayed from the
+// upstream: the api_key, resolved.
+func (g *guest) secrets() []string { return []string{g.apiKey} }
+
+// credentialOptions are the options whose placeholders ({env.NAME}) are
+// resolved at load, so that a secret never has to appear in the config
+// itself, and which fail the load when set but resolved to nothing.
+var credentialOptions = []string{"api_key", "profile_arn"}
+
+// provision builds the provider from a copy of cfg with its credentials
+// resolved; the module keeps cfg as written, placeholders and all.
+func provision[C any, P providers.Provider](g *guest, cfg C, build func(C) P) error {
+	v := reflect.ValueOf(&cfg).Elem()
+	for _, name := range credentialOptions {
+		f, ok := optionField(v, name)
+		if !ok {
+			continue
+		}
+		s, err := secret(name, f.String())
+		if err != nil {
+			return err
+		}
+		f.SetString(s)
+		if name == "api_key" {
+			g.apiKey = s
+		}
+	}
+	g.provider = build(cfg)
+	return nil
+}
+
+// sizeOptions are the whole-number options written as a size (512KiB).
+var sizeOptions = map[string]bool{"max_queued": true}
+
+// unmarshalProviderOptions reads the options of a provider's Caddyfile
+// block into module, whose embedded Config holds them. An option is a
+// Config field's JSON name and takes the field's kind of value: a string
+// one argument; a list one or more, and repeating the option adds to it; a
+// whole number one, a size where sizeOptions names it. A number's 0 is
+// refused: in the JSON config it stands for the default, so the Caddyfile
+// leaves the option out instead. After each option the module validates
+// the whole, so that an error points at the option's line.
+func unmarshalProviderOptions(d *caddyfile.Dispenser, module interface {
+	caddy.Module
+	caddy.Validator
+}) error {
+	v := reflect.ValueOf(module).Elem()
+	d.Next() // the provider's name
+	for d.NextBlock(0) {
+		name := d.Val()
+		f, ok := optionField(v, name)
+		if !ok {
+			return UnknownOption(d, caddy.GetModuleName(module), module)
+		}
+		if err := setOption(d, name, f); err != nil {
+			return err
+		}
+		if err := module.Validate(); err != nil {
+			return d.Err(err.Error())
+		}
+	}
+	return nil
+}
+
+// setOption reads the value of the option at d's cursor into f.
+func setOption(d *caddyfile.Dispenser, name string, f reflect.Value) error {
+	switch f.Kind() {
+	case reflect.String:
+		s, err := ParseStringOption(d)
+		if err != nil {
+			return err
+		}
+		f.SetString(s)
+	case reflect.Slice:
+		args := d.RemainingArgs()
+		if len(args) == 0 {
+			return missingArg(d)
+		}
+		f.Set(reflect.AppendSlice(f, reflect.ValueOf(args)))
+	case reflect.Int:
+		var n int64
+		if sizeOptions[name] {
+			size, err := parseSize(d)
+			if err != nil {
+				return err
+			}
+			n = size
+		} else {
+			s, err := ParseStringOption(d)
+			if err != nil {
+				return err
+			}
+			if n, err = strconv.ParseInt(s, 10, 0); err != nil {
+				return d.Errf("%s: %q is not a whole number", name, s)
+			}
+		}
+		if n == 0 {
+			return d.Errf("%s: 0 is not allowed; leave the option out for its default", name)
+		}
+		f.SetInt(n)
+	default:
+		return d.Errf("%s: a %s option has no Caddyfile form", name, f.Type())
+	}
+	return nil
+}
+
+// optionField finds the field of a provider module, or of a struct it
+// embeds, whose JSON name is name.
+func optionField(v reflect.Value, name string) (reflect.Value, bool) {
+	t := v.Type()
+	for i := 0; i < t.NumField(); i++ {
+		sf := t.Field(i)
+		if sf.Anonymous && sf.Type.Kind() == reflect.Struct {
+			if f, ok := optionField(v.Field(i), name); ok {
+				return f, true
+			}
+			continue
+		}
+		if sf.IsExported() && jsonName(sf) == name {
+			return v.Field(i), true
+		}
+	}
+	return reflect.Value{}, false
+}
+
+// optionNames lists the options of a provider module: the JSON names of
+// its fields and of those of the structs it embeds, in order.
+func optionNames(module any) []string {
+	var names []string
+	var walk func(t reflect.Type)
+	walk = func(t reflect.Type) {
+		for i := 0; i < t.NumField(); i++ {
+			sf := t.Field(i)
+			if sf.Anonymous && sf.Type.Kind() == reflect.Struct {
+				walk(sf.Type)
+			} else if name := jsonName(sf); sf.IsExported() && name != "" {
+				names = append(names, name)
+			}
+		}
+	}
+	walk(reflect.Indirect(reflect.ValueOf(module)).Type())
+	return names
+}
+
+// jsonName is a field's name in the JSON config, "" for one it has none in.
+func jsonName(sf reflect.StructField) string {
+	name, _, _ := strings.Cut(sf.Tag.Get("json"), ",")
+	if name == "-" {
+		return ""
+	}
+	return name
+}
+
+// Interface guards
+var (
+	_ providerGuest = (*AnthropicProvider)(nil)
+	_ providerGuest = (*AzureProvider)(nil)
+	_ providerGuest = (*OpenAIProvider)(nil)
+	_ providerGuest = (*GeminiProvider)(nil)
+	_ providerGuest = (*AmazonQProvider)(nil)
+)
+
+// providerGuest is everything a provider module implements.
+type providerGuest interface {
+	caddy.Module
+	caddy.Provisioner
+	caddy.Validator
+	caddyfile.Unmarshaler
+	ProviderModule
+	secretHolder
+}
