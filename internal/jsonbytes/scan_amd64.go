@@ -9,9 +9,10 @@ import "golang.org/x/sys/cpu"
 // check) on the way out. Eight bytes at a time these were the largest cost
 // of a stream, and Go's standard library has no vector search for a class
 // of bytes, nor a vector UTF-8 check (utf8.Valid mispredicts a branch at
-// each rune of text that mixes scripts). So they are written by hand, here,
-// for AVX2, with the portable loops beside them for other machines (and
-// for -tags purego, which CI also tests).
+// each rune of text that mixes scripts). So the searches are written here
+// for AVX2, and the UTF-8 check is segmentio/asm's, with the portable loops
+// beside them for other machines (and for -tags purego, which CI also
+// tests).
 
 // useAVX2 selects the vector scanner; tests turn it off to check the
 // portable loops give the same answers.
@@ -24,12 +25,6 @@ var useAVX2 = cpu.X86.HasAVX2 && cpu.X86.HasBMI2
 //
 //go:noescape
 func indexSpecialAVX2(p []byte, c1, c2, c3 byte) (idx int, high bool)
-
-// validUTF8AVX2 reports whether p, whose length is a multiple of 32, is
-// valid UTF-8 but for a sequence cut by its end. (scan_amd64.s)
-//
-//go:noescape
-func validUTF8AVX2(p []byte) bool
 
 // shapeScanAVX2 returns -1 if p does not start with head, else the index of
 // the first '"', '\\' or control byte of p from len(head) on, or len(p).
