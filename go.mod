@@ -10,6 +10,7 @@ require (
 	github.com/caddyserver/certmagic v0.25.6
 	github.com/dustin/go-humanize v1.1.0
 	github.com/prometheus/client_golang v1.25.0
+	github.com/segmentio/asm v1.2.1
 	go.uber.org/zap v1.28.0
 	golang.org/x/sys v0.48.0
 )

@@ -16,6 +16,14 @@ if [ -n "$unformatted" ]; then
 	echo "gofmt would change:"; echo "$unformatted"; exit 1
 fi
 
+echo "== generated assembly (internal/jsonbytes/asm) is up to date"
+gen=$(mktemp -d); trap 'rm -rf "$gen"' EXIT
+mkdir "$gen/asm" && cp internal/jsonbytes/asm/{go.mod,go.sum,*.go} "$gen/asm/"
+go run -C "$gen/asm" . -out ../scan_amd64.s -stubs ../scan_stubs_amd64.go -pkg jsonbytes
+for f in scan_amd64.s scan_stubs_amd64.go; do
+	diff -u "internal/jsonbytes/$f" "$gen/$f" || { echo "run: go generate ./internal/jsonbytes/"; exit 1; }
+done
+
 echo "== go vet"
 go vet ./...
 

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"unicode/utf8"
 	"unsafe"
+
+	asmutf8 "github.com/segmentio/asm/utf8"
 )
 
 // The event emitter writes its small JSON objects by appending to one buffer:
@@ -155,32 +157,13 @@ func escapeStops(w uint64) uint64 {
 
 // ValidUTF8 is utf8.Valid, with AVX2 from 32 bytes on: text with a non-ASCII
 // word now and then costs utf8.Valid a mispredicted branch at each rune.
+// The vector check is segmentio/asm's (the Keiser–Lemire lookup tables),
+// which, like utf8.Valid, counts a sequence cut by the end of p as invalid.
 func ValidUTF8(p []byte) bool {
 	if !useAVX2 || len(p) < 32 {
 		return utf8.Valid(p)
 	}
-	end := len(p) &^ 31
-	if !validUTF8AVX2(p[:end]) {
-		return false
-	}
-	// The rest, from the lead of a sequence the chunks may have cut, in
-	// zeroed chunks: the zero after it is ASCII, so a sequence the input
-	// cuts short is an error there too.
-	k := end
-	for j := 1; j <= 3; j++ {
-		if c := p[end-j]; c&0xC0 != 0x80 {
-			if c >= 0xC0 {
-				k = end - j
-			}
-			break
-		}
-	}
-	if k == len(p) {
-		return true
-	}
-	var tail [64]byte
-	n := copy(tail[:], p[k:])
-	return validUTF8AVX2(tail[:(n+32)&^31])
+	return asmutf8.Valid(p)
 }
 
 // plainUTF8 reports whether p, which holds bytes of 0x80 or more, is valid

@@ -2,6 +2,8 @@
 
 package jsonbytes
 
+//go:generate go run -C asm . -out ../scan_amd64.s -stubs ../scan_stubs_amd64.go -pkg jsonbytes
+
 import "golang.org/x/sys/cpu"
 
 // Every byte of a translated stream's text passes two scans: for the end of
@@ -9,33 +11,12 @@ import "golang.org/x/sys/cpu"
 // check) on the way out. Eight bytes at a time these were the largest cost
 // of a stream, and Go's standard library has no vector search for a class
 // of bytes, nor a vector UTF-8 check (utf8.Valid mispredicts a branch at
-// each rune of text that mixes scripts). So they are written by hand, here,
-// for AVX2, with the portable loops beside them for other machines (and
-// for -tags purego, which CI also tests).
+// each rune of text that mixes scripts). So the searches are generated for
+// AVX2 with avo (asm/scan_asm.go writes scan_amd64.s and their declarations
+// in scan_stubs_amd64.go), and the UTF-8 check is segmentio/asm's, with the
+// portable loops beside them for other machines (and for -tags purego,
+// which CI also tests).
 
 // useAVX2 selects the vector scanner; tests turn it off to check the
 // portable loops give the same answers.
 var useAVX2 = cpu.X86.HasAVX2 && cpu.X86.HasBMI2
-
-// indexSpecialAVX2 returns the index of the first byte of p that is a
-// control character, '"', '\\', c1, c2 or c3, or len(p) if there is none,
-// and whether a byte of 0x80 or more comes before it. len(p) must be at
-// least 32. (scan_amd64.s)
-//
-//go:noescape
-func indexSpecialAVX2(p []byte, c1, c2, c3 byte) (idx int, high bool)
-
-// validUTF8AVX2 reports whether p, whose length is a multiple of 32, is
-// valid UTF-8 but for a sequence cut by its end. (scan_amd64.s)
-//
-//go:noescape
-func validUTF8AVX2(p []byte) bool
-
-// shapeScanAVX2 returns -1 if p does not start with head, else the index of
-// the first '"', '\\' or control byte of p from len(head) on, or len(p).
-// len(head) must be at least 32, and len(p) at least len(head)+32: the
-// head compare and the string scan of a shaped event in one call.
-// (scan_amd64.s)
-//
-//go:noescape
-func shapeScanAVX2(p, head []byte) int

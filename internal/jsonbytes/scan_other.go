@@ -8,10 +8,6 @@ func indexSpecialAVX2(p []byte, c1, c2, c3 byte) (int, bool) {
 	panic("jsonbytes: no vector scanner on this platform")
 }
 
-func validUTF8AVX2(p []byte) bool {
-	panic("jsonbytes: no vector scanner on this platform")
-}
-
 func shapeScanAVX2(p, head []byte) int {
 	panic("jsonbytes: no vector scanner on this platform")
 }
