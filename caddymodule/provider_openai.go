@@ -40,6 +40,17 @@ type OpenAIProvider struct {
 	// error event. Default 16 MiB.
 	MaxQueued int `json:"max_queued,omitempty"`
 
+	// Reasoning options (docs/providers/openai.md, "Asking for thinking").
+
+	// ThinkingMode is how thinking is asked for: "hint" (default), "effort"
+	// (reasoning_effort), "both", "openrouter" (OpenRouter's reasoning
+	// object) or "none".
+	ThinkingMode string `json:"thinking_mode,omitempty"`
+
+	// Efforts maps budget_tokens to reasoning_effort; default low up to
+	// 4096 tokens, medium up to 16384, high above.
+	Efforts []providers.EffortStep `json:"efforts,omitempty"`
+
 	provider *openai.Provider
 }
 
@@ -58,6 +69,8 @@ func (p *OpenAIProvider) config() openai.Config {
 		ReasoningHistory: p.ReasoningHistory,
 		MaxTokensField:   p.MaxTokensField,
 		MaxQueued:        p.MaxQueued,
+		ThinkingMode:     p.ThinkingMode,
+		Efforts:          p.Efforts,
 	}
 }
 
@@ -93,7 +106,13 @@ func (p *OpenAIProvider) SplitTagsByDefault() bool { return true }
 //	    reasoning_history content|reasoning_content    # default content
 //	    max_tokens_field  max_tokens|max_completion_tokens  # default max_tokens
 //	    max_queued        <size>                       # held back while a tool call is open, default 16MiB
+//	    thinking_mode     hint|effort|both|openrouter|none  # how thinking is asked for, default hint
+//	    efforts           <effort>:<max_budget>... <effort>  # budget → reasoning_effort,
+//	                                                   # default low:4096 medium:16384 high
 //	}
+//
+// reasoning_history also takes openrouter (reasoning_details go back) and
+// mistral (thinking chunks go back).
 func (p *OpenAIProvider) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	d.Next()
 	for d.NextBlock(0) {
@@ -108,6 +127,22 @@ func (p *OpenAIProvider) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			dst = &p.ReasoningHistory
 		case "max_tokens_field":
 			dst = &p.MaxTokensField
+		case "thinking_mode":
+			dst = &p.ThinkingMode
+		case "efforts":
+			words := d.RemainingArgs()
+			if len(words) == 0 {
+				return d.ArgErr()
+			}
+			steps, err := providers.ParseEffortSteps(words)
+			if err != nil {
+				return d.Errf("efforts: %v", err)
+			}
+			if err := (openai.Config{Efforts: steps}).Validate(); err != nil {
+				return d.Err(err.Error())
+			}
+			p.Efforts = steps
+			continue
 		case "max_queued":
 			n, err := parseSize(d)
 			if err != nil {
@@ -128,7 +163,8 @@ func (p *OpenAIProvider) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 		*dst = v
 		// Checked here, while the cursor is on the option, so that the
 		// error carries the option's line.
-		if err := (openai.Config{Path: p.Path, ReasoningHistory: p.ReasoningHistory, MaxTokensField: p.MaxTokensField}).Validate(); err != nil {
+		if err := (openai.Config{Path: p.Path, ReasoningHistory: p.ReasoningHistory, MaxTokensField: p.MaxTokensField,
+			ThinkingMode: p.ThinkingMode}).Validate(); err != nil {
 			return d.Err(err.Error())
 		}
 	}

@@ -32,7 +32,36 @@ const (
 	// reasoning_content field, which DeepSeek's thinking mode demands on
 	// assistant messages that carry tool calls.
 	HistoryReasoningContent = "reasoning_content"
+	// HistoryOpenRouter sends the reasoning_details OpenRouter returned
+	// (thinking and redacted_thinking blocks it issued) back on the
+	// assistant message, in their order; other thinking goes back as with
+	// HistoryContent.
+	HistoryOpenRouter = "openrouter"
+	// HistoryMistral sends thinking back as Mistral's thinking chunks at
+	// the start of the assistant message's content array.
+	HistoryMistral = "mistral"
 )
+
+// Values of Config.ThinkingMode: how the request asks for thinking.
+const (
+	// ModeHint appends the thinking hint to the system prompt, asking the
+	// model to write its thinking in tags (the default; for models that
+	// are not reasoning models).
+	ModeHint = "hint"
+	// ModeEffort sends reasoning_effort, from the request's budget_tokens
+	// by the Efforts table, asking a reasoning model to reason.
+	ModeEffort = "effort"
+	// ModeBoth sends both the hint and reasoning_effort.
+	ModeBoth = "both"
+	// ModeOpenRouter sends OpenRouter's reasoning object: max_tokens from
+	// budget_tokens, else an effort; exclude when display is "omitted".
+	ModeOpenRouter = "openrouter"
+	// ModeNone sends neither (models that always reason, or never).
+	ModeNone = "none"
+)
+
+// Efforts reasoning_effort takes.
+var chatEfforts = []string{"minimal", "low", "medium", "high"}
 
 // Values of Config.MaxTokensField.
 const (
@@ -48,8 +77,16 @@ type Config struct {
 	// Path is the upstream's Chat Completions path, default DefaultPath. It
 	// may carry a query (Azure OpenAI's ?api-version=…).
 	Path string `json:"path,omitempty"`
-	// ReasoningHistory is HistoryContent (default) or HistoryReasoningContent.
+	// ReasoningHistory is HistoryContent (default), HistoryReasoningContent,
+	// HistoryOpenRouter or HistoryMistral.
 	ReasoningHistory string `json:"reasoning_history,omitempty"`
+	// ThinkingMode is ModeHint (default), ModeEffort, ModeBoth,
+	// ModeOpenRouter or ModeNone.
+	ThinkingMode string `json:"thinking_mode,omitempty"`
+	// Efforts maps budget_tokens to reasoning_effort (and to OpenRouter's
+	// effort when the request has no budget); empty means
+	// providers.DefaultEfforts.
+	Efforts []providers.EffortStep `json:"efforts,omitempty"`
 	// MaxTokensField names the field max_tokens is sent as: MaxTokens
 	// (default) or MaxCompletionTokens, which OpenAI's reasoning models
 	// require.
@@ -67,9 +104,19 @@ func (c Config) Validate() error {
 		return fmt.Errorf("path: must start with /, got %q", c.Path)
 	}
 	switch c.ReasoningHistory {
-	case "", HistoryContent, HistoryReasoningContent:
+	case "", HistoryContent, HistoryReasoningContent, HistoryOpenRouter, HistoryMistral:
 	default:
-		return fmt.Errorf("reasoning_history: must be %s or %s, got %q", HistoryContent, HistoryReasoningContent, c.ReasoningHistory)
+		return fmt.Errorf("reasoning_history: must be %s, %s, %s or %s, got %q",
+			HistoryContent, HistoryReasoningContent, HistoryOpenRouter, HistoryMistral, c.ReasoningHistory)
+	}
+	switch c.ThinkingMode {
+	case "", ModeHint, ModeEffort, ModeBoth, ModeOpenRouter, ModeNone:
+	default:
+		return fmt.Errorf("thinking_mode: must be %s, %s, %s, %s or %s, got %q",
+			ModeHint, ModeEffort, ModeBoth, ModeOpenRouter, ModeNone, c.ThinkingMode)
+	}
+	if err := providers.ValidateEffortSteps(c.Efforts, chatEfforts...); err != nil {
+		return fmt.Errorf("efforts: %v", err)
 	}
 	if c.MaxQueued < 0 {
 		return fmt.Errorf("max_queued: must not be negative")

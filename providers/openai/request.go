@@ -14,19 +14,21 @@ import (
 // chatRequest is the Chat Completions request body. Field order is the order
 // on the wire, which keeps logged bodies readable.
 type chatRequest struct {
-	Model               string         `json:"model"`
-	Messages            []chatMessage  `json:"messages"`
-	MaxTokens           int            `json:"max_tokens,omitempty"`
-	MaxCompletionTokens int            `json:"max_completion_tokens,omitempty"`
-	Temperature         *float64       `json:"temperature,omitempty"`
-	TopP                *float64       `json:"top_p,omitempty"`
-	Stop                []string       `json:"stop,omitempty"`
-	Tools               []chatTool     `json:"tools,omitempty"`
-	ToolChoice          any            `json:"tool_choice,omitempty"`
-	ParallelToolCalls   *bool          `json:"parallel_tool_calls,omitempty"`
-	User                string         `json:"user,omitempty"`
-	Stream              bool           `json:"stream,omitempty"`
-	StreamOptions       *streamOptions `json:"stream_options,omitempty"`
+	Model               string               `json:"model"`
+	Messages            []chatMessage        `json:"messages"`
+	MaxTokens           int                  `json:"max_tokens,omitempty"`
+	MaxCompletionTokens int                  `json:"max_completion_tokens,omitempty"`
+	Temperature         *float64             `json:"temperature,omitempty"`
+	TopP                *float64             `json:"top_p,omitempty"`
+	Stop                []string             `json:"stop,omitempty"`
+	Tools               []chatTool           `json:"tools,omitempty"`
+	ToolChoice          any                  `json:"tool_choice,omitempty"`
+	ParallelToolCalls   *bool                `json:"parallel_tool_calls,omitempty"`
+	ReasoningEffort     string               `json:"reasoning_effort,omitempty"`
+	Reasoning           *openRouterReasoning `json:"reasoning,omitempty"`
+	User                string               `json:"user,omitempty"`
+	Stream              bool                 `json:"stream,omitempty"`
+	StreamOptions       *streamOptions       `json:"stream_options,omitempty"`
 }
 
 type streamOptions struct {
@@ -113,11 +115,19 @@ func ConvertRequest(x *providers.Exchange, cfg Config) ([]byte, *State, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	if x.Thinking {
+	mode := cfg.ThinkingMode
+	c.hinted = x.Thinking && (mode == "" || mode == ModeHint || mode == ModeBoth)
+	if c.hinted {
 		if system != "" {
 			system += "\n"
 		}
 		system += x.Settings.Hint(req.Thinking)
+	}
+	switch mode {
+	case ModeEffort, ModeBoth:
+		out.ReasoningEffort = providers.ReasoningEffort(x.ThinkingBudget(), x.Thinking, cfg.Efforts)
+	case ModeOpenRouter:
+		out.Reasoning = openRouterRequest(x, cfg.Efforts)
 	}
 	if system != "" {
 		c.msgs = append(c.msgs, chatMessage{Role: "system", Content: system})
@@ -176,6 +186,9 @@ type converter struct {
 	state *State
 	tag   string
 	msgs  []chatMessage
+	// hinted: the hint asked the model to write tags, so history
+	// thinking may go back as tags.
+	hinted bool
 }
 
 func unsupported(path, what string) error {
@@ -432,13 +445,14 @@ func (c *converter) assistant(path string, m *providers.Message) error {
 				}
 				reasoning.WriteString(b.Thinking)
 				hasReasoning = true
-			case c.x.Thinking && b.Thinking != "":
+			case c.hinted && b.Thinking != "":
 				content.WriteString("<" + c.tag + ">")
 				content.WriteString(b.Thinking)
 				content.WriteString("</" + c.tag + ">")
 			}
-			// Thinking off: history thinking is dropped, so the model
-			// is not shown a format it was not asked for.
+			// Thinking off, or asked for without the hint: history
+			// thinking is dropped, so the model is not shown a format it
+			// was not asked for.
 		case "redacted_thinking":
 			// Encrypted for Anthropic alone: nothing an OpenAI model can read.
 		case "tool_use":
