@@ -37,6 +37,17 @@ type GeminiProvider struct {
 	// client sent; a larger one is refused with 400. Default 32.
 	SchemaExpansion int `json:"schema_expansion,omitempty"`
 
+	// Thinking level options (docs/providers/gemini.md, "Thinking level").
+
+	// ThinkingLevelModels are the model patterns (path.Match globs, on the
+	// upstream model name) that take thinkingLevel instead of
+	// thinkingBudget. Default gemini-3*.
+	ThinkingLevelModels []string `json:"thinking_level_models,omitempty"`
+
+	// ThinkingLevels maps budget_tokens to thinkingLevel; default low up
+	// to 8192 tokens, high above.
+	ThinkingLevels []providers.EffortStep `json:"thinking_levels,omitempty"`
+
 	provider *gemini.Provider
 }
 
@@ -59,6 +70,7 @@ func (p *GeminiProvider) Provision(ctx caddy.Context) error {
 		cfg.ThinkingBudget = *p.ThinkingBudget
 	}
 	cfg.SchemaExpansion = p.SchemaExpansion
+	cfg.ThinkingLevelModels, cfg.ThinkingLevels = p.ThinkingLevelModels, p.ThinkingLevels
 	p.provider = gemini.New(cfg)
 	return nil
 }
@@ -76,7 +88,7 @@ func (p *GeminiProvider) Validate() error {
 	if p.SchemaExpansion < 0 {
 		return fmt.Errorf("schema_expansion: must be a positive whole number, got %d", p.SchemaExpansion)
 	}
-	return nil
+	return gemini.Config{ThinkingLevelModels: p.ThinkingLevelModels, ThinkingLevels: p.ThinkingLevels}.Validate()
 }
 
 // Provider returns the provisioned provider.
@@ -93,6 +105,10 @@ func (p *GeminiProvider) SplitTagsByDefault() bool { return false }
 //	    thinking_budget <tokens>|-1    # budget when the request sets none, default 1024
 //	    schema_expansion <n>           # a tool schema reduced (its $refs inlined) may
 //	                                   # be at most n times its size, default 32
+//	    thinking_level_models <glob>...   # models sent thinkingLevel, default gemini-3*;
+//	                                      # none: every model gets thinkingBudget
+//	    thinking_levels <level>:<max_budget>... <level>  # budget → thinkingLevel,
+//	                                                     # default low:8192 high
 //	}
 func (p *GeminiProvider) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	d.Next()
@@ -133,6 +149,28 @@ func (p *GeminiProvider) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 				return d.Errf("schema_expansion: must be a positive whole number (default %d), got %q", gemini.DefaultSchemaExpansion, v)
 			}
 			p.SchemaExpansion = n
+		case "thinking_level_models":
+			models := d.RemainingArgs()
+			if len(models) == 0 {
+				return d.ArgErr()
+			}
+			if err := (gemini.Config{ThinkingLevelModels: models}).Validate(); err != nil {
+				return d.Err(err.Error())
+			}
+			p.ThinkingLevelModels = models
+		case "thinking_levels":
+			words := d.RemainingArgs()
+			if len(words) == 0 {
+				return d.ArgErr()
+			}
+			steps, err := providers.ParseEffortSteps(words)
+			if err != nil {
+				return d.Errf("thinking_levels: %v", err)
+			}
+			if err := (gemini.Config{ThinkingLevels: steps}).Validate(); err != nil {
+				return d.Err(err.Error())
+			}
+			p.ThinkingLevels = steps
 		default:
 			return UnknownOption(d, "gemini", p)
 		}

@@ -41,7 +41,17 @@ type Config struct {
 	// SchemaExpansion bounds each tool's reduced input_schema to this many
 	// times the size the client sent; 0 means DefaultSchemaExpansion.
 	SchemaExpansion int
+	// ThinkingLevelModels are path.Match patterns of the (upstream) models
+	// that take thinkingLevel instead of thinkingBudget; nil means
+	// DefaultThinkingLevelModels, empty none.
+	ThinkingLevelModels []string `json:"thinking_level_models,omitempty"`
+	// ThinkingLevels maps budgets to thinkingLevel; empty means
+	// DefaultThinkingLevels.
+	ThinkingLevels []providers.EffortStep `json:"thinking_levels,omitempty"`
 }
+
+// Validate checks the thinking level options.
+func (c Config) Validate() error { return validateLevels(c.ThinkingLevelModels, c.ThinkingLevels) }
 
 // Provider is the Gemini provider.
 type Provider struct {
@@ -59,6 +69,12 @@ func New(cfg Config) *Provider {
 	if cfg.SchemaExpansion <= 0 {
 		cfg.SchemaExpansion = DefaultSchemaExpansion
 	}
+	if cfg.ThinkingLevelModels == nil {
+		cfg.ThinkingLevelModels = DefaultThinkingLevelModels
+	}
+	if len(cfg.ThinkingLevels) == 0 {
+		cfg.ThinkingLevels = DefaultThinkingLevels
+	}
 	return &Provider{cfg: cfg}
 }
 
@@ -68,7 +84,7 @@ func (p *Provider) Rewrite(x *providers.Exchange, out *providers.Outbound) error
 	if err != nil {
 		return err
 	}
-	req, err := buildRequest(x, p.cfg.ThinkingBudget, p.cfg.SchemaExpansion)
+	req, err := buildRequest(x, p.cfg.ThinkingBudget, p.cfg.SchemaExpansion, p.levelsFor(model))
 	if err != nil {
 		return err
 	}
