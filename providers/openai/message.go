@@ -60,11 +60,9 @@ func ConvertMessage(x *providers.Exchange, body []byte) ([]byte, error) {
 			t.reasoning([]byte(r))
 		}
 	}
-	text, err := contentText(m.Content)
-	if err != nil {
+	if err := messageContent(&t, m.Content); err != nil {
 		return nil, err
 	}
-	t.content([]byte(text))
 	if m.Refusal != nil {
 		t.refusal([]byte(*m.Refusal))
 	}
@@ -96,31 +94,4 @@ func ConvertMessage(x *providers.Exchange, body []byte) ([]byte, error) {
 		return nil, e
 	}
 	return em.MessageJSON(), nil
-}
-
-// contentText reads message content: a string, null, or an array of text
-// parts (some servers answer in the array form).
-func contentText(raw json.RawMessage) (string, error) {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || string(raw) == "null" {
-		return "", nil
-	}
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		return s, nil
-	}
-	var parts []struct {
-		Type string `json:"type"`
-		Text string `json:"text"`
-	}
-	if err := json.Unmarshal(raw, &parts); err != nil {
-		return "", malformed("message content is neither a string nor an array of parts")
-	}
-	var b []byte
-	for _, p := range parts {
-		if p.Type == "text" {
-			b = append(b, p.Text...)
-		}
-	}
-	return string(b), nil
 }

@@ -46,9 +46,11 @@ type chatMessage struct {
 }
 
 type contentPart struct {
-	Type     string    `json:"type"` // text, image_url
+	Type     string    `json:"type"` // text, image_url; thinking (Mistral)
 	Text     string    `json:"text,omitempty"`
 	ImageURL *imageURL `json:"image_url,omitempty"`
+	// Thinking holds a Mistral thinking chunk's text parts.
+	Thinking []contentPart `json:"thinking,omitempty"`
 }
 
 type imageURL struct {
@@ -430,13 +432,20 @@ func (c *converter) assistant(path string, m *providers.Message) error {
 	hasReasoning := false
 	var calls []chatToolCall
 	asReasoning := c.cfg.ReasoningHistory == HistoryReasoningContent
+	asMistral := c.cfg.ReasoningHistory == HistoryMistral
+	var chunks mistralChunks
 	for j, b := range m.Content.Blocks {
 		switch b.Type {
 		case "text":
 			// The model's own output, split by the gateway, rejoins exactly.
 			content.WriteString(b.Text)
+			chunks.text(b.Text)
 		case "thinking":
 			switch {
+			case asMistral:
+				// Mistral's own form, in place; like reasoning_content
+				// it is protocol, sent whether or not thinking is on.
+				chunks.thinking(b.Thinking)
 			case asReasoning:
 				// The field is the upstream's protocol, not a prompt, so
 				// it goes back whether or not thinking is on.
@@ -477,6 +486,9 @@ func (c *converter) assistant(path string, m *providers.Message) error {
 	msg := chatMessage{Role: "assistant", ToolCalls: calls}
 	if content.Len() > 0 {
 		msg.Content = content.String()
+	}
+	if chunks.hasThinking {
+		msg.Content = chunks.list
 	}
 	if asReasoning && (hasReasoning || len(calls) > 0) {
 		// DeepSeek rejects a tool-calling assistant message without the field.

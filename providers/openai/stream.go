@@ -23,6 +23,8 @@ type Stream struct {
 	onTop   func(key, value []byte, typ jsonparser.ValueType, _ int) error
 	onField func(key, value []byte, typ jsonparser.ValueType, _ int) error
 	onTool  func(value []byte, typ jsonparser.ValueType, _ int, err error)
+	onChunk func(value []byte, typ jsonparser.ValueType, _ int, err error)
+	onThink func(value []byte, typ jsonparser.ValueType, _ int, err error)
 	// shape is the form of the upstream's content-only chunks, which
 	// skip the JSON walk (see providers.Shape).
 	shape  providers.Shape
@@ -45,6 +47,7 @@ type chunk struct {
 	delta, finish, stop                      []byte
 	content, reasoningContent, reasoning     []byte
 	refusal, toolCalls                       []byte
+	contentChunks                            []byte // content as an array (Mistral)
 	contentOK, reasoningContentOK            bool
 	reasoningOK, refusalOK, finishOK, stopOK bool
 }
@@ -69,6 +72,8 @@ func NewStream(x *providers.Exchange, em *providers.Emitter) *Stream {
 	s.onTop = s.topField
 	s.onField = s.field
 	s.onTool = s.toolCall
+	s.onChunk = s.contentChunk
+	s.onThink = s.thinkingChunk
 	s.onText = s.text
 	em.MessageStart(x.MessageID, x.ClientModel, providers.Usage{})
 	return s
@@ -263,6 +268,9 @@ func (s *Stream) field(key, value []byte, typ jsonparser.ValueType, _ int) error
 		c.stop, c.stopOK = value, str
 	case "content":
 		c.content, c.contentOK = value, str
+		if typ == jsonparser.Array {
+			c.contentChunks = value
+		}
 	case "reasoning_content":
 		c.reasoningContent, c.reasoningContentOK = value, str
 	case "reasoning":
@@ -299,6 +307,8 @@ func (s *Stream) choice() {
 		}
 		if c.contentOK {
 			s.t.content(s.unescape(c.content))
+		} else if len(c.contentChunks) > 0 {
+			_, _ = jsonparser.ArrayEach(c.contentChunks, s.onChunk)
 		}
 		if c.refusalOK {
 			s.t.refusal(s.unescape(c.refusal))
