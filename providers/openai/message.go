@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 
+	"github.com/buger/jsonparser"
+
 	"github.com/thinkgate/thinkgate/providers"
 )
 
@@ -14,6 +16,7 @@ type completion struct {
 			Content          json.RawMessage `json:"content"`
 			ReasoningContent *string         `json:"reasoning_content"`
 			Reasoning        json.RawMessage `json:"reasoning"`
+			ReasoningDetails json.RawMessage `json:"reasoning_details"`
 			Refusal          *string         `json:"refusal"`
 			ToolCalls        []struct {
 				ID       string `json:"id"`
@@ -51,7 +54,16 @@ func ConvertMessage(x *providers.Exchange, body []byte) ([]byte, error) {
 
 	ch := c.Choices[0]
 	m := ch.Message
+	details := bytes.TrimSpace(m.ReasoningDetails)
 	switch {
+	case len(details) > 0 && details[0] == '[' && string(details) != "[]":
+		// OpenRouter's details carry the reasoning text with what must go
+		// back; the plain fields repeat the text.
+		_, _ = jsonparser.ArrayEach(details, func(v []byte, typ jsonparser.ValueType, _ int, err error) {
+			if err == nil && typ == jsonparser.Object {
+				t.detailDelta(v, unescapeString)
+			}
+		})
 	case m.ReasoningContent != nil && *m.ReasoningContent != "":
 		t.reasoning([]byte(*m.ReasoningContent))
 	case len(m.Reasoning) > 0:
@@ -94,4 +106,14 @@ func ConvertMessage(x *providers.Exchange, body []byte) ([]byte, error) {
 		return nil, e
 	}
 	return em.MessageJSON(), nil
+}
+
+// unescapeString returns a raw JSON string's value; one with a bad escape
+// is taken as it stands.
+func unescapeString(raw []byte) []byte {
+	out, err := providers.AppendUnescaped(nil, raw)
+	if err != nil {
+		return raw
+	}
+	return out
 }

@@ -59,3 +59,29 @@ func FuzzConvertMessage(f *testing.F) {
 var reasoningMessages = []string{
 	`{"choices":[{"message":{"content":[{"type":"thinking","thinking":[{"type":"text","text":"a"}]},{"type":"text","text":"b"}]},"finish_reason":"stop"}]}`,
 }
+
+// FuzzRewriteReasoning: with every reasoning option on, the request
+// converter never panics, rejects input only with an Anthropic 4xx error,
+// and otherwise builds a well-formed upstream request. Seeds carry blocks
+// signed as OpenRouter details under fuzzcheck's key.
+func FuzzRewriteReasoning(f *testing.F) {
+	for _, s := range fuzzcheck.Seeds {
+		f.Add([]byte(s), uint8(0))
+	}
+	k := providers.NewSigner([]byte("k"))
+	hist, _ := json.Marshal([]map[string]string{
+		{"type": "thinking", "thinking": "t", "signature": k.Sign(providers.OriginOpenRouter, `{"type":"reasoning.text","signature":"s","index":0}`, "t")},
+		{"type": "redacted_thinking", "data": k.Sign(providers.OriginOpenRouter, `{"type":"reasoning.encrypted","data":"d"}`, "")},
+		{"type": "thinking", "thinking": "u", "signature": k.Sign(providers.OriginOpenRouter, `{"type":"reasoning.text"`, "u")},
+		{"type": "text", "text": "a"},
+	})
+	f.Add([]byte(`{"model":"m","max_tokens":9,"thinking":{"type":"enabled","budget_tokens":5000},"messages":[{"role":"user","content":"q"},{"role":"assistant","content":`+string(hist)+`}]}`), uint8(1))
+	configs := []Config{
+		{ReasoningHistory: HistoryOpenRouter, ThinkingMode: ModeOpenRouter},
+		{ReasoningHistory: HistoryMistral, ThinkingMode: ModeBoth},
+		{ReasoningHistory: HistoryOpenRouter, ThinkingMode: ModeEffort},
+	}
+	f.Fuzz(func(t *testing.T, body []byte, which uint8) {
+		fuzzcheck.Rewrite(t, New(configs[int(which)%len(configs)]), body)
+	})
+}

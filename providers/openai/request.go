@@ -38,11 +38,12 @@ type streamOptions struct {
 // chatMessage is one message. Content is a string, a []contentPart, or nil
 // (JSON null: an assistant message that only calls tools).
 type chatMessage struct {
-	Role             string         `json:"role"`
-	Content          any            `json:"content"`
-	ReasoningContent *string        `json:"reasoning_content,omitempty"`
-	ToolCalls        []chatToolCall `json:"tool_calls,omitempty"`
-	ToolCallID       string         `json:"tool_call_id,omitempty"`
+	Role             string             `json:"role"`
+	Content          any                `json:"content"`
+	ReasoningContent *string            `json:"reasoning_content,omitempty"`
+	ReasoningDetails []openRouterDetail `json:"reasoning_details,omitempty"`
+	ToolCalls        []chatToolCall     `json:"tool_calls,omitempty"`
+	ToolCallID       string             `json:"tool_call_id,omitempty"`
 }
 
 type contentPart struct {
@@ -433,8 +434,17 @@ func (c *converter) assistant(path string, m *providers.Message) error {
 	var calls []chatToolCall
 	asReasoning := c.cfg.ReasoningHistory == HistoryReasoningContent
 	asMistral := c.cfg.ReasoningHistory == HistoryMistral
+	asOpenRouter := c.cfg.ReasoningHistory == HistoryOpenRouter
 	var chunks mistralChunks
+	var details []openRouterDetail
 	for j, b := range m.Content.Blocks {
+		if asOpenRouter {
+			// OpenRouter's own details go back as they came, in order.
+			if d, ok := c.openRouterHistory(b); ok {
+				details = append(details, d)
+				continue
+			}
+		}
 		switch b.Type {
 		case "text":
 			// The model's own output, split by the gateway, rejoins exactly.
@@ -490,6 +500,7 @@ func (c *converter) assistant(path string, m *providers.Message) error {
 	if chunks.hasThinking {
 		msg.Content = chunks.list
 	}
+	msg.ReasoningDetails = details
 	if asReasoning && (hasReasoning || len(calls) > 0) {
 		// DeepSeek rejects a tool-calling assistant message without the field.
 		r := reasoning.String()
