@@ -265,7 +265,7 @@ var (
 // dropBlock reports whether Azure must not see a content block: a thinking
 // block without a signature Azure issued (none, empty, or the gateway's own
 // envelope, which only the gateway can read), or a redacted_thinking block
-// without data.
+// without data or whose data is the gateway's envelope.
 func dropBlock(block []byte, ch *Changes) bool {
 	// Raw string bodies suffice: the values compared and the gateway's
 	// envelope (base64url and dots) never need unescaping.
@@ -284,7 +284,9 @@ func dropBlock(block []byte, ch *Changes) bool {
 			return true
 		}
 	case "redacted_thinking":
-		if data, t := m[2].Value, m[2].Type; t != jsonparser.String || len(data) == 0 {
+		// The gateway's envelope wraps another upstream's encrypted
+		// reasoning (OpenRouter's), which Azure cannot read either.
+		if data, t := m[2].Value, m[2].Type; t != jsonparser.String || len(data) == 0 || providers.IsGatewaySignature(string(data)) {
 			ch.Redacted++
 			return true
 		}
