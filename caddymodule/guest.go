@@ -105,6 +105,16 @@ func setOption(d *caddyfile.Dispenser, name string, f reflect.Value) error {
 		if len(args) == 0 {
 			return missingArg(d)
 		}
+		if f.Type() == reflect.TypeOf([]providers.EffortStep(nil)) {
+			// A budget table, <name>:<max_budget>... <name>: one whole
+			// table per option.
+			steps, err := providers.ParseEffortSteps(args)
+			if err != nil {
+				return d.Errf("%s: %v", name, err)
+			}
+			f.Set(reflect.ValueOf(steps))
+			return nil
+		}
 		f.Set(reflect.AppendSlice(f, reflect.ValueOf(args)))
 	case reflect.Int:
 		var n int64

@@ -45,6 +45,10 @@ func (*GeminiProvider) SplitTagsByDefault() bool { return false }
 //	    thinking_budget <tokens>|-1    # budget when the request sets none, default 1024
 //	    schema_expansion <n>           # a tool schema reduced (its $refs inlined) may
 //	                                   # be at most n times its size, default 32
+//	    thinking_level_models <glob>...   # models sent thinkingLevel, default gemini-3*;
+//	                                      # none: every model gets thinkingBudget
+//	    thinking_levels <level>:<max_budget>... <level>  # budget → thinkingLevel,
+//	                                                     # default low:8192 high
 //	}
 func (p *GeminiProvider) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	return unmarshalProviderOptions(d, p)

@@ -45,7 +45,13 @@ func (*OpenAIProvider) SplitTagsByDefault() bool { return true }
 //	    reasoning_history content|reasoning_content    # default content
 //	    max_tokens_field  max_tokens|max_completion_tokens  # default max_tokens
 //	    max_queued        <size>                       # held back while a tool call is open, default 16MiB
+//	    thinking_mode     hint|effort|both|openrouter|none  # how thinking is asked for, default hint
+//	    efforts           <effort>:<max_budget>... <effort>  # budget → reasoning_effort,
+//	                                                   # default low:4096 medium:16384 high
 //	}
+//
+// reasoning_history also takes openrouter (reasoning_details go back) and
+// mistral (thinking chunks go back).
 func (p *OpenAIProvider) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	return unmarshalProviderOptions(d, p)
 }

@@ -21,6 +21,11 @@ const (
 	OriginGemini Origin = 'g'
 	// OriginAmazonQ: an Amazon Q reasoningContentEvent; foreign is its signature.
 	OriginAmazonQ Origin = 'q'
+	// OriginOpenRouter: an OpenRouter reasoning detail (a thinking block from
+	// reasoning.text or reasoning.summary, a redacted_thinking block from
+	// reasoning.encrypted); foreign is the detail's JSON without its text,
+	// which goes back to OpenRouter as it came.
+	OriginOpenRouter Origin = 'o'
 )
 
 // sigPrefix marks the gateway's envelope; Anthropic's own signatures never

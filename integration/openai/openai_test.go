@@ -532,7 +532,7 @@ func TestCaddyfile(t *testing.T) {
 	}
 	for cfg, wantErr := range map[string]string{
 		"thinkgate openai {\n\tfoo bar\n}":                     "thinkgate openai: unknown option 'foo'",
-		"thinkgate openai {\n\treasoning_history tags\n}":      `reasoning_history: must be content or reasoning_content, got "tags"`,
+		"thinkgate openai {\n\treasoning_history tags\n}":      `reasoning_history: must be content, reasoning_content, openrouter or mistral, got "tags"`,
 		"thinkgate openai {\n\tpath v1/chat\n}":                `path: must start with /, got "v1/chat"`,
 		"thinkgate openai {\n\tmax_tokens_field tokens\n}":     `max_tokens_field: must be max_tokens or max_completion_tokens, got "tokens"`,
 		"thinkgate openai {\n\tapi_key\n}":                     "wrong argument count",

@@ -187,7 +187,10 @@ func unsignBlocks(s *providers.Settings, m providers.Message) ([]providers.Block
 // the whole request for it, so it is dropped as Azure drops it; its text is
 // not kept, since nothing vouches for it.
 func staleEnvelope(b providers.Block) bool {
-	return b.Type == "thinking" && providers.IsGatewaySignature(b.Signature)
+	// A redacted_thinking block whose data is the gateway's envelope wraps
+	// another upstream's encrypted reasoning (OpenRouter's): never Anthropic's.
+	return b.Type == "thinking" && providers.IsGatewaySignature(b.Signature) ||
+		b.Type == "redacted_thinking" && providers.IsGatewaySignature(b.Data)
 }
 
 // Translator handles the response of an Anthropic-format upstream: it

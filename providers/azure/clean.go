@@ -450,7 +450,9 @@ func dropBlock(m [3]jsonbytes.Member, ch *Changes) bool {
 			return true
 		}
 	case "redacted_thinking":
-		if data, t := m[2].Value, m[2].Type; t != jsonparser.String || len(data) == 0 {
+		// The gateway's envelope wraps another upstream's encrypted
+		// reasoning (OpenRouter's), which Azure cannot read either.
+		if data, t := m[2].Value, m[2].Type; t != jsonparser.String || len(data) == 0 || providers.IsGatewaySignature(string(data)) {
 			ch.Redacted++
 			return true
 		}

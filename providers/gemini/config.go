@@ -1,6 +1,10 @@
 package gemini
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/thinkgate/thinkgate/providers"
+)
 
 // Config is the gemini provider's own configuration. Its JSON form is the
 // provider's part of a Caddy config.
@@ -21,6 +25,13 @@ type Config struct {
 	// client sent; a larger one is refused with 400. 0 means
 	// DefaultSchemaExpansion.
 	SchemaExpansion int `json:"schema_expansion,omitempty"`
+	// ThinkingLevelModels are the patterns of the (upstream) models that
+	// take thinkingLevel instead of thinkingBudget; nil means
+	// DefaultThinkingLevelModels, and "none" matches no model.
+	ThinkingLevelModels []string `json:"thinking_level_models,omitempty"`
+	// ThinkingLevels maps budgets to thinkingLevel; empty means
+	// DefaultThinkingLevels.
+	ThinkingLevels []providers.EffortStep `json:"thinking_levels,omitempty"`
 }
 
 // Validate checks the configuration.
@@ -36,5 +47,5 @@ func (c Config) Validate() error {
 	if c.SchemaExpansion < 0 {
 		return fmt.Errorf("schema_expansion: must be a positive whole number (default %d), got %d", DefaultSchemaExpansion, c.SchemaExpansion)
 	}
-	return nil
+	return validateLevels(c.ThinkingLevelModels, c.ThinkingLevels)
 }

@@ -45,6 +45,12 @@ func New(cfg Config) *Provider {
 	if cfg.SchemaExpansion <= 0 {
 		cfg.SchemaExpansion = DefaultSchemaExpansion
 	}
+	if cfg.ThinkingLevelModels == nil {
+		cfg.ThinkingLevelModels = DefaultThinkingLevelModels
+	}
+	if len(cfg.ThinkingLevels) == 0 {
+		cfg.ThinkingLevels = DefaultThinkingLevels
+	}
 	return &Provider{cfg: cfg}
 }
 
@@ -54,7 +60,7 @@ func (p *Provider) Rewrite(x *providers.Exchange, out *providers.Outbound) (prov
 	if err != nil {
 		return nil, err
 	}
-	req, err := buildRequest(x, p.cfg.ThinkingBudget, p.cfg.SchemaExpansion)
+	req, err := buildRequest(x, p.cfg.ThinkingBudget, p.cfg.SchemaExpansion, p.levelsFor(model))
 	if err != nil {
 		return nil, err
 	}

@@ -98,8 +98,9 @@ type generationConfig struct {
 }
 
 type thinkingConfig struct {
-	IncludeThoughts bool `json:"includeThoughts"`
-	ThinkingBudget  *int `json:"thinkingBudget,omitempty"`
+	IncludeThoughts bool   `json:"includeThoughts"`
+	ThinkingBudget  *int   `json:"thinkingBudget,omitempty"`
+	ThinkingLevel   string `json:"thinkingLevel,omitempty"`
 }
 
 // SkipSignature is the dummy thoughtSignature Gemini documents for function
@@ -112,6 +113,9 @@ const SkipSignature = "skip_thought_signature_validator"
 type converter struct {
 	x      *providers.Exchange
 	budget int // thinking budget when the request sets none
+	// levels maps budgets to thinkingLevel for a model that takes a level
+	// (nil: the model takes thinkingBudget).
+	levels []providers.EffortStep
 
 	system   []part
 	contents []content
@@ -123,8 +127,8 @@ type converter struct {
 
 // buildRequest converts x.Request into a GenerateContentRequest; expansion
 // bounds each tool's reduced schema (a multiple of its input size).
-func buildRequest(x *providers.Exchange, budget, expansion int) (*generateRequest, error) {
-	c := &converter{x: x, budget: budget, toolNames: map[string]string{}}
+func buildRequest(x *providers.Exchange, budget, expansion int, levels []providers.EffortStep) (*generateRequest, error) {
+	c := &converter{x: x, budget: budget, levels: levels, toolNames: map[string]string{}}
 	req := x.Request
 	c.systemContent(req.System)
 	for _, m := range req.Messages {
@@ -453,13 +457,17 @@ func toolChoice(tc *providers.ToolChoice) *toolConfig {
 
 func (c *converter) generationConfig() *generationConfig {
 	req := c.x.Request
+	thinking := thinkingConfigFor(req.Thinking, c.x.Settings.DefaultThinking, c.budget)
+	if c.levels != nil {
+		thinking = levelConfigFor(req.Thinking, c.x.Settings.DefaultThinking, c.budget, c.levels)
+	}
 	return &generationConfig{
 		MaxOutputTokens: req.MaxTokens,
 		Temperature:     req.Temperature,
 		TopP:            req.TopP,
 		TopK:            req.TopK,
 		StopSequences:   req.StopSequences,
-		ThinkingConfig:  thinkingConfigFor(req.Thinking, c.x.Settings.DefaultThinking, c.budget),
+		ThinkingConfig:  thinking,
 	}
 }
 

@@ -3,6 +3,8 @@ package openai
 import (
 	"fmt"
 	"strings"
+
+	"github.com/thinkgate/thinkgate/providers"
 )
 
 // MaxQueuedLimit is the largest MaxQueued a configuration may set.
@@ -20,9 +22,16 @@ type Config struct {
 	Path string `json:"path,omitempty"`
 	// ReasoningHistory is how history thinking blocks go back:
 	// HistoryContent (<thinking> tags at the start of the assistant
-	// message, the default) or HistoryReasoningContent (the field
-	// DeepSeek's thinking mode demands).
+	// message, the default), HistoryReasoningContent (the field DeepSeek's
+	// thinking mode demands), HistoryOpenRouter or HistoryMistral.
 	ReasoningHistory string `json:"reasoning_history,omitempty"`
+	// ThinkingMode is how thinking is asked for: ModeHint (default),
+	// ModeEffort, ModeBoth, ModeOpenRouter or ModeNone.
+	ThinkingMode string `json:"thinking_mode,omitempty"`
+	// Efforts maps budget_tokens to reasoning_effort (and to OpenRouter's
+	// effort when the request has no budget); empty means
+	// providers.DefaultEfforts.
+	Efforts []providers.EffortStep `json:"efforts,omitempty"`
 	// MaxTokensField names the field max_tokens is sent as: MaxTokens
 	// (default) or MaxCompletionTokens, which OpenAI's reasoning models
 	// require.
@@ -40,9 +49,19 @@ func (c Config) Validate() error {
 		return fmt.Errorf("path: must start with /, got %q", c.Path)
 	}
 	switch c.ReasoningHistory {
-	case "", HistoryContent, HistoryReasoningContent:
+	case "", HistoryContent, HistoryReasoningContent, HistoryOpenRouter, HistoryMistral:
 	default:
-		return fmt.Errorf("reasoning_history: must be %s or %s, got %q", HistoryContent, HistoryReasoningContent, c.ReasoningHistory)
+		return fmt.Errorf("reasoning_history: must be %s, %s, %s or %s, got %q",
+			HistoryContent, HistoryReasoningContent, HistoryOpenRouter, HistoryMistral, c.ReasoningHistory)
+	}
+	switch c.ThinkingMode {
+	case "", ModeHint, ModeEffort, ModeBoth, ModeOpenRouter, ModeNone:
+	default:
+		return fmt.Errorf("thinking_mode: must be %s, %s, %s, %s or %s, got %q",
+			ModeHint, ModeEffort, ModeBoth, ModeOpenRouter, ModeNone, c.ThinkingMode)
+	}
+	if err := providers.ValidateEffortSteps(c.Efforts, chatEfforts...); err != nil {
+		return fmt.Errorf("efforts: %v", err)
 	}
 	if c.MaxQueued < 0 || c.MaxQueued > MaxQueuedLimit {
 		return fmt.Errorf("max_queued: must be between 1B and 1GiB, got %d", c.MaxQueued)

@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 
+	"github.com/buger/jsonparser"
+
+	"github.com/thinkgate/thinkgate/internal/jsonbytes"
 	"github.com/thinkgate/thinkgate/providers"
 )
 
@@ -14,6 +17,7 @@ type completion struct {
 			Content          json.RawMessage `json:"content"`
 			ReasoningContent *string         `json:"reasoning_content"`
 			Reasoning        json.RawMessage `json:"reasoning"`
+			ReasoningDetails json.RawMessage `json:"reasoning_details"`
 			Refusal          *string         `json:"refusal"`
 			ToolCalls        []struct {
 				ID       string `json:"id"`
@@ -52,7 +56,16 @@ func (tr *Translator) Message(body []byte) ([]byte, error) {
 
 	ch := c.Choices[0]
 	m := ch.Message
+	details := bytes.TrimSpace(m.ReasoningDetails)
 	switch {
+	case len(details) > 0 && details[0] == '[' && string(details) != "[]":
+		// OpenRouter's details carry the reasoning text with what must go
+		// back; the plain fields repeat the text.
+		_, _ = jsonparser.ArrayEach(details, func(v []byte, typ jsonparser.ValueType, _ int, err error) {
+			if err == nil && typ == jsonparser.Object {
+				t.detailDelta(v, unescapeString)
+			}
+		})
 	case m.ReasoningContent != nil && *m.ReasoningContent != "":
 		t.reasoning([]byte(*m.ReasoningContent))
 	case len(m.Reasoning) > 0:
@@ -61,11 +74,9 @@ func (tr *Translator) Message(body []byte) ([]byte, error) {
 			t.reasoning([]byte(r))
 		}
 	}
-	text, err := contentText(m.Content)
-	if err != nil {
+	if err := messageContent(&t, m.Content); err != nil {
 		return nil, err
 	}
-	t.content([]byte(text))
 	if m.Refusal != nil {
 		t.refusal([]byte(*m.Refusal))
 	}
@@ -99,29 +110,12 @@ func (tr *Translator) Message(body []byte) ([]byte, error) {
 	return em.MessageJSON(), nil
 }
 
-// contentText reads message content: a string, null, or an array of text
-// parts (some servers answer in the array form).
-func contentText(raw json.RawMessage) (string, error) {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || string(raw) == "null" {
-		return "", nil
+// unescapeString returns a raw JSON string's value; one with a bad escape
+// is taken as it stands.
+func unescapeString(raw []byte) []byte {
+	out, err := jsonbytes.AppendUnescaped(nil, raw)
+	if err != nil {
+		return raw
 	}
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		return s, nil
-	}
-	var parts []struct {
-		Type string `json:"type"`
-		Text string `json:"text"`
-	}
-	if err := json.Unmarshal(raw, &parts); err != nil {
-		return "", malformed("message content is neither a string nor an array of parts")
-	}
-	var b []byte
-	for _, p := range parts {
-		if p.Type == "text" {
-			b = append(b, p.Text...)
-		}
-	}
-	return string(b), nil
+	return out
 }

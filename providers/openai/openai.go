@@ -31,7 +31,36 @@ const (
 	// reasoning_content field, which DeepSeek's thinking mode demands on
 	// assistant messages that carry tool calls.
 	HistoryReasoningContent = "reasoning_content"
+	// HistoryOpenRouter sends the reasoning_details OpenRouter returned
+	// (thinking and redacted_thinking blocks it issued) back on the
+	// assistant message, in their order; other thinking goes back as with
+	// HistoryContent.
+	HistoryOpenRouter = "openrouter"
+	// HistoryMistral sends thinking back as Mistral's thinking chunks at
+	// the start of the assistant message's content array.
+	HistoryMistral = "mistral"
 )
+
+// Values of Config.ThinkingMode: how the request asks for thinking.
+const (
+	// ModeHint appends the thinking hint to the system prompt, asking the
+	// model to write its thinking in tags (the default; for models that
+	// are not reasoning models).
+	ModeHint = "hint"
+	// ModeEffort sends reasoning_effort, from the request's budget_tokens
+	// by the Efforts table, asking a reasoning model to reason.
+	ModeEffort = "effort"
+	// ModeBoth sends both the hint and reasoning_effort.
+	ModeBoth = "both"
+	// ModeOpenRouter sends OpenRouter's reasoning object: max_tokens from
+	// budget_tokens, else an effort; exclude when display is "omitted".
+	ModeOpenRouter = "openrouter"
+	// ModeNone sends neither (models that always reason, or never).
+	ModeNone = "none"
+)
+
+// Efforts reasoning_effort takes.
+var chatEfforts = []string{"minimal", "low", "medium", "high"}
 
 // Values of Config.MaxTokensField.
 const (

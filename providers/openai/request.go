@@ -15,19 +15,21 @@ import (
 // chatRequest is the Chat Completions request body. Field order is the order
 // on the wire, which keeps logged bodies readable.
 type chatRequest struct {
-	Model               string         `json:"model"`
-	Messages            []chatMessage  `json:"messages"`
-	MaxTokens           int            `json:"max_tokens,omitempty"`
-	MaxCompletionTokens int            `json:"max_completion_tokens,omitempty"`
-	Temperature         *float64       `json:"temperature,omitempty"`
-	TopP                *float64       `json:"top_p,omitempty"`
-	Stop                []string       `json:"stop,omitempty"`
-	Tools               []chatTool     `json:"tools,omitempty"`
-	ToolChoice          any            `json:"tool_choice,omitempty"`
-	ParallelToolCalls   *bool          `json:"parallel_tool_calls,omitempty"`
-	User                string         `json:"user,omitempty"`
-	Stream              bool           `json:"stream,omitempty"`
-	StreamOptions       *streamOptions `json:"stream_options,omitempty"`
+	Model               string               `json:"model"`
+	Messages            []chatMessage        `json:"messages"`
+	MaxTokens           int                  `json:"max_tokens,omitempty"`
+	MaxCompletionTokens int                  `json:"max_completion_tokens,omitempty"`
+	Temperature         *float64             `json:"temperature,omitempty"`
+	TopP                *float64             `json:"top_p,omitempty"`
+	Stop                []string             `json:"stop,omitempty"`
+	Tools               []chatTool           `json:"tools,omitempty"`
+	ToolChoice          any                  `json:"tool_choice,omitempty"`
+	ParallelToolCalls   *bool                `json:"parallel_tool_calls,omitempty"`
+	ReasoningEffort     string               `json:"reasoning_effort,omitempty"`
+	Reasoning           *openRouterReasoning `json:"reasoning,omitempty"`
+	User                string               `json:"user,omitempty"`
+	Stream              bool                 `json:"stream,omitempty"`
+	StreamOptions       *streamOptions       `json:"stream_options,omitempty"`
 }
 
 type streamOptions struct {
@@ -37,17 +39,20 @@ type streamOptions struct {
 // chatMessage is one message. Content is a string, a []contentPart, or nil
 // (JSON null: an assistant message that only calls tools).
 type chatMessage struct {
-	Role             string         `json:"role"`
-	Content          any            `json:"content"`
-	ReasoningContent *string        `json:"reasoning_content,omitempty"`
-	ToolCalls        []chatToolCall `json:"tool_calls,omitempty"`
-	ToolCallID       string         `json:"tool_call_id,omitempty"`
+	Role             string             `json:"role"`
+	Content          any                `json:"content"`
+	ReasoningContent *string            `json:"reasoning_content,omitempty"`
+	ReasoningDetails []openRouterDetail `json:"reasoning_details,omitempty"`
+	ToolCalls        []chatToolCall     `json:"tool_calls,omitempty"`
+	ToolCallID       string             `json:"tool_call_id,omitempty"`
 }
 
 type contentPart struct {
-	Type     string    `json:"type"` // text, image_url
+	Type     string    `json:"type"` // text, image_url; thinking (Mistral)
 	Text     string    `json:"text,omitempty"`
 	ImageURL *imageURL `json:"image_url,omitempty"`
+	// Thinking holds a Mistral thinking chunk's text parts.
+	Thinking []contentPart `json:"thinking,omitempty"`
 }
 
 type imageURL struct {
@@ -114,11 +119,19 @@ func ConvertRequest(x *providers.Exchange, cfg Config) ([]byte, *State, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	if x.Thinking {
+	mode := cfg.ThinkingMode
+	c.hinted = x.Thinking && (mode == "" || mode == ModeHint || mode == ModeBoth)
+	if c.hinted {
 		if system != "" {
 			system += "\n"
 		}
 		system += x.Settings.Hint(req.Thinking)
+	}
+	switch mode {
+	case ModeEffort, ModeBoth:
+		out.ReasoningEffort = providers.ReasoningEffort(x.ThinkingBudget(), x.Thinking, cfg.Efforts)
+	case ModeOpenRouter:
+		out.Reasoning = openRouterRequest(x, cfg.Efforts)
 	}
 	if system != "" {
 		c.msgs = append(c.msgs, chatMessage{Role: "system", Content: system})
@@ -177,6 +190,9 @@ type converter struct {
 	state *State
 	tag   string
 	msgs  []chatMessage
+	// hinted: the hint asked the model to write tags, so history
+	// thinking may go back as tags.
+	hinted bool
 }
 
 func unsupported(path, what string) error {
@@ -418,13 +434,29 @@ func (c *converter) assistant(path string, m *providers.Message) error {
 	hasReasoning := false
 	var calls []chatToolCall
 	asReasoning := c.cfg.ReasoningHistory == HistoryReasoningContent
+	asMistral := c.cfg.ReasoningHistory == HistoryMistral
+	asOpenRouter := c.cfg.ReasoningHistory == HistoryOpenRouter
+	var chunks mistralChunks
+	var details []openRouterDetail
 	for j, b := range m.Content.Blocks {
+		if asOpenRouter {
+			// OpenRouter's own details go back as they came, in order.
+			if d, ok := c.openRouterHistory(b); ok {
+				details = append(details, d)
+				continue
+			}
+		}
 		switch b.Type {
 		case "text":
 			// The model's own output, split by the gateway, rejoins exactly.
 			content.WriteString(b.Text)
+			chunks.text(b.Text)
 		case "thinking":
 			switch {
+			case asMistral:
+				// Mistral's own form, in place; like reasoning_content
+				// it is protocol, sent whether or not thinking is on.
+				chunks.thinking(b.Thinking)
 			case asReasoning:
 				// The field is the upstream's protocol, not a prompt, so
 				// it goes back whether or not thinking is on.
@@ -433,13 +465,14 @@ func (c *converter) assistant(path string, m *providers.Message) error {
 				}
 				reasoning.WriteString(b.Thinking)
 				hasReasoning = true
-			case c.x.Thinking && b.Thinking != "":
+			case c.hinted && b.Thinking != "":
 				content.WriteString("<" + c.tag + ">")
 				content.WriteString(b.Thinking)
 				content.WriteString("</" + c.tag + ">")
 			}
-			// Thinking off: history thinking is dropped, so the model
-			// is not shown a format it was not asked for.
+			// Thinking off, or asked for without the hint: history
+			// thinking is dropped, so the model is not shown a format it
+			// was not asked for.
 		case "redacted_thinking":
 			// Encrypted for Anthropic alone: nothing an OpenAI model can read.
 		case "tool_use":
@@ -465,6 +498,10 @@ func (c *converter) assistant(path string, m *providers.Message) error {
 	if content.Len() > 0 {
 		msg.Content = content.String()
 	}
+	if chunks.hasThinking {
+		msg.Content = chunks.list
+	}
+	msg.ReasoningDetails = details
 	if asReasoning && (hasReasoning || len(calls) > 0) {
 		// DeepSeek rejects a tool-calling assistant message without the field.
 		r := reasoning.String()

@@ -326,7 +326,7 @@ func TestConfigValidate(t *testing.T) {
 		{Config{}, ""},
 		{Config{Path: "/api/v1/chat/completions", ReasoningHistory: "reasoning_content", MaxTokensField: "max_completion_tokens"}, ""},
 		{Config{Path: "v1/chat/completions"}, `path: must start with /, got "v1/chat/completions"`},
-		{Config{ReasoningHistory: "tags"}, `reasoning_history: must be content or reasoning_content, got "tags"`},
+		{Config{ReasoningHistory: "tags"}, `reasoning_history: must be content, reasoning_content, openrouter or mistral, got "tags"`},
 		{Config{MaxTokensField: "max"}, `max_tokens_field: must be max_tokens or max_completion_tokens, got "max"`},
 	} {
 		err := tc.cfg.Validate()

@@ -21,10 +21,13 @@ type Stream struct {
 	chunk   chunk
 	// The callbacks are bound once: a method value made per chunk would
 	// allocate on the hot path.
-	onEvent sse.Handler
-	onTop   func(key, value []byte, typ jsonparser.ValueType, _ int) error
-	onField func(key, value []byte, typ jsonparser.ValueType, _ int) error
-	onTool  func(value []byte, typ jsonparser.ValueType, _ int, err error)
+	onEvent  sse.Handler
+	onTop    func(key, value []byte, typ jsonparser.ValueType, _ int) error
+	onField  func(key, value []byte, typ jsonparser.ValueType, _ int) error
+	onTool   func(value []byte, typ jsonparser.ValueType, _ int, err error)
+	onChunk  func(value []byte, typ jsonparser.ValueType, _ int, err error)
+	onThink  func(value []byte, typ jsonparser.ValueType, _ int, err error)
+	onDetail func(value []byte, typ jsonparser.ValueType, _ int, err error)
 	// shape is the form of the upstream's content-only chunks, which
 	// skip the JSON walk (see sse.Shape).
 	shape  sse.Shape
@@ -47,6 +50,8 @@ type chunk struct {
 	delta, finish, stop                      []byte
 	content, reasoningContent, reasoning     []byte
 	refusal, toolCalls                       []byte
+	contentChunks                            []byte // content as an array (Mistral)
+	details                                  []byte // reasoning_details (OpenRouter)
 	contentOK, reasoningContentOK            bool
 	reasoningOK, refusalOK, finishOK, stopOK bool
 }
@@ -74,6 +79,9 @@ func (t *Translator) NewStream(em *providers.Emitter) *Stream {
 	s.onTop = s.topField
 	s.onField = s.field
 	s.onTool = s.toolCall
+	s.onChunk = s.contentChunk
+	s.onThink = s.thinkingChunk
+	s.onDetail = s.detail
 	s.onText = s.text
 	em.MessageStart(x.MessageID, x.ClientModel, providers.Usage{})
 	return s
@@ -205,7 +213,7 @@ func (s *Stream) event(name, data []byte) error {
 
 // contentOnly reports whether the chunk's one effect was its delta's content.
 func (c *chunk) contentOnly() bool {
-	return c.contentOK && len(c.usage) == 0 && !c.reasoningContentOK && !c.reasoningOK &&
+	return c.contentOK && len(c.usage) == 0 && !c.reasoningContentOK && !c.reasoningOK && len(c.details) == 0 &&
 		!c.refusalOK && len(c.toolCalls) == 0 && !c.finishOK && !c.stopOK
 }
 
@@ -268,6 +276,9 @@ func (s *Stream) field(key, value []byte, typ jsonparser.ValueType, _ int) error
 		c.stop, c.stopOK = value, str
 	case "content":
 		c.content, c.contentOK = value, str
+		if typ == jsonparser.Array {
+			c.contentChunks = value
+		}
 	case "reasoning_content":
 		c.reasoningContent, c.reasoningContentOK = value, str
 	case "reasoning":
@@ -277,6 +288,10 @@ func (s *Stream) field(key, value []byte, typ jsonparser.ValueType, _ int) error
 	case "tool_calls":
 		if typ == jsonparser.Array {
 			c.toolCalls = value
+		}
+	case "reasoning_details":
+		if typ == jsonparser.Array {
+			c.details = value
 		}
 	}
 	return nil
@@ -296,14 +311,24 @@ func (s *Stream) choice() {
 	c := &s.chunk
 	if len(c.delta) > 0 {
 		// DeepSeek sends reasoning_content, vLLM and OpenRouter reasoning;
-		// a server that sends both means the same text.
-		if c.reasoningContentOK && len(c.reasoningContent) > 0 {
+		// a server that sends both means the same text. OpenRouter's
+		// reasoning_details carry that text too, with what must go back:
+		// once they come, they alone are read.
+		switch {
+		case len(c.details) > 0:
+			s.t.sawDetails = true
+			_, _ = jsonparser.ArrayEach(c.details, s.onDetail)
+		case s.t.sawDetails:
+			// The plain fields repeat the details' text.
+		case c.reasoningContentOK && len(c.reasoningContent) > 0:
 			s.t.reasoning(s.unescape(c.reasoningContent))
-		} else if c.reasoningOK {
+		case c.reasoningOK:
 			s.t.reasoning(s.unescape(c.reasoning))
 		}
 		if c.contentOK {
 			s.t.content(s.unescape(c.content))
+		} else if len(c.contentChunks) > 0 {
+			_, _ = jsonparser.ArrayEach(c.contentChunks, s.onChunk)
 		}
 		if c.refusalOK {
 			s.t.refusal(s.unescape(c.refusal))
@@ -317,6 +342,13 @@ func (s *Stream) choice() {
 	}
 	if c.stopOK {
 		s.t.matchStop(s.unescape(c.stop))
+	}
+}
+
+// detail takes one element of a delta's reasoning_details.
+func (s *Stream) detail(v []byte, typ jsonparser.ValueType, _ int, err error) {
+	if err == nil && typ == jsonparser.Object {
+		s.t.detailDelta(v, s.unescape)
 	}
 }
 

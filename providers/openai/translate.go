@@ -45,6 +45,14 @@ type translator struct {
 	stopSeq    string
 	usage      providers.Usage
 	done       bool
+
+	// OpenRouter's reasoning details (openrouter.go). Once one came, the
+	// plain reasoning fields, which repeat their text, are ignored.
+	sawDetails bool
+	detail     detailState
+	// detailSig is the foreign part of the signature of the reasoning block
+	// under way: the JSON of the detail it came from (empty: none).
+	detailSig []byte
 }
 
 // source is what fed the emitter's open block.
@@ -64,6 +72,10 @@ const (
 	itemContent
 	itemRefusal
 	itemTool
+	// OpenRouter's reasoning details (openrouter.go).
+	itemDetailBreak // a new detail: the reasoning block ends
+	itemDetailSig   // the open detail's JSON, the foreign part of its signature
+	itemRedacted    // a reasoning.encrypted detail's JSON
 )
 
 // pending is a queued piece; its bytes are qbuf[start:end].
@@ -115,6 +127,9 @@ func (t *translator) emitReasoning(p []byte) {
 		t.endContent()
 		t.em.ThinkingStart(nil)
 		t.src = srcReasoning
+		if len(t.detailSig) > 0 {
+			t.em.Signature(providers.OriginOpenRouter, t.detailSig)
+		}
 	}
 	t.em.Thinking(p)
 }
@@ -274,7 +289,7 @@ func (t *translator) enqueue(kind itemKind, call int, p []byte) {
 	}
 	start := len(t.qbuf)
 	t.qbuf = append(t.qbuf, p...)
-	if n := len(t.queue); n > 0 && kind != itemTool {
+	if n := len(t.queue); n > 0 && kind < itemTool {
 		// Text that continues the last piece joins it: the parser and
 		// the emitter give the same output for it split or not. (A tool
 		// call's fragments stay apart: what follows its complete JSON
@@ -312,6 +327,12 @@ restart:
 			t.emitRefusal(p)
 		case itemTool:
 			t.emitTool(it.call, p)
+		case itemDetailBreak:
+			t.emitDetailBreak()
+		case itemDetailSig:
+			t.emitDetailSig(p)
+		case itemRedacted:
+			t.emitRedacted(p)
 		}
 		if wasOpen && t.open < 0 {
 			goto restart // a call closed: what waited for it goes first
