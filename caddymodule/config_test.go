@@ -27,7 +27,7 @@ import (
 func TestConfigErrorMessages(t *testing.T) {
 	for _, c := range []struct{ input, want string }{
 		{"thinkgate openia", `unknown provider "openia"; the providers are amazonq, anthropic, azure, gemini, openai (did you mean openai?), at Testfile:1`},
-		{"thinkgate openai {\n\tpth /x\n}", "thinkgate openai: unknown option 'pth' (did you mean 'path'?); the openai options are api_key, path, reasoning_history, max_tokens_field, max_queued, thinking_mode, efforts, " +
+		{"thinkgate openai {\n\tpth /x\n}", "thinkgate openai: unknown option 'pth' (did you mean 'path'?); the openai options are api_key, path, reasoning_history, thinking_mode, efforts, max_tokens_field, max_queued, " +
 			"and every provider takes split_tags, thinking_block, tags, start_in_thinking, parse_in_code_fences, max_tag_length, default_thinking, thinking_hint, model, keepalive, " +
 			"max_request_body, request_body_timeout, client_keys, client_keys_file, max_event_size, signing_key, previous_signing_keys, upstream_idle_timeout, forward_rate_limit_headers, advertise_models, at Testfile:2"},
 		{"thinkgate anthropic {\n\tsplit_tag\n}", "thinkgate anthropic: unknown option 'split_tag' (did you mean 'split_tags'?); the anthropic options are api_key, path, and every provider takes "},

@@ -220,11 +220,12 @@ func (w *walker) scanBlocks(i int, signed *bool) (end int, ok bool) {
 }
 
 // scanBlock checks the block object at i as block does, and reports a
-// thinking block whose signature has the gateway's envelope shape.
+// thinking block whose signature, or a redacted_thinking block whose data,
+// has the gateway's envelope shape.
 func (w *walker) scanBlock(i int) (end int, gatewaySigned, ok bool) {
 	data := w.data
 	seen := 0
-	var thinking, envelope bool
+	var thinking, redacted, envelope, dataEnvelope bool
 	end, ok = w.object(i, func(name []byte, i int) (int, bool) {
 		if !plainName(name, blockFields) {
 			return 0, false
@@ -254,12 +255,15 @@ func (w *walker) scanBlock(i int) (end int, gatewaySigned, ok bool) {
 			return w.scanContent(i)
 		}
 		switch f {
-		case fType, fSignature:
+		case fType, fSignature, fData:
 			s, end, ok := w.strBytes(i)
-			if f == fType {
-				thinking = string(s) == "thinking"
-			} else {
+			switch f {
+			case fType:
+				thinking, redacted = string(s) == "thinking", string(s) == "redacted_thinking"
+			case fSignature:
 				envelope = isGatewaySignature(s)
+			default:
+				dataEnvelope = isGatewaySignature(s)
 			}
 			return end, ok
 		}
@@ -271,7 +275,7 @@ func (w *walker) scanBlock(i int) (end int, gatewaySigned, ok bool) {
 		end := jsonbytes.ValidString(data, i)
 		return end, end >= 0
 	})
-	return end, thinking && envelope, ok
+	return end, thinking && envelope || redacted && dataEnvelope, ok
 }
 
 // isGatewaySignature is IsGatewaySignature of a signature's bytes.
@@ -313,15 +317,16 @@ func (w *walker) scanSource(i int) (end int, ok bool) {
 }
 
 // hasGatewayThinking reports an assistant turn with a thinking block whose
-// signature has the gateway's envelope shape: the blocks a passthrough must
-// rewrite (verified or not).
+// signature, or a redacted_thinking block whose data, has the gateway's
+// envelope shape: the blocks a passthrough must rewrite (verified or not).
 func hasGatewayThinking(msgs []Message) bool {
 	for _, m := range msgs {
 		if m.Role != "assistant" {
 			continue
 		}
 		for _, b := range m.Content.Blocks {
-			if b.Type == "thinking" && IsGatewaySignature(b.Signature) {
+			if b.Type == "thinking" && IsGatewaySignature(b.Signature) ||
+				b.Type == "redacted_thinking" && IsGatewaySignature(b.Data) {
 				return true
 			}
 		}

@@ -151,7 +151,7 @@ func TestOpenRouterMessage(t *testing.T) {
 func TestOpenRouterTextForm(t *testing.T) {
 	s := testSettings()
 	s.Form = providers.FormText
-	out, err := NewTranslator(exchange(t, s, nonStreamRequest), nil, 0).Message([]byte(`{"choices":[{"message":{"content":"a","reasoning_details":[`+
+	out, err := NewTranslator(exchange(t, s, nonStreamRequest), nil, 0).Message([]byte(`{"choices":[{"message":{"content":"a","reasoning_details":[` +
 		`{"type":"reasoning.encrypted","data":"x","index":0},{"type":"reasoning.text","text":"t","index":1}]},"finish_reason":"stop"}]}`))
 	if err != nil {
 		t.Fatal(err)
