@@ -7,7 +7,6 @@ import (
 	"io"
 	"math"
 	"net/http"
-	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -18,8 +17,6 @@ import (
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
-
-	"github.com/thinkgate/thinkgate/providers"
 )
 
 func init() {
@@ -133,16 +130,7 @@ func (f *Fallback) Validate() error {
 func (f *Fallback) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
 	body, err := f.readBody(w, r)
 	if err != nil {
-		var mbe *http.MaxBytesError
-		switch {
-		case errors.As(err, &mbe):
-			return writeError(w, &providers.Error{Status: http.StatusRequestEntityTooLarge, Type: "request_too_large",
-				Message: fmt.Sprintf("request body exceeds the %d-byte limit", f.MaxRequestBody)})
-		case errors.Is(err, os.ErrDeadlineExceeded):
-			return writeError(w, &providers.Error{Status: http.StatusRequestTimeout, Type: "timeout_error",
-				Message: fmt.Sprintf("request body not received within %s (request_body_timeout)", time.Duration(f.RequestBodyTimeout))})
-		}
-		return writeError(w, providers.InvalidRequest("reading request body: "+err.Error()))
+		return writeError(w, bodyReadError(err, time.Duration(f.RequestBodyTimeout)))
 	}
 	repl, _ := r.Context().Value(caddy.ReplacerCtxKey).(*caddy.Replacer)
 	tried, step := 0, 0

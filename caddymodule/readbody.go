@@ -1,9 +1,14 @@
 package caddymodule
 
 import (
+	"errors"
+	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"time"
+
+	"github.com/thinkgate/thinkgate/providers"
 )
 
 // readClientBody reads the client's body within limit bytes and timeout.
@@ -19,6 +24,21 @@ func readClientBody(w http.ResponseWriter, r *http.Request, limit int64, timeout
 		_ = rc.SetReadDeadline(time.Time{})
 	}
 	return body, err
+}
+
+// bodyReadError is the client's answer to a failed read of its body: 413
+// past the size limit, 408 past the time limit, else 400.
+func bodyReadError(err error, timeout time.Duration) *providers.Error {
+	var mbe *http.MaxBytesError
+	switch {
+	case errors.As(err, &mbe):
+		return &providers.Error{Status: http.StatusRequestEntityTooLarge, Type: "request_too_large",
+			Message: fmt.Sprintf("request body exceeds the %d-byte limit", mbe.Limit)}
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		return &providers.Error{Status: http.StatusRequestTimeout, Type: "timeout_error",
+			Message: fmt.Sprintf("request body not received within %s (request_body_timeout)", timeout)}
+	}
+	return providers.InvalidRequest("reading request body: " + err.Error())
 }
 
 // firstBodyBuffer is the buffer a body of declared size starts in.

@@ -11,7 +11,6 @@ import (
 	"io"
 	"mime"
 	"net/http"
-	"os"
 	"strings"
 	"time"
 
@@ -308,16 +307,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 
 	body, parsed, err := h.readBodyOnce(w, r) // a thinkgate matcher's read and parse, if one ran
 	if err != nil {
-		var mbe *http.MaxBytesError
-		switch {
-		case errors.As(err, &mbe):
-			return fail(&providers.Error{Status: http.StatusRequestEntityTooLarge, Type: "request_too_large",
-				Message: fmt.Sprintf("request body exceeds the %d-byte limit", mbe.Limit)})
-		case errors.Is(err, os.ErrDeadlineExceeded):
-			return fail(&providers.Error{Status: http.StatusRequestTimeout, Type: "timeout_error",
-				Message: fmt.Sprintf("request body not received within %s (request_body_timeout)", time.Duration(h.RequestBodyTimeout))})
-		}
-		return fail(providers.InvalidRequest("reading request body: " + err.Error()))
+		return fail(bodyReadError(err, time.Duration(h.RequestBodyTimeout)))
 	}
 	req, err := parsed.parseFor(h.provider)
 	if err != nil {
