@@ -21,6 +21,10 @@ const (
 	OriginGemini Origin = 'g'
 	// OriginAmazonQ: an Amazon Q reasoningContentEvent; foreign is its signature.
 	OriginAmazonQ Origin = 'q'
+	// OriginResponses: a reasoning item of the OpenAI Responses API; foreign
+	// is the item's id and encrypted_content (see package responses), which
+	// go back only to a Responses upstream.
+	OriginResponses Origin = 'r'
 )
 
 // sigPrefix marks the gateway's envelope; Anthropic's own signatures never
