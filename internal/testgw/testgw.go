@@ -47,6 +47,7 @@ const (
 	SlotAnthropic
 	SlotBench
 	SlotOptions
+	SlotResponses
 )
 
 // Ports are one package's Caddy ports.
