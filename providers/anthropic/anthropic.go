@@ -182,8 +182,13 @@ func unsignBlocks(s *providers.Settings, m providers.Message) ([]providers.Block
 // without signing_key, another instance) or altered. Anthropic would reject
 // the whole request for it, so it is dropped as Azure drops it; its text is
 // not kept, since nothing vouches for it.
+//
+// A redacted_thinking block whose data is the gateway's envelope (a
+// Responses reasoning item without summary) is dropped too: it is the
+// gateway's, and goes back only to a Responses upstream.
 func staleEnvelope(b providers.Block) bool {
-	return b.Type == "thinking" && providers.IsGatewaySignature(b.Signature)
+	return b.Type == "thinking" && providers.IsGatewaySignature(b.Signature) ||
+		b.Type == "redacted_thinking" && providers.IsGatewaySignature(b.Data)
 }
 
 // TranslatesResponse: only split_tags changes an Anthropic response.

@@ -20,7 +20,8 @@ type Changes struct {
 	// Thinking counts thinking blocks dropped: unsigned, or signed by the
 	// gateway (GatewaySigned of them), which Azure cannot verify.
 	Thinking, GatewaySigned int
-	// Redacted counts redacted_thinking blocks dropped for having no data.
+	// Redacted counts redacted_thinking blocks dropped for having no data
+	// or the gateway's envelope as data.
 	Redacted int
 	// Messages counts messages dropped for being empty.
 	Messages int
@@ -265,7 +266,7 @@ var (
 // dropBlock reports whether Azure must not see a content block: a thinking
 // block without a signature Azure issued (none, empty, or the gateway's own
 // envelope, which only the gateway can read), or a redacted_thinking block
-// without data.
+// without data or holding the gateway's envelope.
 func dropBlock(block []byte, ch *Changes) bool {
 	// Raw string bodies suffice: the values compared and the gateway's
 	// envelope (base64url and dots) never need unescaping.
@@ -284,7 +285,9 @@ func dropBlock(block []byte, ch *Changes) bool {
 			return true
 		}
 	case "redacted_thinking":
-		if data, t := m[2].Value, m[2].Type; t != jsonparser.String || len(data) == 0 {
+		// The gateway's envelope as data: a Responses reasoning item
+		// without summary, which only a Responses upstream can take.
+		if data, t := m[2].Value, m[2].Type; t != jsonparser.String || len(data) == 0 || providers.IsGatewaySignature(string(data)) {
 			ch.Redacted++
 			return true
 		}
