@@ -159,6 +159,10 @@ func ConvertRequest(x *providers.Exchange, cfg Config) ([]byte, *State, error) {
 		out.Input = []any{}
 	}
 	if x.Thinking {
+		// Anthropic allows only temperature 1 and top_p from 0.95 with
+		// thinking on, and OpenAI's reasoning models take only their
+		// defaults: the sampling fields would change nothing but a 400.
+		out.Temperature, out.TopP = nil, nil
 		out.Reasoning = &reasoning{Effort: providers.ReasoningEffort(req.Thinking, cfg.EffortMap, cfg.DefaultEffort)}
 		if cfg.ReasoningSummary != SummaryOff {
 			out.Reasoning.Summary = cfg.ReasoningSummary

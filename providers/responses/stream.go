@@ -18,6 +18,9 @@ type Stream struct {
 	dec     providers.SSEDecoder
 	scratch []byte
 	onEvent providers.SSEHandler
+	// badString is set when a string str read held an escape JSON does
+	// not define: its text cannot be known, and the stream fails.
+	badString bool
 }
 
 // errNoEnd is the end of a stream that never said how the response ended:
@@ -100,6 +103,7 @@ func (s *Stream) event(name, data []byte) error {
 	if data[0] != '{' {
 		return s.fail(malformed("event is not a JSON object: " + truncate(string(data), 200)))
 	}
+	s.badString = false
 	typ, ok := s.str(data, "type")
 	if !ok {
 		typ = name
@@ -116,7 +120,7 @@ func (s *Stream) event(name, data []byte) error {
 	case "response.function_call_arguments.delta":
 		d, ok := s.str(data, "delta")
 		if !ok {
-			return s.fail(malformed("function_call_arguments.delta without a delta string"))
+			return s.fail(s.missing("function_call_arguments.delta without a delta string"))
 		}
 		d = bytes.Clone(d)
 		id, _ := s.str(data, "item_id")
@@ -202,7 +206,7 @@ func (s *Stream) event(name, data []byte) error {
 func (s *Stream) delta(data []byte, fn func([]byte)) error {
 	d, ok := s.str(data, "delta")
 	if !ok {
-		return s.fail(malformed("delta event without a delta string"))
+		return s.fail(s.missing("delta event without a delta string"))
 	}
 	fn(d)
 	return nil
@@ -221,8 +225,25 @@ func (s *Stream) str(data []byte, key string) ([]byte, bool) {
 	}
 	out, err := providers.AppendUnescaped(s.scratch[:0], v)
 	s.scratch = out[:0]
-	return out, err == nil
+	if err != nil {
+		s.badString = true
+		return nil, false
+	}
+	return out, true
 }
+
+// missing is the error for a string field str could not read: absent or
+// not a string (msg), or holding a bad escape.
+func (s *Stream) missing(msg string) *providers.Error {
+	if s.badString {
+		return errBadString
+	}
+	return malformed(msg)
+}
+
+// errBadString is an event whose strings do not decode: an escape JSON
+// does not define (a lone surrogate is not one: it decodes to U+FFFD).
+var errBadString = malformed("event holds a malformed string escape")
 
 func item(data []byte) (streamItem, *providers.Error) {
 	var ev struct {

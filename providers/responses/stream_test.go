@@ -124,6 +124,25 @@ func TestStream(t *testing.T) {
 			wantErr:  "not a JSON object",
 		},
 		{
+			name:     "a delta with an escape JSON does not define",
+			upstream: rt.New("r", "m").Message("msg_1", "ok ", 0).Raw("event: response.output_text.delta\ndata: {\"type\":\"response.output_text.delta\",\"item_id\":\"msg_1\",\"delta\":\"bad \\q\"}\n\n").Bytes(),
+			want:     seq(textBlock(0, "ok "), line(`error {"type":"api_error","message":"malformed upstream response: event holds a malformed string escape"}`)),
+			wantErr:  "malformed string escape",
+		},
+		{
+			name: "escapes and a lone surrogate decode as JSON defines; [DONE] after the end is ignored",
+			upstream: rt.New("r", "m").Raw("event: response.output_text.delta\ndata: {\"type\":\"response.output_text.delta\",\"delta\":\"\\u00e9\\n\\ud800!\"}\n\n").
+				Completed(nil).Raw("data: [DONE]\n\n").Bytes(),
+			want: seq(textBlock(0, "é\n\uFFFD!"), line("message_delta end_turn null "+usageJSON(0, 0, 0), done)),
+		},
+		{
+			name: "arguments for a call that is not open",
+			upstream: rt.New("r", "m").Call("fc_1", "call_1", "f", "{}").
+				Event("response.function_call_arguments.delta", map[string]any{"item_id": "fc_1", "output_index": 0, "delta": "{}"}).Bytes(),
+			want:    seq(toolBlock(0, "call_1", "f", "{}"), line(`error {"type":"api_error","message":"malformed upstream response: function call arguments for an item that is not open"}`)),
+			wantErr: "not open",
+		},
+		{
 			name:     "split_tags on: tags in the text become thinking",
 			settings: func(s *providers.Settings) { s.SplitTags = true },
 			upstream: rt.New("resp_1", "gpt-4.1").Message("msg_1", "Hm <thinking>plan</thinking>Done.", 2).Completed(nil).Bytes(),
