@@ -270,8 +270,16 @@ func summaryTexts(it streamItem) [][]byte {
 	return out
 }
 
-// response is the part of a response object the translation reads.
+// response is the part of a response object the translation reads; the
+// stream's final events repeat the whole output, which the stream already
+// had, so only the non-streaming answer reads Output.
 type response struct {
+	responseEnd
+	Output []streamItem `json:"output"`
+}
+
+// responseEnd is how a response ended: status, reason, error and usage.
+type responseEnd struct {
 	Status            string `json:"status"`
 	IncompleteDetails struct {
 		Reason string `json:"reason"`
@@ -280,16 +288,15 @@ type response struct {
 		Code    string `json:"code"`
 		Message string `json:"message"`
 	} `json:"error"`
-	Usage  usage        `json:"usage"`
-	Output []streamItem `json:"output"`
+	Usage usage `json:"usage"`
 }
 
-func responseOf(data []byte) (response, *providers.Error) {
+func responseOf(data []byte) (responseEnd, *providers.Error) {
 	var ev struct {
-		Response *response `json:"response"`
+		Response *responseEnd `json:"response"`
 	}
 	if json.Unmarshal(data, &ev) != nil || ev.Response == nil {
-		return response{}, malformed("final event without a response object: " + truncate(string(data), 200))
+		return responseEnd{}, malformed("final event without a response object: " + truncate(string(data), 200))
 	}
 	return *ev.Response, nil
 }
