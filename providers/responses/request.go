@@ -406,6 +406,7 @@ func (c *converter) toolResult(path string, b providers.Block) (any, error) {
 // blocks: runs of text as one output_text message, history thinking as
 // reasoning items (see thinking), tool_use blocks as function_call items.
 func (c *converter) assistant(path string, m *providers.Message) error {
+	start := len(c.items)
 	var text strings.Builder
 	flush := func() {
 		if text.Len() == 0 {
@@ -444,6 +445,14 @@ func (c *converter) assistant(path string, m *providers.Message) error {
 		}
 	}
 	flush()
+	// The API refuses a reasoning item that nothing of its turn follows
+	// (a turn cut short while the model reasoned): it is left out.
+	for n := len(c.items); n > start; n-- {
+		if _, ok := c.items[n-1].(reasoningItem); !ok {
+			break
+		}
+		c.items = c.items[:n-1]
+	}
 	return nil
 }
 
