@@ -11,7 +11,7 @@
 // Anthropic events (Stream), one thinking block per reasoning item signed
 // with the item's id and encrypted_content inside the gateway's envelope;
 // a non-streaming response object becomes an Anthropic Message by the same
-// translator (ConvertMessage).
+// translator (Translator.Message).
 package responses
 
 import (
