@@ -55,10 +55,10 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //	    <provider options>
 //	}
 //
-// <provider> is anthropic, azure, openai, gemini or amazonq. Options that
-// only the provider knows (path, api_key …) go in the same block and are
-// handed to it; an option neither knows is an error that names it and
-// lists the valid ones.
+// <provider> is anthropic, azure, openai, responses, gemini or amazonq.
+// Options that only the provider knows (path, api_key …) go in the same
+// block and are handed to it; an option neither knows is an error that
+// names it and lists the valid ones.
 //
 // model rules are tried in the order written and the first match wins, so
 // a specific pattern must come before a broader one (model claude-opus-* o3
@@ -77,7 +77,7 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	d.Next() // directive name
 	if !d.NextArg() {
-		return d.Err("expected a provider name: anthropic, azure, openai, gemini or amazonq")
+		return d.Err("expected a provider name: anthropic, azure, openai, responses, gemini or amazonq")
 	}
 	nameTok := d.Token()
 	name := d.Val()

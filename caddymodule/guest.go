@@ -64,7 +64,7 @@ var sizeOptions = map[string]bool{"max_queued": true}
 // unmarshalProviderOptions reads the options of a provider's Caddyfile
 // block into module, whose embedded Config holds them. An option is a
 // Config field's JSON name and takes the field's kind of value: a string
-// one argument; a list one or more, and repeating the option adds to it; a
+// one argument; a flag on or off, or nothing for on; a list one or more, and repeating the option adds to it; a
 // whole number one, a size where sizeOptions names it. A number's 0 is
 // refused: in the JSON config it stands for the default, so the Caddyfile
 // leaves the option out instead. After each option the module validates
@@ -100,6 +100,12 @@ func setOption(d *caddyfile.Dispenser, name string, f reflect.Value) error {
 			return err
 		}
 		f.SetString(s)
+	case reflect.Bool:
+		on, err := parseOnOff(d, true)
+		if err != nil {
+			return err
+		}
+		f.SetBool(on)
 	case reflect.Slice:
 		args := d.RemainingArgs()
 		if len(args) == 0 {
@@ -197,6 +203,7 @@ var (
 	_ providerGuest = (*OpenAIProvider)(nil)
 	_ providerGuest = (*GeminiProvider)(nil)
 	_ providerGuest = (*AmazonQProvider)(nil)
+	_ providerGuest = (*ResponsesProvider)(nil)
 )
 
 // providerGuest is everything a provider module implements.

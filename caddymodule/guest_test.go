@@ -113,7 +113,7 @@ func TestProviderModulesHaveCaddyfileForms(t *testing.T) {
 		for _, name := range optionNames(mod) {
 			f, _ := optionField(v, name)
 			switch k := f.Kind(); {
-			case k == reflect.String, k == reflect.Int,
+			case k == reflect.String, k == reflect.Int, k == reflect.Bool,
 				k == reflect.Slice && f.Type().Elem().Kind() == reflect.String,
 				f.Type() == reflect.TypeOf([]providers.EffortStep(nil)):
 			default:

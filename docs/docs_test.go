@@ -460,13 +460,25 @@ func tableOptions(text string) map[string]bool {
 
 // jsonFields returns the JSON field names of a module's struct.
 func jsonFields(v any) []string {
-	var out []string
 	t := reflect.TypeOf(v)
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
+	return typeJSONFields(t)
+}
+
+// typeJSONFields are t's JSON names, those of the structs it embeds
+// included (a provider module embeds its provider's Config).
+func typeJSONFields(t reflect.Type) []string {
+	var out []string
 	for i := 0; i < t.NumField(); i++ {
-		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		f := t.Field(i)
+		tag := f.Tag.Get("json")
+		if f.Anonymous && tag == "" && f.Type.Kind() == reflect.Struct {
+			out = append(out, typeJSONFields(f.Type)...)
+			continue
+		}
+		name, _, _ := strings.Cut(tag, ",")
 		if name != "" && name != "-" {
 			out = append(out, name)
 		}

@@ -26,6 +26,10 @@ const (
 	// reasoning.encrypted); foreign is the detail's JSON without its text,
 	// which goes back to OpenRouter as it came.
 	OriginOpenRouter Origin = 'o'
+	// OriginResponses: a reasoning item of the OpenAI Responses API; foreign
+	// is the item's id and encrypted_content (see package responses), which
+	// go back only to a Responses upstream.
+	OriginResponses Origin = 'r'
 )
 
 // sigPrefix marks the gateway's envelope; Anthropic's own signatures never

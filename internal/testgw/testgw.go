@@ -48,6 +48,7 @@ const (
 	SlotBench
 	SlotOptions
 	SlotRouting
+	SlotResponses
 )
 
 // Ports are one package's Caddy ports.

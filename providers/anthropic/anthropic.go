@@ -188,7 +188,9 @@ func unsignBlocks(s *providers.Settings, m providers.Message) ([]providers.Block
 // not kept, since nothing vouches for it.
 func staleEnvelope(b providers.Block) bool {
 	// A redacted_thinking block whose data is the gateway's envelope wraps
-	// another upstream's encrypted reasoning (OpenRouter's): never Anthropic's.
+	// another upstream's encrypted reasoning (OpenRouter's, or a Responses
+	// reasoning item, which goes back only to a Responses upstream): never
+	// Anthropic's.
 	return b.Type == "thinking" && providers.IsGatewaySignature(b.Signature) ||
 		b.Type == "redacted_thinking" && providers.IsGatewaySignature(b.Data)
 }

@@ -21,7 +21,8 @@ type Changes struct {
 	// Thinking counts thinking blocks dropped: unsigned, or signed by the
 	// gateway (GatewaySigned of them), which Azure cannot verify.
 	Thinking, GatewaySigned int
-	// Redacted counts redacted_thinking blocks dropped for having no data.
+	// Redacted counts redacted_thinking blocks dropped for having no data
+	// or the gateway's envelope as data.
 	Redacted int
 	// Messages counts messages dropped for being empty.
 	Messages int
@@ -433,7 +434,7 @@ var blockNames = []string{"type", "signature", "data"}
 // type, signature and data members (m, as jsonparser.Get finds them): a
 // thinking block without a signature Azure issued (none, empty, or the
 // gateway's own envelope, which only the gateway can read), or a
-// redacted_thinking block without data.
+// redacted_thinking block without data or holding the gateway's envelope.
 func dropBlock(m [3]jsonbytes.Member, ch *Changes) bool {
 	// Raw string bodies suffice: the values compared and the gateway's
 	// envelope (base64url and dots) never need unescaping.
@@ -451,7 +452,8 @@ func dropBlock(m [3]jsonbytes.Member, ch *Changes) bool {
 		}
 	case "redacted_thinking":
 		// The gateway's envelope wraps another upstream's encrypted
-		// reasoning (OpenRouter's), which Azure cannot read either.
+		// reasoning (OpenRouter's, or a Responses reasoning item), which
+		// Azure cannot read either.
 		if data, t := m[2].Value, m[2].Type; t != jsonparser.String || len(data) == 0 || providers.IsGatewaySignature(string(data)) {
 			ch.Redacted++
 			return true

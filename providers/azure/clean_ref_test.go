@@ -171,7 +171,7 @@ func dropBlockRef(block []byte, ch *Changes) bool {
 			return true
 		}
 	case "redacted_thinking":
-		if data, t, _, _ := jsonparser.Get(block, "data"); t != jsonparser.String || len(data) == 0 {
+		if data, t, _, _ := jsonparser.Get(block, "data"); t != jsonparser.String || len(data) == 0 || providers.IsGatewaySignature(string(data)) {
 			ch.Redacted++
 			return true
 		}

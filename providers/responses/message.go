@@ -1,0 +1,73 @@
+package responses
+
+import (
+	"bytes"
+	"encoding/json"
+
+	"github.com/buger/jsonparser"
+
+	"github.com/thinkgate/thinkgate/internal/jsonbytes"
+	"github.com/thinkgate/thinkgate/providers"
+)
+
+// convertMessage converts a non-streaming response object into an
+// Anthropic Message with the blocks the stream would have produced: its
+// output items are fed to the same translator.
+func (tr *Translator) convertMessage(body []byte) ([]byte, error) {
+	x := tr.x
+	var r response
+	if err := json.Unmarshal(body, &r); err != nil {
+		return nil, malformed("body is not a response JSON object")
+	}
+	if r.Status == "failed" || r.Error.Message != "" || r.Error.Code != "" {
+		return nil, failure(r.Error.Code, r.Error.Message)
+	}
+	em := providers.NewCollector(x.Settings.Form, x.Settings.Signer)
+	em.MessageStart(x.MessageID, x.ClientModel, providers.Usage{})
+	var t translator
+	t.init(x, tr.state, em)
+	for _, it := range r.Output {
+		switch it.Type {
+		case "reasoning":
+			t.reasoningStart([]byte(it.ID))
+			t.reasoningDone([]byte(it.ID), []byte(it.EncryptedContent), summaryTexts(it))
+		case "message":
+			t.messageStart([]byte(it.ID))
+			for _, p := range it.Content {
+				switch p.Type {
+				case "output_text":
+					t.text([]byte(p.Text))
+				case "refusal":
+					t.refusal([]byte(p.Refusal))
+				}
+			}
+			t.endItem()
+		case "function_call":
+			t.toolStart([]byte(it.ID), []byte(it.CallID), []byte(it.Name))
+			t.toolDone([]byte(it.Arguments))
+		}
+	}
+	t.usage = r.Usage.anthropic()
+	reason := ""
+	if r.Status == "incomplete" {
+		reason = incompleteReason(r.IncompleteDetails.Reason)
+	}
+	t.finish(reason)
+	if e := em.CollectError(); e != nil {
+		return nil, e
+	}
+	return em.MessageJSON(), nil
+}
+
+// CountTokens converts the input_tokens endpoint's answer,
+// {"object":"response.input_tokens","input_tokens":N}, into {"input_tokens":N}.
+func CountTokens(body []byte) ([]byte, error) {
+	if body = bytes.TrimSpace(body); len(body) == 0 || body[0] != '{' {
+		return nil, malformed("input_tokens answer is not a JSON object")
+	}
+	n, err := jsonparser.GetInt(body, "input_tokens")
+	if err != nil || n < 0 {
+		return nil, malformed("input_tokens answer without input_tokens")
+	}
+	return append(jsonbytes.AppendJSONInt([]byte(`{"input_tokens":`), n), '}'), nil
+}

@@ -1,0 +1,339 @@
+package responses
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+
+	"github.com/buger/jsonparser"
+
+	"github.com/thinkgate/thinkgate/internal/jsonbytes"
+	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/sse"
+)
+
+// Stream translates a Responses event stream: typed events (`event:
+// response.output_text.delta` with `data: {"type":…,"sequence_number":…}`),
+// ended by response.completed, response.incomplete or response.failed.
+type Stream struct {
+	t       translator
+	dec     sse.Decoder
+	scratch []byte
+	onEvent sse.Handler
+	// badString is set when a string str read held an escape JSON does
+	// not define: its text cannot be known, and the stream fails.
+	badString bool
+}
+
+// errNoEnd is the end of a stream that never said how the response ended:
+// the upstream connection ended early, so the answer may be cut short.
+var errNoEnd = providers.APIError(http.StatusBadGateway,
+	"upstream stream ended without response.completed: the response is incomplete")
+
+// NewStream returns a stream translator writing to em. It sends message_start at
+// once (id x.MessageID, the client's model name, zero usage; the usage
+// follows in message_delta), so keepalive pings can follow right away.
+func (t *Translator) NewStream(em *providers.Emitter) *Stream {
+	x := t.x
+	s := &Stream{}
+	s.dec.MaxEvent = x.Settings.MaxEventSize
+	s.t.init(x, t.state, em)
+	s.onEvent = s.event
+	em.MessageStart(x.MessageID, x.ClientModel, providers.Usage{})
+	return s
+}
+
+// Write decodes upstream bytes, split anywhere.
+func (s *Stream) Write(p []byte) error {
+	if s.t.done {
+		return nil
+	}
+	return s.dec.Write(p, s.onEvent)
+}
+
+// Close ends the stream. Without a final event the upstream stopped early:
+// what arrived is delivered and closed, and the error makes the response
+// writer send an error event.
+func (s *Stream) Close() error {
+	if s.t.done {
+		return nil
+	}
+	if err := s.dec.Close(s.onEvent); err != nil {
+		return err
+	}
+	if s.t.done {
+		return nil
+	}
+	return s.fail(errNoEnd)
+}
+
+// fail closes what is open and returns e, which the response writer turns
+// into an error event.
+func (s *Stream) fail(e *providers.Error) error {
+	s.t.endItem()
+	s.t.done = true
+	s.t.x.Usage = s.t.usage
+	return e
+}
+
+// streamItem is an output item as output_item.added and .done carry it.
+type streamItem struct {
+	Type             string          `json:"type"`
+	ID               string          `json:"id"`
+	CallID           string          `json:"call_id"`
+	Name             string          `json:"name"`
+	Arguments        string          `json:"arguments"`
+	EncryptedContent string          `json:"encrypted_content"`
+	Summary          []contentPart   `json:"summary"`
+	Content          []contentPart   `json:"content"`
+	Raw              json.RawMessage `json:"-"`
+}
+
+type contentPart struct {
+	Type    string `json:"type"`
+	Text    string `json:"text"`
+	Refusal string `json:"refusal"`
+}
+
+func (s *Stream) event(name, data []byte) error {
+	if s.t.done {
+		return nil
+	}
+	data = bytes.TrimSpace(data)
+	if len(data) == 0 || string(data) == "[DONE]" {
+		return nil // a few compatible servers end with [DONE] after the final event
+	}
+	if data[0] != '{' {
+		return s.fail(malformed("event is not a JSON object: " + truncate(string(data), 200)))
+	}
+	s.badString = false
+	typ, ok := s.str(data, "type")
+	if !ok {
+		typ = name
+	}
+	switch string(typ) {
+	case "response.output_text.delta":
+		return s.delta(data, s.t.text)
+	case "response.reasoning_summary_text.delta", "response.reasoning_text.delta":
+		// reasoning_text: the raw reasoning open-weight models (gpt-oss)
+		// show; a thinking block like a summary.
+		return s.delta(data, s.t.reasoningText)
+	case "response.refusal.delta":
+		return s.delta(data, s.t.refusal)
+	case "response.function_call_arguments.delta":
+		d, ok := s.str(data, "delta")
+		if !ok {
+			return s.fail(s.missing("function_call_arguments.delta without a delta string"))
+		}
+		d = bytes.Clone(d)
+		id, _ := s.str(data, "item_id")
+		if !s.t.toolArgs(id, d) {
+			return s.fail(malformed("function call arguments for an item that is not open"))
+		}
+	case "response.reasoning_summary_part.added":
+		s.t.summaryPart()
+	case "response.output_item.added":
+		it, err := item(data)
+		if err != nil {
+			return s.fail(err)
+		}
+		switch it.Type {
+		case "reasoning":
+			s.t.reasoningStart([]byte(it.ID))
+		case "message":
+			s.t.messageStart([]byte(it.ID))
+		case "function_call":
+			s.t.toolStart([]byte(it.ID), []byte(it.CallID), []byte(it.Name))
+		}
+	case "response.output_item.done":
+		it, err := item(data)
+		if err != nil {
+			return s.fail(err)
+		}
+		switch it.Type {
+		case "reasoning":
+			s.t.reasoningDone([]byte(it.ID), []byte(it.EncryptedContent), summaryTexts(it))
+		case "message":
+			if s.t.open == itemMessage {
+				s.t.endItem()
+			}
+		case "function_call":
+			if s.t.open != itemCall {
+				// A call whose added event never came: it arrives whole.
+				s.t.toolStart([]byte(it.ID), []byte(it.CallID), []byte(it.Name))
+			}
+			s.t.toolDone([]byte(it.Arguments))
+		}
+	case "response.completed", "response.incomplete":
+		r, err := responseOf(data)
+		if err != nil {
+			return s.fail(err)
+		}
+		s.t.usage = r.Usage.anthropic()
+		reason := ""
+		if r.Status == "incomplete" || string(typ) == "response.incomplete" {
+			reason = incompleteReason(r.IncompleteDetails.Reason)
+		}
+		s.t.finish(reason)
+	case "response.failed":
+		r, err := responseOf(data)
+		if err != nil {
+			return s.fail(err)
+		}
+		s.t.usage = r.Usage.anthropic()
+		return s.fail(failure(r.Error.Code, r.Error.Message))
+	case "error":
+		var e struct {
+			Code    json.RawMessage `json:"code"`
+			Message string          `json:"message"`
+			Error   *struct {
+				Code    json.RawMessage `json:"code"`
+				Message string          `json:"message"`
+			} `json:"error"`
+		}
+		if json.Unmarshal(data, &e) != nil {
+			return s.fail(malformed("error event is not valid JSON"))
+		}
+		if e.Error != nil && e.Message == "" {
+			e.Code, e.Message = e.Error.Code, e.Error.Message
+		}
+		return s.fail(failure(codeText(e.Code), e.Message))
+	}
+	// response.created, .in_progress, content_part.*, the .done events of
+	// text and arguments, annotations and any event added later carry
+	// nothing the client does not get otherwise.
+	return nil
+}
+
+// delta passes an event's delta string to fn.
+func (s *Stream) delta(data []byte, fn func([]byte)) error {
+	d, ok := s.str(data, "delta")
+	if !ok {
+		return s.fail(s.missing("delta event without a delta string"))
+	}
+	fn(d)
+	return nil
+}
+
+// str returns a top-level string field's value, unescaped (valid until the
+// next call); ok is false when the field is missing, not a string, or holds
+// an escape JSON does not define.
+func (s *Stream) str(data []byte, key string) ([]byte, bool) {
+	v, typ, _, err := jsonparser.Get(data, key)
+	if err != nil || typ != jsonparser.String {
+		return nil, false
+	}
+	if bytes.IndexByte(v, '\\') < 0 {
+		return v, true
+	}
+	out, err := jsonbytes.AppendUnescaped(s.scratch[:0], v)
+	s.scratch = out[:0]
+	if err != nil {
+		s.badString = true
+		return nil, false
+	}
+	return out, true
+}
+
+// missing is the error for a string field str could not read: absent or
+// not a string (msg), or holding a bad escape.
+func (s *Stream) missing(msg string) *providers.Error {
+	if s.badString {
+		return errBadString
+	}
+	return malformed(msg)
+}
+
+// errBadString is an event whose strings do not decode: an escape JSON
+// does not define (a lone surrogate is not one: it decodes to U+FFFD).
+var errBadString = malformed("event holds a malformed string escape")
+
+func item(data []byte) (streamItem, *providers.Error) {
+	var ev struct {
+		Item *streamItem `json:"item"`
+	}
+	if json.Unmarshal(data, &ev) != nil || ev.Item == nil {
+		return streamItem{}, malformed("output_item event without an item: " + truncate(string(data), 200))
+	}
+	return *ev.Item, nil
+}
+
+func summaryTexts(it streamItem) [][]byte {
+	var out [][]byte
+	for _, p := range it.Summary {
+		out = append(out, []byte(p.Text))
+	}
+	if len(out) == 0 {
+		for _, p := range it.Content {
+			if p.Type == "reasoning_text" {
+				out = append(out, []byte(p.Text))
+			}
+		}
+	}
+	return out
+}
+
+// response is the part of a response object the translation reads; the
+// stream's final events repeat the whole output, which the stream already
+// had, so only the non-streaming answer reads Output.
+type response struct {
+	responseEnd
+	Output []streamItem `json:"output"`
+}
+
+// responseEnd is how a response ended: status, reason, error and usage.
+type responseEnd struct {
+	Status            string `json:"status"`
+	IncompleteDetails struct {
+		Reason string `json:"reason"`
+	} `json:"incomplete_details"`
+	Error struct {
+		Code    string `json:"code"`
+		Message string `json:"message"`
+	} `json:"error"`
+	Usage usage `json:"usage"`
+}
+
+func responseOf(data []byte) (responseEnd, *providers.Error) {
+	var ev struct {
+		Response *responseEnd `json:"response"`
+	}
+	if json.Unmarshal(data, &ev) != nil || ev.Response == nil {
+		return responseEnd{}, malformed("final event without a response object: " + truncate(string(data), 200))
+	}
+	return *ev.Response, nil
+}
+
+// usage is the Responses usage object.
+type usage struct {
+	InputTokens        int64 `json:"input_tokens"`
+	InputTokensDetails struct {
+		CachedTokens int64 `json:"cached_tokens"`
+	} `json:"input_tokens_details"`
+	// OutputTokens includes output_tokens_details.reasoning_tokens, as
+	// Anthropic's output_tokens includes thinking.
+	OutputTokens int64 `json:"output_tokens"`
+}
+
+// anthropic maps usage: Anthropic's input_tokens leaves out cache reads,
+// OpenAI's includes them.
+func (u usage) anthropic() providers.Usage {
+	cached := u.InputTokensDetails.CachedTokens
+	return providers.Usage{
+		InputTokens:          max(u.InputTokens-cached, 0),
+		OutputTokens:         u.OutputTokens,
+		CacheReadInputTokens: cached,
+	}
+}
+
+// codeText returns an error code given as a string or a number.
+func codeText(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	if raw = bytes.TrimSpace(raw); len(raw) > 0 && string(raw) != "null" {
+		return string(raw)
+	}
+	return ""
+}
