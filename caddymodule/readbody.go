@@ -49,11 +49,13 @@ const firstBodyBuffer = 64 << 10
 // times, and the buffers left behind doubled the heap the garbage collector
 // had to reach before it ran. Here a declared Content-Length (size, already
 // bounded by max_request_body) sets where growth stops: the buffer starts
-// at 64 KiB and doubles up to size+1 (the extra byte sees the end without
-// growing), so a body is copied about once over in all, and a client
-// that declares a large body but sends little holds at most twice what it
-// sent, never the declared size. A body of unknown length (size < 0) is
-// read as io.ReadAll reads it.
+// at 64 KiB and doubles until a quarter of size+1 has arrived, then takes
+// size+1 at once (the extra byte sees the end without growing). A body is
+// thus copied less than once over in all, the largest buffer left behind is a
+// quarter to a half of it, and a client that declares a large body but
+// sends little holds at most four times what it sent, never the declared
+// size. A body of unknown length (size < 0) is read as io.ReadAll reads
+// it.
 func readAllSized(rd io.Reader, size int64) ([]byte, error) {
 	if size < 0 {
 		return io.ReadAll(rd)
@@ -73,7 +75,9 @@ func readAllSized(rd io.Reader, size int64) ([]byte, error) {
 			// Past the declared size (a reader that does not stop at
 			// Content-Length) the buffer keeps doubling.
 			next := 2 * cap(b)
-			if cap(b) < end {
+			if cap(b) < end && 4*cap(b) >= end {
+				next = end // a quarter has arrived: the rest in one step
+			} else if cap(b) < end {
 				next = min(next, end)
 			}
 			grown := make([]byte, len(b), next)
