@@ -101,21 +101,20 @@ func matchOne(pattern, name string) (width, matched int, err error) {
 		if len(pattern) < 2 {
 			return 0, -1, ErrBadGlob
 		}
-		_, psize := utf8.DecodeRuneInString(pattern[1:])
-		if pattern[1:1+psize] == name[:size] {
-			return 1 + psize, size, nil
+		if pattern[1] == name[0] {
+			return 2, 1, nil
 		}
-		return 1 + psize, -1, nil
+		return 2, -1, nil
 	case '[':
 		return matchClass(pattern, r, size)
 	}
-	// Literal characters compare as bytes, so that invalid UTF-8 matches
-	// only itself.
-	_, psize := utf8.DecodeRuneInString(pattern)
-	if pattern[:psize] == name[:size] {
-		return psize, size, nil
+	// A literal matches byte by byte, as path.Match's do: a multi-byte
+	// character is matched one byte at a time, and a stray byte of invalid
+	// UTF-8 matches the same byte wherever it stands.
+	if pattern[0] == name[0] {
+		return 1, 1, nil
 	}
-	return psize, -1, nil
+	return 1, -1, nil
 }
 
 // matchClass matches a [class] against r.
