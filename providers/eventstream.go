@@ -1,5 +1,7 @@
 package providers
 
+import "mime"
+
 // EventStream is a 2xx upstream stream translated as it arrives: the
 // provider's Stream writes Anthropic events through an emitter, which hands
 // them to the caller's sink. It also owns how a failing stream ends.
@@ -91,4 +93,11 @@ func (s *EventStream) ThinkingBlocks() int { return s.em.ThinkingBlocks }
 func (s *EventStream) send(events []byte) []byte {
 	s.sent = true
 	return s.sink(events)
+}
+
+// IsEventStream reports whether a response's Content-Type is
+// text/event-stream, the streaming form of the SSE upstreams.
+func IsEventStream(contentType string) bool {
+	mt, _, err := mime.ParseMediaType(contentType)
+	return err == nil && mt == "text/event-stream"
 }

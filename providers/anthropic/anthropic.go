@@ -9,7 +9,6 @@ package anthropic
 import (
 	"bytes"
 	"encoding/json"
-	"mime"
 	"net/http"
 	"strings"
 
@@ -223,18 +222,12 @@ func (t *Translator) Handle(status int, header http.Header) providers.Handling {
 		return providers.Handling{Error: KeepAnthropicError, UpstreamHeader: !split}
 	case !split:
 		return providers.Handling{}
-	case x.Stream && IsEventStream(header.Get("Content-Type")):
+	case x.Stream && providers.IsEventStream(header.Get("Content-Type")):
 		return providers.Handling{Stream: providers.NewEventStream(x, func(em *providers.Emitter) providers.Stream {
 			return NewSplitStream(x, em)
 		})}
 	}
 	return providers.Handling{Body: func(body []byte) ([]byte, error) { return SplitMessage(x, body) }}
-}
-
-// IsEventStream reports whether a Content-Type is text/event-stream.
-func IsEventStream(contentType string) bool {
-	mt, _, err := mime.ParseMediaType(contentType)
-	return err == nil && mt == "text/event-stream"
 }
 
 // KeepAnthropicError maps a non-2xx response, sending an Anthropic-shaped

@@ -9,7 +9,6 @@ package gemini
 import (
 	"bytes"
 	"fmt"
-	"mime"
 	"net/http"
 	"strings"
 
@@ -140,7 +139,7 @@ func (t *Translator) Handle(status int, header http.Header) providers.Handling {
 	if status >= 300 {
 		return providers.Handling{Error: UpstreamError}
 	}
-	if mt, _, err := mime.ParseMediaType(header.Get("Content-Type")); err == nil && mt == "text/event-stream" && x.Stream {
+	if x.Stream && providers.IsEventStream(header.Get("Content-Type")) {
 		return providers.Handling{Stream: providers.NewEventStream(x, func(em *providers.Emitter) providers.Stream {
 			return NewStream(x, em)
 		})}

@@ -12,7 +12,6 @@
 package openai
 
 import (
-	"mime"
 	"net/http"
 	"strings"
 
@@ -141,17 +140,12 @@ func (t *Translator) Handle(status int, header http.Header) providers.Handling {
 	switch {
 	case status >= 300:
 		return providers.Handling{Error: UpstreamError}
-	case t.x.Stream && isEventStream(header.Get("Content-Type")):
+	case t.x.Stream && providers.IsEventStream(header.Get("Content-Type")):
 		return providers.Handling{Stream: providers.NewEventStream(t.x, func(em *providers.Emitter) providers.Stream {
 			return t.NewStream(em)
 		})}
 	}
 	return providers.Handling{Body: t.Message}
-}
-
-func isEventStream(contentType string) bool {
-	mt, _, err := mime.ParseMediaType(contentType)
-	return err == nil && mt == "text/event-stream"
 }
 
 // Interface guards

@@ -1,7 +1,6 @@
 package responses
 
 import (
-	"mime"
 	"net/http"
 	"strings"
 
@@ -66,7 +65,7 @@ func (t *Translator) Handle(status int, header http.Header) providers.Handling {
 	switch {
 	case status >= 300:
 		return providers.Handling{Error: UpstreamError}
-	case t.x.Stream && !t.x.CountTokens && isEventStream(header.Get("Content-Type")):
+	case t.x.Stream && !t.x.CountTokens && providers.IsEventStream(header.Get("Content-Type")):
 		return providers.Handling{Stream: providers.NewEventStream(t.x, func(em *providers.Emitter) providers.Stream {
 			return t.NewStream(em)
 		})}
@@ -81,11 +80,6 @@ func (t *Translator) Message(body []byte) ([]byte, error) {
 		return CountTokens(body)
 	}
 	return t.convertMessage(body)
-}
-
-func isEventStream(contentType string) bool {
-	mt, _, err := mime.ParseMediaType(contentType)
-	return err == nil && mt == "text/event-stream"
 }
 
 // Interface guards
