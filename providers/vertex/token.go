@@ -2,10 +2,12 @@ package vertex
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
 	"os"
+	"strings"
 	"time"
 
 	"golang.org/x/oauth2"
@@ -106,11 +108,22 @@ func TokenError(err error) *providers.Error {
 	}
 	status := re.Response.StatusCode
 	msg := fmt.Sprintf("%sthe token endpoint answered %d", credentialFailed, status)
-	if re.ErrorCode != "" {
-		msg += " " + re.ErrorCode
+	code, desc := re.ErrorCode, re.ErrorDescription
+	if code == "" {
+		// The JWT flow leaves the OAuth error body unparsed.
+		var body struct {
+			Code string `json:"error"`
+			Desc string `json:"error_description"`
+		}
+		if json.Unmarshal(re.Body, &body) == nil {
+			code, desc = body.Code, body.Desc
+		}
 	}
-	if re.ErrorDescription != "" {
-		msg += ": " + re.ErrorDescription
+	if code != "" {
+		msg += " " + truncate(code)
+		if desc != "" {
+			msg += ": " + truncate(desc)
+		}
 	}
 	switch status {
 	case http.StatusBadRequest, http.StatusUnauthorized:
@@ -119,4 +132,15 @@ func TokenError(err error) *providers.Error {
 		return &providers.Error{Status: http.StatusForbidden, Type: "permission_error", Message: msg}
 	}
 	return providers.APIError(http.StatusBadGateway, msg)
+}
+
+// maxErrorText bounds each part of the token endpoint's error quoted to the
+// client.
+const maxErrorText = 256
+
+func truncate(s string) string {
+	if len(s) > maxErrorText {
+		s = s[:maxErrorText]
+	}
+	return strings.ToValidUTF8(s, "\uFFFD")
 }
