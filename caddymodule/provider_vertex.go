@@ -37,7 +37,12 @@ func (p *VertexProvider) Provision(caddy.Context) error {
 	if err := cfg.Required(); err != nil {
 		return err
 	}
-	cfg.CredentialsFile = resolveSecret(cfg.CredentialsFile)
+	// The path may be a placeholder ({env.NAME}); set, it must resolve.
+	file, err := secret("credentials_file", cfg.CredentialsFile)
+	if err != nil {
+		return err
+	}
+	cfg.CredentialsFile = file
 	tokens, err := vertex.LoadCredentials(cfg)
 	if err != nil {
 		return err
