@@ -1,6 +1,8 @@
 package caddymodule
 
 import (
+	"go.uber.org/zap"
+
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 
@@ -32,7 +34,7 @@ func (VertexProvider) CaddyModule() caddy.ModuleInfo {
 // load) and builds the provider. The access token is fetched at the first
 // request, never logged, and not scrubbed from relayed text as a static
 // api_key is: Google's answers do not echo it.
-func (p *VertexProvider) Provision(caddy.Context) error {
+func (p *VertexProvider) Provision(ctx caddy.Context) error {
 	cfg := p.Config
 	if err := cfg.Required(); err != nil {
 		return err
@@ -43,10 +45,12 @@ func (p *VertexProvider) Provision(caddy.Context) error {
 		return err
 	}
 	cfg.CredentialsFile = file
-	tokens, err := vertex.LoadCredentials(cfg)
+	tokens, source, err := vertex.LoadCredentials(cfg)
 	if err != nil {
 		return err
 	}
+	ctx.Logger().Info("vertex: credentials loaded", zap.String("credentials", source),
+		zap.String("project", cfg.Project), zap.String("location", cfg.Location))
 	return provision(&p.guest, cfg, func(c vertex.Config) *vertex.Provider { return vertex.New(c, tokens) })
 }
 

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/buger/jsonparser"
+	"go.uber.org/zap"
 
 	"github.com/thinkgate/thinkgate/providers"
 	"github.com/thinkgate/thinkgate/providers/anthropic"
@@ -55,7 +56,11 @@ func (p *Provider) rewriteClaude(x *providers.Exchange, out *providers.Outbound)
 	// The path says everything; Vertex takes no query of the client's.
 	out.RawQuery = ""
 	providers.StripClientHeaders(out.Header, true, false)
-	p.betas.apply(out.Header, x.CountTokens)
+	if removed := p.betas.apply(out.Header, x.CountTokens); len(removed) > 0 {
+		if c := x.Logger.Check(zap.DebugLevel, "vertex: removed anthropic-beta values Vertex refuses"); c != nil {
+			c.Write(zap.Strings("betas", removed))
+		}
+	}
 	return &claudeTranslator{anthropic: anthropic.NewTranslator(x, true)}, nil
 }
 

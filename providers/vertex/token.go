@@ -30,11 +30,44 @@ type Tokens interface {
 // LoadCredentials finds the credentials of cfg: its credentials_file, or
 // Application Default Credentials (GOOGLE_APPLICATION_CREDENTIALS, gcloud's
 // file, the metadata server). A file that cannot be read or parsed is an
-// error naming the option. No token is fetched yet.
-func LoadCredentials(cfg Config) (Tokens, error) {
+// error naming the option. No token is fetched yet. The description says
+// which credential was found, for the operator's log; it holds no secret.
+func LoadCredentials(cfg Config) (_ Tokens, description string, _ error) {
+	tokens, creds, err := loadCredentials(cfg)
+	if err != nil {
+		return nil, "", err
+	}
+	return tokens, describe(cfg.CredentialsFile, creds.JSON), nil
+}
+
+// describe names a credential by its file, type and account.
+func describe(file string, data []byte) string {
+	var f struct {
+		Type        string `json:"type"`
+		ClientEmail string `json:"client_email"`
+	}
+	_ = json.Unmarshal(data, &f)
+	var parts []string
+	if file != "" {
+		parts = append(parts, "file "+file)
+	} else {
+		parts = append(parts, "Application Default Credentials")
+	}
+	if f.Type != "" {
+		parts = append(parts, f.Type)
+	} else if data == nil {
+		parts = append(parts, "metadata server")
+	}
+	if f.ClientEmail != "" {
+		parts = append(parts, f.ClientEmail)
+	}
+	return strings.Join(parts, ", ")
+}
+
+func loadCredentials(cfg Config) (Tokens, *google.Credentials, error) {
 	timeout, err := cfg.tokenTimeout()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	// The library fetches tokens with the client found in this context;
 	// its timeout ends a fetch the caller stopped waiting for.
@@ -43,18 +76,18 @@ func LoadCredentials(cfg Config) (Tokens, error) {
 	if cfg.CredentialsFile != "" {
 		data, err := os.ReadFile(cfg.CredentialsFile)
 		if err != nil {
-			return nil, fmt.Errorf("credentials_file: %v", err)
+			return nil, nil, fmt.Errorf("credentials_file: %v", err)
 		}
 		// The file is the operator's own, so any credential type it holds
 		// is taken.
 		//nolint:staticcheck // CredentialsFromJSON's deprecation is about files from untrusted sources
 		if creds, err = google.CredentialsFromJSON(ctx, data, Scope); err != nil {
-			return nil, fmt.Errorf("credentials_file: %s: %v", cfg.CredentialsFile, err)
+			return nil, nil, fmt.Errorf("credentials_file: %s: %v", cfg.CredentialsFile, err)
 		}
 	} else if creds, err = google.FindDefaultCredentials(ctx, Scope); err != nil {
-		return nil, fmt.Errorf("credentials_file not set, and Application Default Credentials: %v", err)
+		return nil, nil, fmt.Errorf("credentials_file not set, and Application Default Credentials: %v", err)
 	}
-	return NewTokens(creds.TokenSource, timeout), nil
+	return NewTokens(creds.TokenSource, timeout), creds, nil
 }
 
 // sharedTokens hands out the token of a library token source, which caches

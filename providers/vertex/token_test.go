@@ -15,9 +15,13 @@ import (
 
 func loadTokens(t *testing.T, ts *googletest.TokenServer, timeout string) Tokens {
 	t.Helper()
-	tokens, err := LoadCredentials(Config{CredentialsFile: ts.WriteKeyFile(t), TokenTimeout: timeout})
+	file := ts.WriteKeyFile(t)
+	tokens, desc, err := LoadCredentials(Config{CredentialsFile: file, TokenTimeout: timeout})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if want := "file " + file + ", service_account, " + googletest.ClientEmail; desc != want {
+		t.Errorf("description %q, want %q", desc, want)
 	}
 	return tokens
 }
@@ -148,7 +152,7 @@ func TestLoadCredentialsErrors(t *testing.T) {
 		{missing, "credentials_file: open " + missing + ": no such file or directory"},
 		{bad, "credentials_file: " + bad + ": unexpected end of JSON input"},
 	} {
-		_, err := LoadCredentials(Config{CredentialsFile: c.file})
+		_, _, err := LoadCredentials(Config{CredentialsFile: c.file})
 		if got := errText(err); got != c.want {
 			t.Errorf("%s: %q, want %q", c.file, got, c.want)
 		}
