@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/oauth2"
@@ -99,6 +100,9 @@ type sharedTokens struct {
 	src     oauth2.TokenSource
 	timeout time.Duration
 	fetches singleflight.Group
+	// last is the token last handed out: while it is valid (by the
+	// library's own margin) a request takes it without a call.
+	last atomic.Pointer[oauth2.Token]
 }
 
 // NewTokens wraps a library token source (one that caches its token).
@@ -107,6 +111,9 @@ func NewTokens(src oauth2.TokenSource, timeout time.Duration) Tokens {
 }
 
 func (t *sharedTokens) AccessToken() (string, error) {
+	if tok := t.last.Load(); tok != nil && tok.Valid() {
+		return tok.AccessToken, nil
+	}
 	ch := t.fetches.DoChan("", func() (any, error) { return t.src.Token() })
 	timer := time.NewTimer(t.timeout)
 	defer timer.Stop()
@@ -119,6 +126,7 @@ func (t *sharedTokens) AccessToken() (string, error) {
 		if tok.AccessToken == "" {
 			return "", TokenError(errors.New("the token endpoint answered without an access token"))
 		}
+		t.last.Store(tok)
 		return tok.AccessToken, nil
 	case <-timer.C:
 		return "", TokenError(fmt.Errorf("no access token within %v", t.timeout))
