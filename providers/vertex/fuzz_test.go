@@ -5,6 +5,9 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"unicode/utf8"
+
+	"golang.org/x/oauth2"
 
 	"github.com/thinkgate/thinkgate/providers"
 )
@@ -54,6 +57,29 @@ func FuzzRewrite(f *testing.F) {
 			if v == "files-api-2025-04-14" || (v == "" && out.Header.Get("Anthropic-Beta") != "") {
 				t.Fatalf("anthropic-beta %q", out.Header.Get("Anthropic-Beta"))
 			}
+		}
+	})
+}
+
+// FuzzTokenError: whatever the token endpoint answers, the client's error
+// says the credential failed, in valid UTF-8 of bounded length, with one
+// of the three statuses.
+func FuzzTokenError(f *testing.F) {
+	f.Add(400, []byte(`{"error":"invalid_grant","error_description":"Invalid JWT Signature."}`))
+	f.Add(503, []byte(`<html>unavailable</html>`))
+	f.Add(403, []byte(`{"error":"\xff\xfe","error_description":123}`))
+	f.Add(401, []byte("{\"error\":\""+strings.Repeat("\xffa", 300)+"\",\"error_description\":\""+strings.Repeat("é", 300)+"\"}"))
+	f.Fuzz(func(t *testing.T, status int, body []byte) {
+		e := TokenError(&oauth2.RetrieveError{Response: &http.Response{StatusCode: status}, Body: body})
+		switch {
+		case !strings.HasPrefix(e.Message, credentialFailed):
+			t.Fatalf("message %q", e.Message)
+		case !utf8.ValidString(e.Message) || len(e.Message) > len(credentialFailed)+64+2*maxErrorText:
+			t.Fatalf("message of %d bytes: %q", len(e.Message), e.Message)
+		case e.Status != 401 && e.Status != 403 && e.Status != 502:
+			t.Fatalf("status %d", e.Status)
+		case !json.Valid(e.Body()):
+			t.Fatalf("body %s", e.Body())
 		}
 	})
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"golang.org/x/oauth2"
 	"golang.org/x/oauth2/google"
@@ -180,8 +181,13 @@ func TokenError(err error) *providers.Error {
 const maxErrorText = 256
 
 func truncate(s string) string {
+	s = strings.ToValidUTF8(s, "\uFFFD")
 	if len(s) > maxErrorText {
-		s = s[:maxErrorText]
+		n := maxErrorText
+		for n > 0 && !utf8.RuneStart(s[n]) {
+			n--
+		}
+		s = s[:n]
 	}
-	return strings.ToValidUTF8(s, "\uFFFD")
+	return s
 }
