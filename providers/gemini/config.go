@@ -16,6 +16,15 @@ type Config struct {
 	// APIVersion is the path's version, VersionV1Beta (default) or
 	// VersionV1.
 	APIVersion string `json:"api_version,omitempty"`
+	// Conversion's options are the provider's own: its JSON fields sit
+	// beside api_key.
+	Conversion
+}
+
+// Conversion are the options of the request conversion, shared by every
+// provider that speaks Gemini's format (gemini, and vertex for Gemini on
+// Vertex AI), so that each takes the same options under the same names.
+type Conversion struct {
 	// ThinkingBudget is the thinkingBudget sent when thinking is on and the
 	// request sets no budget_tokens: a number of tokens, or -1 to let the
 	// model decide; 0 means DefaultThinkingBudget.
@@ -41,6 +50,11 @@ func (c Config) Validate() error {
 	default:
 		return fmt.Errorf("api_version: must be %s or %s, got %q", VersionV1Beta, VersionV1, c.APIVersion)
 	}
+	return c.Conversion.Validate()
+}
+
+// Validate checks the conversion options.
+func (c Conversion) Validate() error {
 	if c.ThinkingBudget < -1 {
 		return fmt.Errorf("thinking_budget: must be a positive number of tokens or -1 (dynamic), got %d", c.ThinkingBudget)
 	}
@@ -48,4 +62,22 @@ func (c Config) Validate() error {
 		return fmt.Errorf("schema_expansion: must be a positive whole number (default %d), got %d", DefaultSchemaExpansion, c.SchemaExpansion)
 	}
 	return validateLevels(c.ThinkingLevelModels, c.ThinkingLevels)
+}
+
+// WithDefaults returns c with every option left at its zero value set to
+// its default.
+func (c Conversion) WithDefaults() Conversion {
+	if c.ThinkingBudget == 0 {
+		c.ThinkingBudget = DefaultThinkingBudget
+	}
+	if c.SchemaExpansion <= 0 {
+		c.SchemaExpansion = DefaultSchemaExpansion
+	}
+	if c.ThinkingLevelModels == nil {
+		c.ThinkingLevelModels = DefaultThinkingLevelModels
+	}
+	if len(c.ThinkingLevels) == 0 {
+		c.ThinkingLevels = DefaultThinkingLevels
+	}
+	return c
 }

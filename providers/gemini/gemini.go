@@ -38,18 +38,7 @@ func New(cfg Config) *Provider {
 	if cfg.APIVersion == "" {
 		cfg.APIVersion = VersionV1Beta
 	}
-	if cfg.ThinkingBudget == 0 {
-		cfg.ThinkingBudget = DefaultThinkingBudget
-	}
-	if cfg.SchemaExpansion <= 0 {
-		cfg.SchemaExpansion = DefaultSchemaExpansion
-	}
-	if cfg.ThinkingLevelModels == nil {
-		cfg.ThinkingLevelModels = DefaultThinkingLevelModels
-	}
-	if len(cfg.ThinkingLevels) == 0 {
-		cfg.ThinkingLevels = DefaultThinkingLevels
-	}
+	cfg.Conversion = cfg.Conversion.WithDefaults()
 	return &Provider{cfg: cfg}
 }
 

@@ -38,12 +38,15 @@ func validateLevels(models []string, levels []providers.EffortStep) error {
 	return nil
 }
 
+// levelsFor is the provider's conversion's levelsFor.
+func (p *Provider) levelsFor(model string) []providers.EffortStep { return p.cfg.levelsFor(model) }
+
 // levelsFor returns the budget → level table for model, or nil when the
 // model takes thinkingBudget.
-func (p *Provider) levelsFor(model string) []providers.EffortStep {
-	for _, m := range p.cfg.ThinkingLevelModels {
+func (c Conversion) levelsFor(model string) []providers.EffortStep {
+	for _, m := range c.ThinkingLevelModels {
 		if ok, _ := path.Match(m, model); ok {
-			return p.cfg.ThinkingLevels
+			return c.ThinkingLevels
 		}
 	}
 	return nil

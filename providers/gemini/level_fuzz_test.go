@@ -15,6 +15,6 @@ func FuzzRewriteLevels(f *testing.F) {
 	}
 	f.Add([]byte(`{"model":"gemini-3-pro","max_tokens":9000,"thinking":{"type":"enabled","budget_tokens":8193},"messages":[{"role":"user","content":"q"}]}`))
 	f.Add([]byte(`{"model":"gemini-3-pro","max_tokens":9,"thinking":false,"messages":[{"role":"user","content":"q"}]}`))
-	p := New(Config{APIKey: "k", ThinkingLevelModels: []string{"*"}})
+	p := New(Config{APIKey: "k", Conversion: Conversion{ThinkingLevelModels: []string{"*"}}})
 	f.Fuzz(func(t *testing.T, body []byte) { fuzzcheck.Rewrite(t, p, body) })
 }

@@ -34,9 +34,9 @@ func TestThinkingLevel(t *testing.T) {
 			want: `{"includeThoughts":true,"thinkingLevel":"high"}`},
 		{name: "no budget: the provider's", model: "gemini-3-pro-preview", thinking: `true`,
 			want: `{"includeThoughts":true,"thinkingLevel":"low"}`},
-		{name: "provider budget high", model: "gemini-3-pro-preview", cfg: Config{ThinkingBudget: 10000},
+		{name: "provider budget high", model: "gemini-3-pro-preview", cfg: Config{Conversion: Conversion{ThinkingBudget: 10000}},
 			want: `{"includeThoughts":true,"thinkingLevel":"high"}`},
-		{name: "dynamic budget: no level", model: "gemini-3-pro-preview", cfg: Config{ThinkingBudget: -1},
+		{name: "dynamic budget: no level", model: "gemini-3-pro-preview", cfg: Config{Conversion: Conversion{ThinkingBudget: -1}},
 			want: `{"includeThoughts":true}`},
 		{name: "adaptive: no level", model: "gemini-3-pro-preview", thinking: `{"type":"adaptive"}`,
 			want: `{"includeThoughts":true}`},
@@ -51,13 +51,13 @@ func TestThinkingLevel(t *testing.T) {
 		{name: "2.5 keeps the budget", model: "gemini-2.5-pro", thinking: `{"type":"enabled","budget_tokens":8192}`,
 			want: `{"includeThoughts":true,"thinkingBudget":8192}`},
 		{name: "custom table", model: "gemini-3-flash", thinking: `{"type":"enabled","budget_tokens":512}`,
-			cfg: Config{ThinkingLevels: flash}, want: `{"includeThoughts":true,"thinkingLevel":"minimal"}`},
+			cfg: Config{Conversion: Conversion{ThinkingLevels: flash}}, want: `{"includeThoughts":true,"thinkingLevel":"minimal"}`},
 		{name: "custom table medium", model: "gemini-3-flash", thinking: `{"type":"enabled","budget_tokens":4096}`,
-			cfg: Config{ThinkingLevels: flash}, want: `{"includeThoughts":true,"thinkingLevel":"medium"}`},
+			cfg: Config{Conversion: Conversion{ThinkingLevels: flash}}, want: `{"includeThoughts":true,"thinkingLevel":"medium"}`},
 		{name: "custom models", model: "gemini-2.5-flash", thinking: `{"type":"enabled","budget_tokens":9000}`,
-			cfg: Config{ThinkingLevelModels: []string{"gemini-2.5-*"}}, want: `{"includeThoughts":true,"thinkingLevel":"high"}`},
+			cfg: Config{Conversion: Conversion{ThinkingLevelModels: []string{"gemini-2.5-*"}}}, want: `{"includeThoughts":true,"thinkingLevel":"high"}`},
 		{name: "no level models", model: "gemini-3-pro-preview", thinking: `{"type":"enabled","budget_tokens":9000}`,
-			cfg: Config{ThinkingLevelModels: []string{"none"}}, want: `{"includeThoughts":true,"thinkingBudget":9000}`},
+			cfg: Config{Conversion: Conversion{ThinkingLevelModels: []string{"none"}}}, want: `{"includeThoughts":true,"thinkingBudget":9000}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if err := tc.cfg.Validate(); err != nil {
@@ -89,8 +89,8 @@ func TestThinkingLevelOptionsRejected(t *testing.T) {
 		cfg  Config
 		want string
 	}{
-		{Config{ThinkingLevelModels: []string{"gemini-[3"}}, `thinking_level_models: bad pattern "gemini-[3"`},
-		{Config{ThinkingLevels: []providers.EffortStep{{Effort: "max"}}}, `thinking_levels: step 0: effort must be one of minimal, low, medium, high, got "max"`},
+		{Config{Conversion: Conversion{ThinkingLevelModels: []string{"gemini-[3"}}}, `thinking_level_models: bad pattern "gemini-[3"`},
+		{Config{Conversion: Conversion{ThinkingLevels: []providers.EffortStep{{Effort: "max"}}}}, `thinking_levels: step 0: effort must be one of minimal, low, medium, high, got "max"`},
 	} {
 		if err := tc.cfg.Validate(); err == nil || err.Error() != tc.want {
 			t.Errorf("%+v: %v, want %s", tc.cfg, err, tc.want)

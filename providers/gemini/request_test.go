@@ -180,7 +180,7 @@ func TestThinkingConfig(t *testing.T) {
 		body += "}"
 		s := testSettings()
 		s.DefaultThinking = c.defaultOn
-		out, err := rewrite(t, New(Config{ThinkingBudget: 2048}), exchange(t, s, body), nil)
+		out, err := rewrite(t, New(Config{Conversion: Conversion{ThinkingBudget: 2048}}), exchange(t, s, body), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
