@@ -5,9 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/aws/aws-sdk-go-v2/aws/protocol/eventstream"
-
 	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/awsstream"
 )
 
 // benchStream is a long, realistic answer: a 4 KiB thinking span and a
@@ -63,15 +62,17 @@ func BenchmarkStream(b *testing.B) {
 	b.ReportMetric(float64(frames), "frames/op")
 }
 
-// decodedText returns the headers and payload of a decoded text frame.
-func decodedText(t testing.TB, s string) (eventstream.Headers, []byte) {
-	st := NewTranslator(exchange(t, testSettings(), basicRequest)).NewStream(providers.NewEmitter(providers.FormThinking, nil))
-	st.rd.Reset(textFrame(t, s))
-	msg, err := st.dec.Decode(&st.rd, nil)
-	if err != nil {
+// decodedText returns a decoded text frame.
+func decodedText(t testing.TB, s string) awsstream.Message {
+	var got awsstream.Message
+	dec := awsstream.NewDecoder(func(m awsstream.Message) error {
+		got = awsstream.Message{Headers: m.Headers, Payload: append([]byte(nil), m.Payload...)}
+		return nil
+	})
+	if err := dec.Write(textFrame(t, s)); err != nil {
 		t.Fatal(err)
 	}
-	return msg.Headers, msg.Payload
+	return got
 }
 
 // TestHandleSteadyStateAllocs: once a frame is decoded, the translation of
@@ -81,16 +82,16 @@ func TestHandleSteadyStateAllocs(t *testing.T) {
 	x := exchange(t, testSettings(), basicRequest)
 	em := providers.NewEmitter(x.Settings.Form, x.Settings.Signer)
 	s := NewTranslator(x).NewStream(em)
-	plain, plainPayload := decodedText(t, "plain answer text, \"quoted\" & escaped\n")
-	think, thinkPayload := decodedText(t, "<thinking>a thought</thinking>after")
+	plain := decodedText(t, "plain answer text, \"quoted\" & escaped\n")
+	think := decodedText(t, "<thinking>a thought</thinking>after")
 	for i := 0; i < 100; i++ { // warm up: buffers reach their size, the mode is decided
-		_ = s.handle(plain, plainPayload)
-		_ = s.handle(think, thinkPayload)
+		_ = s.handle(plain)
+		_ = s.handle(think)
 		em.Flush()
 	}
 	allocs := testing.AllocsPerRun(1000, func() {
-		_ = s.handle(plain, plainPayload)
-		_ = s.handle(think, thinkPayload)
+		_ = s.handle(plain)
+		_ = s.handle(think)
 		em.Flush()
 	})
 	if allocs != 0 {
@@ -103,11 +104,11 @@ func BenchmarkHandle(b *testing.B) {
 	x := exchange(b, testSettings(), basicRequest)
 	em := providers.NewEmitter(x.Settings.Form, x.Settings.Signer)
 	s := NewTranslator(x).NewStream(em)
-	h, p := decodedText(b, "Paris is sunny & 18°C today.")
-	b.SetBytes(int64(len(p)))
+	m := decodedText(b, "Paris is sunny & 18°C today.")
+	b.SetBytes(int64(len(m.Payload)))
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
-		_ = s.handle(h, p)
+		_ = s.handle(m)
 		em.Flush()
 	}
 }

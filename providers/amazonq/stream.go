@@ -2,37 +2,18 @@ package amazonq
 
 import (
 	"bytes"
-	"encoding/binary"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"net/http"
-	"strings"
 
-	"github.com/aws/aws-sdk-go-v2/aws/protocol/eventstream"
 	"github.com/buger/jsonparser"
 	"go.uber.org/zap"
 
 	"github.com/thinkgate/thinkgate/internal/jsonbytes"
 	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/awsstream"
 	"github.com/thinkgate/thinkgate/thinkparse"
 )
 
-// Frame layout: [total u32][headers u32][prelude crc u32] headers payload [crc u32].
-const (
-	preludeLen = 12
-	minFrame   = 16
-	// maxFrame bounds one frame (AWS event-stream messages are at most
-	// 16 MiB); a larger length is a corrupt prelude, not a reason to buffer.
-	maxFrame = 16 << 20
-	// maxBodyQuote bounds a non-event-stream body kept for the error message.
-	maxBodyQuote = 1 << 20
-)
-
-// Stream translates an Amazon Q event stream into Anthropic events. Frames
-// arrive split anywhere: bytes are kept until a whole frame (its length is
-// in the prelude) is present, and only then decoded, CRCs and all, by the
-// aws-sdk-go-v2 eventstream decoder.
+// Stream translates an Amazon Q event stream into Anthropic events. The
+// frames, arriving split anywhere, are decoded by awsstream.
 //
 // message_start is sent lazily, with the first content: an exception frame
 // that comes first (throttling, validation, access denied …) is then still a
@@ -43,17 +24,7 @@ type Stream struct {
 	st     *state
 	parser *thinkparse.Parser // nil: assistant text goes straight to the emitter
 	log    *zap.Logger
-
-	dec     *eventstream.Decoder
-	rd      bytes.Reader
-	buf     []byte // the head of an incomplete frame, carried between Writes
-	payload []byte // the decoder's payload buffer, reused
-	checked bool   // the prelude CRC of the frame at the head of buf was checked
-	frames  int
-	sniffed bool
-	notES   bool   // the body is not an event stream (a JSON error, say)
-	body    []byte // that body, for the error message
-	err     error  // what stopped the stream
+	dec    *awsstream.Decoder
 
 	text        accumulator // assistantResponseEvent.content
 	reasoning   accumulator // reasoningContentEvent.text
@@ -76,10 +47,9 @@ func (t *Translator) NewStream(em *providers.Emitter) *Stream {
 		x:       x,
 		em:      em,
 		log:     x.Logger,
-		dec:     eventstream.NewDecoder(),
-		payload: make([]byte, 0, 4096),
 		scratch: make([]byte, 0, 1024),
 	}
+	s.dec = awsstream.NewDecoder(s.handle)
 	if s.log == nil {
 		s.log = zap.NewNop()
 	}
@@ -93,59 +63,15 @@ func (t *Translator) NewStream(em *providers.Emitter) *Stream {
 }
 
 // Write takes upstream bytes as they arrive.
-func (s *Stream) Write(p []byte) error {
-	if s.err != nil {
-		return s.err
-	}
-	if len(p) == 0 {
-		return nil
-	}
-	if !s.sniffed {
-		s.sniffed = true
-		// A frame starts with its big-endian length, at most 16 MiB, so its
-		// first byte is 0 or 1; anything else ('{' above all) is not an
-		// event stream.
-		s.notES = p[0] > 1
-	}
-	if s.notES {
-		if room := maxBodyQuote - len(s.body); room > 0 {
-			s.body = append(s.body, p[:min(len(p), room)]...)
-		}
-		return nil
-	}
-	if len(s.buf) > 0 {
-		s.buf = append(s.buf, p...)
-		n, err := s.decodeFrames(s.buf)
-		s.buf = s.buf[:copy(s.buf, s.buf[n:])]
-		if err != nil {
-			return s.fail(err)
-		}
-		return nil
-	}
-	// Whole frames are decoded straight from p; only an incomplete tail is copied.
-	n, err := s.decodeFrames(p)
-	if err != nil {
-		return s.fail(err)
-	}
-	s.buf = append(s.buf, p[n:]...)
-	return nil
-}
+func (s *Stream) Write(p []byte) error { return s.dec.Write(p) }
 
 // Close ends the stream at the upstream's EOF. Amazon Q has no end-of-stream
 // event (the last frames are metadata, in no fixed order), so EOF after at
 // least one whole frame is a normal end; EOF inside a frame, or before any
 // frame, is an error.
 func (s *Stream) Close() error {
-	if s.err != nil {
-		return s.err
-	}
-	switch {
-	case s.notES:
-		return s.fail(bodyError(s.body))
-	case len(s.buf) > 0:
-		return s.fail(malformed(fmt.Sprintf("event stream ended inside a frame (%d bytes of it received)", len(s.buf))))
-	case s.frames == 0:
-		return s.fail(providers.APIError(http.StatusBadGateway, "upstream returned an empty event stream"))
+	if err := s.dec.Close(); err != nil {
+		return err
 	}
 	if s.parser != nil {
 		s.parser.Close()
@@ -158,105 +84,18 @@ func (s *Stream) Close() error {
 	return nil
 }
 
-func (s *Stream) fail(err error) error {
-	s.err = err
-	return err
-}
-
-// decodeFrames decodes the whole frames at the start of b and returns how
-// many bytes they took.
-func (s *Stream) decodeFrames(b []byte) (int, error) {
-	n := 0
-	for {
-		rest := b[n:]
-		if len(rest) < 8 {
-			return n, nil
-		}
-		total := binary.BigEndian.Uint32(rest)
-		headers := binary.BigEndian.Uint32(rest[4:])
-		if total < minFrame || total > maxFrame || headers > total-minFrame {
-			return n, malformed(fmt.Sprintf("bad frame prelude (length %d, headers %d)", total, headers))
-		}
-		if len(rest) < int(total) {
-			if !s.checked && len(rest) >= preludeLen {
-				// Check the prelude CRC now, so a corrupt length is caught
-				// at once rather than after buffering up to 16 MiB.
-				if err := s.checkPrelude(rest[:preludeLen]); err != nil {
-					return n, err
-				}
-				s.checked = true
-			}
-			return n, nil
-		}
-		if err := s.decodeFrame(rest[:total]); err != nil {
-			return n, err
-		}
-		s.checked = false
-		n += int(total)
-	}
-}
-
-// checkPrelude runs the decoder over a frame's first 12 bytes: it verifies
-// the prelude CRC before it needs the rest, and then stops at the end of the
-// input.
-func (s *Stream) checkPrelude(prelude []byte) error {
-	s.rd.Reset(prelude)
-	_, err := s.dec.Decode(&s.rd, s.payload[:0])
-	if errors.As(err, new(eventstream.ChecksumError)) {
-		return malformed("frame prelude checksum mismatch")
-	}
-	return nil
-}
-
-func (s *Stream) decodeFrame(frame []byte) error {
-	s.rd.Reset(frame)
-	msg, err := s.dec.Decode(&s.rd, s.payload[:0])
-	if err != nil {
-		if errors.As(err, new(eventstream.ChecksumError)) {
-			return malformed("frame checksum mismatch")
-		}
-		return malformed("undecodable frame: " + err.Error())
-	}
-	if s.rd.Len() != 0 {
-		return malformed("frame headers overrun their length")
-	}
-	if cap(msg.Payload) > cap(s.payload) {
-		s.payload = msg.Payload[:0]
-	}
-	s.frames++
-	return s.handle(msg.Headers, msg.Payload)
-}
-
-func headerString(h eventstream.Headers, name string) string {
-	if v, ok := h.Get(name).(eventstream.StringValue); ok {
-		return string(v)
-	}
-	return ""
-}
-
 // handle acts on one decoded frame.
-func (s *Stream) handle(h eventstream.Headers, payload []byte) error {
-	switch headerString(h, ":message-type") {
-	case "exception":
-		var v awsErrorBody
-		_ = json.Unmarshal(payload, &v)
-		name := headerString(h, ":exception-type")
-		if name == "" {
-			name = exceptionName(v.Type)
-		}
-		if v.Message == "" && len(payload) > 0 && payload[0] != '{' {
-			v.Message = string(payload)
-		}
-		return newException(name, v.Message, v.reason(), http.StatusBadGateway)
-	case "error":
-		return newException(headerString(h, ":error-code"), headerString(h, ":error-message"), "", http.StatusBadGateway)
+func (s *Stream) handle(m awsstream.Message) error {
+	if err := awsstream.Exception(m); err != nil {
+		return err
 	}
+	payload := m.Payload
 	if p := bytes.TrimLeft(payload, " \t\r\n"); len(p) == 0 {
 		return nil
 	} else if p[0] != '{' {
 		return malformed("event payload is not a JSON object")
 	}
-	event := headerString(h, ":event-type")
+	event := m.Header(":event-type")
 	if event == "" {
 		event = inferEvent(payload)
 	}
@@ -493,20 +332,7 @@ func unescape(buf *[]byte, raw []byte) ([]byte, error) {
 	return out, nil
 }
 
-func malformed(msg string) *providers.Error {
-	return providers.APIError(http.StatusBadGateway, "malformed upstream event stream: "+msg)
-}
-
-// bodyError is the error for a 2xx body that is not an event stream: an AWS
-// error document keeps its exception mapping, anything else is quoted.
-func bodyError(body []byte) *providers.Error {
-	var v awsErrorBody
-	if json.Unmarshal(body, &v) == nil && (v.Message != "" || v.Type != "") {
-		return newException(exceptionName(v.Type), v.Message, v.reason(), http.StatusBadGateway)
-	}
-	q := strings.ToValidUTF8(string(bytes.TrimSpace(body[:min(len(body), 512)])), "\uFFFD")
-	return providers.APIError(http.StatusBadGateway, "upstream answered without an event stream: "+q)
-}
+var malformed = awsstream.Malformed
 
 // accumulator turns assistant text into deltas whether the upstream sends
 // deltas or (as some Amazon Q versions are reported to) the whole text so
