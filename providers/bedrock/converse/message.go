@@ -69,11 +69,15 @@ type contentBlock struct {
 // convertMessage feeds a Converse response's blocks to the translator.
 func (t *Translator) convertMessage(em *providers.Emitter, body []byte) error {
 	var r response
-	if err := json.Unmarshal(body, &r); err != nil {
-		return awsstream.BodyError(body)
-	}
-	if r.Output == nil || r.Output.Message == nil {
-		return awsstream.BodyError(body)
+	if err := json.Unmarshal(body, &r); err != nil || r.Output == nil || r.Output.Message == nil {
+		var aws struct {
+			Type    string `json:"__type"`
+			Message string `json:"message"`
+		}
+		if json.Unmarshal(body, &aws) == nil && (aws.Type != "" || aws.Message != "") {
+			return awsstream.BodyError(body) // an AWS error document
+		}
+		return malformed("Converse answer without output.message: " + quote(body))
 	}
 	var tr translator
 	tr.init(t.x, em)
