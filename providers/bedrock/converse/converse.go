@@ -80,3 +80,42 @@ func NewTranslator(x *providers.Exchange, st *State) providers.Translator {
 	}
 	return &Translator{x: x, st: st}
 }
+
+// OptionNames are the Caddyfile subdirectives of Options, for the bedrock
+// provider's list of valid options.
+var OptionNames = []string{"thinking_family", "reasoning_efforts", "cache_points"}
+
+// SetOption sets the option a Caddyfile subdirective names from its
+// arguments, for the bedrock provider's UnmarshalCaddyfile:
+//
+//	thinking_family   claude|nova|gpt-oss|deepseek|none
+//	reasoning_efforts <effort>:<max_budget>... <effort>
+//	cache_points      auto|on|off
+//
+// known is false for a name that is not one of them. Validate checks the
+// values.
+func (o *Options) SetOption(name string, args []string) (known bool, err error) {
+	one := func() (string, error) {
+		if len(args) != 1 {
+			return "", fmt.Errorf("%s: takes one argument, got %d", name, len(args))
+		}
+		return args[0], nil
+	}
+	switch name {
+	case "thinking_family":
+		o.ThinkingFamily, err = one()
+	case "cache_points":
+		o.CachePoints, err = one()
+	case "reasoning_efforts":
+		if len(args) == 0 {
+			return true, fmt.Errorf("%s: takes at least one <effort>[:<max_budget>]", name)
+		}
+		o.ReasoningEfforts, err = providers.ParseEffortSteps(args)
+		if err != nil {
+			err = fmt.Errorf("%s: %v", name, err)
+		}
+	default:
+		return false, nil
+	}
+	return true, err
+}

@@ -184,3 +184,41 @@ func TestOptionsValidate(t *testing.T) {
 		}
 	}
 }
+
+func TestSetOption(t *testing.T) {
+	var o Options
+	for _, c := range []struct {
+		name string
+		args []string
+	}{
+		{"thinking_family", []string{"gpt-oss"}},
+		{"cache_points", []string{"off"}},
+		{"reasoning_efforts", []string{"low:2000", "high"}},
+	} {
+		if known, err := o.SetOption(c.name, c.args); !known || err != nil {
+			t.Fatalf("%s %v: %v, %v", c.name, c.args, known, err)
+		}
+	}
+	want := Options{ThinkingFamily: FamilyGPTOSS, CachePoints: CacheOff, ReasoningEfforts: []providers.EffortStep{{Effort: "low", MaxBudget: 2000}, {Effort: "high"}}}
+	if o.ThinkingFamily != want.ThinkingFamily || o.CachePoints != want.CachePoints || len(o.ReasoningEfforts) != 2 ||
+		o.ReasoningEfforts[0] != want.ReasoningEfforts[0] || o.ReasoningEfforts[1] != want.ReasoningEfforts[1] {
+		t.Fatalf("got %+v", o)
+	}
+	if known, _ := o.SetOption("region", []string{"x"}); known {
+		t.Fatal("region is not a Converse option")
+	}
+	for _, c := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"thinking_family", nil, "thinking_family: takes one argument, got 0"},
+		{"cache_points", []string{"on", "off"}, "cache_points: takes one argument, got 2"},
+		{"reasoning_efforts", nil, "reasoning_efforts: takes at least one <effort>[:<max_budget>]"},
+		{"reasoning_efforts", []string{"low:x"}, `reasoning_efforts: "low:x": the budget after the colon must be a positive number of tokens`},
+	} {
+		if _, err := o.SetOption(c.name, c.args); err == nil || err.Error() != c.want {
+			t.Errorf("%s %v: got %v, want %q", c.name, c.args, err, c.want)
+		}
+	}
+}
