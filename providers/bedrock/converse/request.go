@@ -156,10 +156,11 @@ type converter struct {
 
 	msgs   []message
 	system []any
-	// toolBlocks: the history holds toolUse or toolResult blocks, which
-	// Converse refuses without a toolConfig.
-	toolBlocks bool
-	docs       int
+	// toolsAsText: no tools go upstream (none declared, or tool_choice
+	// none), and Converse refuses toolUse and toolResult blocks without a
+	// toolConfig: the history's tool calls and results go as text.
+	toolsAsText bool
+	docs        int
 }
 
 func unsupported(path, what string) error {
@@ -187,6 +188,11 @@ func convert(x *providers.Exchange, opts Options) ([]byte, *State, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	tc, err := c.toolConfig(tools, req.ToolChoice)
+	if err != nil {
+		return nil, nil, err
+	}
+	c.toolsAsText = tc == nil
 	if err := c.systemBlocks(req.System, "system"); err != nil {
 		return nil, nil, err
 	}
@@ -198,10 +204,6 @@ func convert(x *providers.Exchange, opts Options) ([]byte, *State, error) {
 	msgs := c.msgs
 	if msgs == nil {
 		msgs = []message{}
-	}
-	tc, err := c.toolConfig(tools, req.ToolChoice)
-	if err != nil {
-		return nil, nil, err
 	}
 
 	var body any
@@ -260,9 +262,8 @@ func (c *converter) tools(tools []providers.Tool) ([]any, error) {
 	return out, nil
 }
 
-// toolConfig builds toolConfig from the tools and tool_choice. none sends
-// no tools, unless the history holds tool calls: Converse then wants the
-// tools, which go without a toolChoice (the model's own choice).
+// toolConfig builds toolConfig from the tools and tool_choice. Converse
+// has no toolChoice none: none sends no tools.
 func (c *converter) toolConfig(tools []any, choice *providers.ToolChoice) (*toolConfig, error) {
 	if len(tools) == 0 {
 		return nil, nil
@@ -279,9 +280,7 @@ func (c *converter) toolConfig(tools []any, choice *providers.ToolChoice) (*tool
 	case "tool":
 		tc.ToolChoice = map[string]any{"tool": map[string]string{"name": choice.Name}}
 	case "none":
-		if !c.toolBlocks {
-			return nil, nil
-		}
+		return nil, nil
 	default:
 		return nil, providers.InvalidRequest(fmt.Sprintf("tool_choice.type: must be auto, any, tool or none, got %q", choice.Type))
 	}
@@ -338,7 +337,7 @@ func (c *converter) user(path string, m *providers.Message) ([]any, error) {
 		bpath := fmt.Sprintf("%s.content.%d", path, j)
 		switch b.Type {
 		case "text":
-			if b.Text != "" {
+			if !blank(b.Text) {
 				out = append(out, textBlock{Text: b.Text})
 			}
 		case "image", "document":
@@ -348,12 +347,16 @@ func (c *converter) user(path string, m *providers.Message) ([]any, error) {
 			}
 			out = append(out, blk)
 		case "tool_result":
-			blk, err := c.toolResult(bpath, b)
+			content, status, err := c.toolResultContent(bpath, b)
 			if err != nil {
 				return nil, err
 			}
-			out = append(out, blk)
-			c.toolBlocks = true
+			if c.toolsAsText {
+				out = append(out, toolResultText(b))
+				out = append(out, content...)
+			} else {
+				out = append(out, toolResultBlock{ToolResult: toolResult{ToolUseID: b.ToolUseID, Content: content, Status: status}})
+			}
 		default:
 			return nil, unsupported(bpath, fmt.Sprintf("content block type %q in a user message", b.Type))
 		}
@@ -424,36 +427,59 @@ func (c *converter) document(format, data string) documentBlock {
 	return documentBlock{Document: media{Format: format, Name: fmt.Sprintf("document-%d", c.docs), Source: mediaSource{Bytes: data}}}
 }
 
-// toolResult converts a tool_result. Its status is Claude's alone; other
-// models get an error as text.
-func (c *converter) toolResult(path string, b providers.Block) (any, error) {
-	content := []any{}
-	if b.IsError && c.family != FamilyClaude {
+// blank reports whether a text is empty or only white space: Converse
+// refuses such a text block.
+func blank(s string) bool { return strings.TrimSpace(s) == "" }
+
+// noContent is the text of a tool result that holds none: Converse refuses
+// an empty text block.
+const noContent = "(no content)"
+
+// toolResultContent converts a tool_result's content. Its status is
+// Claude's alone; other models get an error as a first text part.
+func (c *converter) toolResultContent(path string, b providers.Block) (content []any, status string, err error) {
+	content = []any{}
+	if b.IsError && c.family != FamilyClaude && !c.toolsAsText {
 		content = append(content, textBlock{Text: "Error:"})
 	}
+	if b.IsError && c.family == FamilyClaude {
+		status = "error"
+	}
+	empty := true
 	if b.Content != nil {
 		for k, rb := range b.Content.Blocks {
 			switch rb.Type {
 			case "text":
-				if rb.Text != "" {
+				if !blank(rb.Text) {
 					content = append(content, textBlock{Text: rb.Text})
+					empty = false
 				}
 			case "image", "document":
 				blk, err := c.media(rb, fmt.Sprintf("%s.content.%d", path, k))
 				if err != nil {
-					return nil, err
+					return nil, "", err
 				}
 				content = append(content, blk)
+				empty = false
 			default:
-				return nil, unsupported(fmt.Sprintf("%s.content.%d", path, k), fmt.Sprintf("content block type %q in a tool_result", rb.Type))
+				return nil, "", unsupported(fmt.Sprintf("%s.content.%d", path, k), fmt.Sprintf("content block type %q in a tool_result", rb.Type))
 			}
 		}
 	}
-	tr := toolResult{ToolUseID: b.ToolUseID, Content: content}
-	if b.IsError && c.family == FamilyClaude {
-		tr.Status = "error"
+	if empty && !c.toolsAsText {
+		content = append(content, textBlock{Text: noContent})
 	}
-	return toolResultBlock{ToolResult: tr}, nil
+	return content, status, nil
+}
+
+// toolResultText is the text that heads a tool result sent as text; its
+// content follows it.
+func toolResultText(b providers.Block) textBlock {
+	head := "[tool result for " + b.ToolUseID
+	if b.IsError {
+		head += ", an error"
+	}
+	return textBlock{Text: head + "]"}
 }
 
 // assistant converts an assistant turn: runs of text as one text block,
@@ -462,10 +488,10 @@ func (c *converter) assistant(path string, m *providers.Message) ([]any, error) 
 	var out []any
 	var text strings.Builder
 	flush := func() {
-		if text.Len() > 0 {
+		if !blank(text.String()) {
 			out = append(out, textBlock{Text: text.String()})
-			text.Reset()
 		}
+		text.Reset()
 	}
 	for j, b := range m.Content.Blocks {
 		switch b.Type {
@@ -485,9 +511,16 @@ func (c *converter) assistant(path string, m *providers.Message) ([]any, error) 
 			if len(input) == 0 || string(input) == "null" {
 				input = emptyInput
 			}
+			if c.toolsAsText {
+				var compact bytes.Buffer
+				if json.Compact(&compact, input) != nil {
+					return nil, providers.InvalidRequest(fmt.Sprintf("%s.content.%d.input: not valid JSON", path, j))
+				}
+				text.WriteString("[called tool " + b.Name + " (" + b.ID + ") with " + compact.String() + "]")
+				break
+			}
 			flush()
 			out = append(out, toolUseBlock{ToolUse: toolUse{ToolUseID: b.ID, Name: b.Name, Input: input}})
-			c.toolBlocks = true
 		default:
 			return nil, unsupported(fmt.Sprintf("%s.content.%d", path, j), fmt.Sprintf("content block type %q in an assistant message", b.Type))
 		}

@@ -86,6 +86,20 @@ func TestConvertRequest(t *testing.T) {
 				`{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1"}]}]}`,
 		},
 		{
+			golden: "tool_history_without_tools",
+			body: `{"model":"mistral.mistral-large-2407-v1:0","max_tokens":100,"messages":[` +
+				`{"role":"user","content":"Hi"},{"role":"assistant","content":[{"type":"text","text":"Looking."},{"type":"tool_use","id":"t1","name":"f","input":{ "a" : [1, 2] }},{"type":"tool_use","id":"t2","name":"g","input":{}}]},` +
+				`{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"  "},{"type":"tool_result","tool_use_id":"t2","is_error":true,` +
+				`"content":[{"type":"text","text":"boom"},{"type":"image","source":{"type":"base64","media_type":"image/gif","data":"R0lG"}}]},{"type":"text","text":" \n"}]},` +
+				`{"role":"assistant","content":"  "},{"role":"user","content":"Go on"}]}`,
+		},
+		{
+			golden: "tool_result_empty",
+			body: `{"model":"` + claude + `","max_tokens":100,"thinking":false,"tools":[{"name":"f","input_schema":{"type":"object"}}],"messages":[` +
+				`{"role":"user","content":"Hi"},{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"f","input":{}}]},` +
+				`{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":""}]}]}`,
+		},
+		{
 			golden: "tool_choice_none",
 			body:   `{"model":"` + claude + `","max_tokens":100,"thinking":false,"tool_choice":{"type":"none"},"tools":[{"name":"f","input_schema":{"type":"object"}}],"messages":[{"role":"user","content":"Hi"}]}`,
 		},
