@@ -46,8 +46,9 @@ type response struct {
 			Content []contentBlock `json:"content"`
 		} `json:"message"`
 	} `json:"output"`
-	StopReason string `json:"stopReason"`
-	Usage      usage  `json:"usage"`
+	StopReason                    string          `json:"stopReason"`
+	AdditionalModelResponseFields *responseFields `json:"additionalModelResponseFields"`
+	Usage                         usage           `json:"usage"`
 }
 
 type contentBlock struct {
@@ -105,7 +106,7 @@ func (t *Translator) convertMessage(em *providers.Emitter, body []byte) error {
 		tr.blockStop(i)
 	}
 	tr.usage = r.Usage.anthropic()
-	tr.stop(r.StopReason)
+	tr.stop(r.StopReason, r.AdditionalModelResponseFields)
 	tr.finish()
 	return nil
 }

@@ -35,6 +35,7 @@ func TestMessage(t *testing.T) {
 		{golden: "split_tags", settings: func(s *providers.Settings) { s.SplitTags = true },
 			body: `{"output":{"message":{"role":"assistant","content":[{"text":"<thinking>plan</thinking>Answer."}]}},"stopReason":"end_turn","usage":{"inputTokens":3,"outputTokens":4,"totalTokens":7}}`},
 		{golden: "guardrail", body: `{"output":{"message":{"role":"assistant","content":[{"text":"Sorry, the model cannot answer this question."}]}},"stopReason":"guardrail_intervened","usage":{"inputTokens":3,"outputTokens":0,"totalTokens":3}}`},
+		{golden: "stop_sequence", body: `{"output":{"message":{"role":"assistant","content":[{"text":"1, 2, 3"}]}},"stopReason":"stop_sequence","additionalModelResponseFields":{"stop_sequence":"4"},"usage":{"inputTokens":3,"outputTokens":5,"totalTokens":8}}`},
 		{golden: "tool_without_input", body: `{"output":{"message":{"role":"assistant","content":[{"toolUse":{"toolUseId":"t1","name":"now"}}]}},"stopReason":"tool_use","usage":{"inputTokens":3,"outputTokens":1,"totalTokens":4}}`},
 	} {
 		t.Run(tc.golden, func(t *testing.T) {

@@ -21,6 +21,9 @@ type request struct {
 	InferenceConfig              *inferenceConfig `json:"inferenceConfig,omitempty"`
 	ToolConfig                   *toolConfig      `json:"toolConfig,omitempty"`
 	AdditionalModelRequestFields map[string]any   `json:"additionalModelRequestFields,omitempty"`
+	// AdditionalModelResponseFieldPaths asks Claude which stop sequence
+	// matched, which Converse's stopReason does not say.
+	AdditionalModelResponseFieldPaths []string `json:"additionalModelResponseFieldPaths,omitempty"`
 }
 
 // countRequest is the CountTokens body: the input of a Converse request.
@@ -216,6 +219,9 @@ func convert(x *providers.Exchange, opts Options) ([]byte, *State, error) {
 			InferenceConfig: &inferenceConfig{MaxTokens: req.MaxTokens, Temperature: req.Temperature,
 				TopP: req.TopP, StopSequences: req.StopSequences}}
 		c.thinking(&out)
+		if c.family == FamilyClaude && len(req.StopSequences) > 0 {
+			out.AdditionalModelResponseFieldPaths = []string{"/stop_sequence"}
+		}
 		if out.InferenceConfig.empty() {
 			out.InferenceConfig = nil
 		}

@@ -89,9 +89,10 @@ type streamEvent struct {
 			Name      string `json:"name"`
 		} `json:"toolUse"`
 	} `json:"start"`
-	Delta      *delta `json:"delta"`
-	StopReason string `json:"stopReason"`
-	Usage      *usage `json:"usage"`
+	Delta                         *delta          `json:"delta"`
+	StopReason                    string          `json:"stopReason"`
+	AdditionalModelResponseFields *responseFields `json:"additionalModelResponseFields"`
+	Usage                         *usage          `json:"usage"`
 }
 
 type delta struct {
@@ -147,7 +148,7 @@ func (s *Stream) onMessage(eventType string, payload []byte) error {
 	case "contentBlockStop":
 		t.blockStop(i)
 	case "messageStop":
-		t.stop(ev.StopReason)
+		t.stop(ev.StopReason, ev.AdditionalModelResponseFields)
 	case "metadata":
 		if ev.Usage != nil {
 			t.usage = ev.Usage.anthropic()

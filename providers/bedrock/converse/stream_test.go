@@ -109,6 +109,16 @@ func TestStream(t *testing.T) {
 			want:     seq(textBlockLines(0, "A"), line("message_delta stop_sequence null "+usageJSON(1, 1, 0, 0), done)),
 		},
 		{
+			name:     "stop_sequence with the one that matched (Claude)",
+			upstream: new(frames).start().text(0, "A").event("messageStop", map[string]any{"stopReason": "stop_sequence", "additionalModelResponseFields": map[string]any{"stop_sequence": "END"}}).metadata(1, 1, 0, 0).bytes(),
+			want:     seq(textBlockLines(0, "A"), line("message_delta stop_sequence END "+usageJSON(1, 1, 0, 0), done)),
+		},
+		{
+			name:     "a stop_sequence field that is not a string",
+			upstream: new(frames).start().text(0, "A").event("messageStop", map[string]any{"stopReason": "stop_sequence", "additionalModelResponseFields": map[string]any{"stop_sequence": 7}}).bytes(),
+			want:     seq(textBlockLines(0, "A"), line("message_delta stop_sequence null "+usageJSON(0, 0, 0, 0), done)),
+		},
+		{
 			name:     "context window exceeded",
 			upstream: new(frames).start().text(0, "A").stop("model_context_window_exceeded").metadata(1, 1, 0, 0).bytes(),
 			want:     seq(textBlockLines(0, "A"), line("message_delta model_context_window_exceeded null "+usageJSON(1, 1, 0, 0), done)),

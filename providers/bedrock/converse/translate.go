@@ -1,6 +1,7 @@
 package converse
 
 import (
+	"encoding/json"
 	"mime"
 	"net/http"
 
@@ -63,11 +64,12 @@ type translator struct {
 	signature []byte
 	redacted  []byte
 
-	toolUsed   bool
-	stopReason string
-	stopped    bool // messageStop arrived
-	usage      providers.Usage
-	done       bool
+	toolUsed     bool
+	stopReason   string
+	stopSequence string
+	stopped      bool // messageStop arrived
+	usage        providers.Usage
+	done         bool
 }
 
 type blockKind uint8
@@ -216,11 +218,21 @@ func (t *translator) flushParser() {
 	}
 }
 
-// stop records messageStop's stop reason.
-func (t *translator) stop(reason string) {
+// stop records messageStop's stop reason, and the stop sequence that
+// matched where the model said (Claude, asked for /stop_sequence).
+func (t *translator) stop(reason string, fields *responseFields) {
 	t.endBlock()
 	t.stopped = true
 	t.stopReason = stopReason(reason)
+	if t.stopReason == "stop_sequence" && fields != nil {
+		// Anything but a string (null, a field of a newer shape) says nothing.
+		_ = json.Unmarshal(fields.StopSequence, &t.stopSequence)
+	}
+}
+
+// responseFields are the additionalModelResponseFields the gateway asks for.
+type responseFields struct {
+	StopSequence json.RawMessage `json:"stop_sequence"`
 }
 
 // finish ends the message.
@@ -229,7 +241,7 @@ func (t *translator) finish() {
 	t.endBlock()
 	t.done = true
 	t.x.Usage = t.usage
-	t.em.Finish(t.stopReason, "", t.usage)
+	t.em.Finish(t.stopReason, t.stopSequence, t.usage)
 }
 
 // stopReason maps Converse's stopReason. Guardrails and content filters
