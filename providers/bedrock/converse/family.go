@@ -65,6 +65,11 @@ func (c *converter) thinking(out *request) {
 		switch {
 		case x.Thinking && req.Thinking.Type == "adaptive":
 			fields["thinking"] = map[string]any{"type": "adaptive"}
+		case x.Thinking && c.toolLoopWithoutReasoning():
+			// Claude refuses thinking when the turn that called the tools
+			// being answered does not begin with its own reasoning (the
+			// history came from elsewhere): this request goes without;
+			// the next user turn asks again.
 		case x.Thinking:
 			budget := x.ThinkingBudget()
 			if budget == 0 {
@@ -115,4 +120,25 @@ func (r *request) dropSampling() {
 		return
 	}
 	ic.Temperature, ic.TopP = nil, nil
+}
+
+// toolLoopWithoutReasoning reports whether the request answers tool calls
+// (its last turn holds tool results) of an assistant turn that does not
+// begin with a reasoning block.
+func (c *converter) toolLoopWithoutReasoning() bool {
+	n := len(c.msgs)
+	if n < 2 || c.msgs[n-1].Role != "user" || c.msgs[n-2].Role != "assistant" {
+		return false
+	}
+	answers := false
+	for _, b := range c.msgs[n-1].Content {
+		if _, ok := b.(toolResultBlock); ok {
+			answers = true
+		}
+	}
+	if !answers {
+		return false
+	}
+	_, reasoned := c.msgs[n-2].Content[0].(reasoningBlock)
+	return !reasoned
 }

@@ -131,6 +131,14 @@ func TestConvertThinkingFamilies(t *testing.T) {
 		{golden: "family_claude_budget", body: req(claude, `{"type":"enabled","budget_tokens":3000}`, "8000")},
 		{golden: "family_claude_adaptive", body: req("global.anthropic.claude-opus-4-6-v1", `{"type":"adaptive"}`, "8000")},
 		{golden: "family_claude_default", body: req(claude, `true`, "2048")},
+		{golden: "family_claude_tool_loop_without_reasoning", body: `{"model":"` + claude + `","max_tokens":8000,"temperature":0.2,"thinking":{"type":"enabled","budget_tokens":2000},` +
+			`"tools":[{"name":"f","input_schema":{"type":"object"}}],"messages":[{"role":"user","content":"Hi"},` +
+			`{"role":"assistant","content":[{"type":"thinking","thinking":"from elsewhere","signature":"EqAnthropic"},{"type":"tool_use","id":"t1","name":"f","input":{}}]},` +
+			`{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"ok"}]}]}`},
+		{golden: "family_claude_tool_loop_with_reasoning", body: `{"model":"` + claude + `","max_tokens":8000,"temperature":0.2,"thinking":{"type":"enabled","budget_tokens":2000},` +
+			`"tools":[{"name":"f","input_schema":{"type":"object"}}],"messages":[{"role":"user","content":"Hi"},` +
+			`{"role":"assistant","content":[{"type":"thinking","thinking":"mine","signature":"` + bedrockSig("sig", "mine") + `"},{"type":"tool_use","id":"t1","name":"f","input":{}}]},` +
+			`{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"ok"}]}]}`},
 		{golden: "family_claude_too_small", body: req(claude, `true`, "512")},
 		{golden: "family_claude_off", body: req(claude, `{"type":"disabled"}`, "512")},
 		{golden: "family_nova_high", body: req("us.amazon.nova-2-lite-v1:0", `{"type":"enabled","budget_tokens":20000}`, "30000")},
