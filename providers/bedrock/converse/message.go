@@ -98,10 +98,14 @@ func (t *Translator) convertMessage(em *providers.Emitter, body []byte) error {
 			rt := b.ReasoningContent.ReasoningText
 			tr.reasoningText(i, []byte(rt.Text))
 			if rt.Signature != "" {
-				tr.reasoningSignature(i, []byte(rt.Signature))
+				if err := tr.reasoningSignature(i, []byte(rt.Signature)); err != nil {
+					return err
+				}
 			}
 		case b.ReasoningContent != nil && b.ReasoningContent.RedactedContent != nil:
-			tr.redactedContent(i, []byte(*b.ReasoningContent.RedactedContent))
+			if err := tr.redactedContent(i, []byte(*b.ReasoningContent.RedactedContent)); err != nil {
+				return err
+			}
 		}
 		tr.blockStop(i)
 	}

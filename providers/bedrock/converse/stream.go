@@ -139,10 +139,14 @@ func (s *Stream) onMessage(eventType string, payload []byte) error {
 				t.reasoningText(i, []byte(*r.Text))
 			}
 			if r.Signature != nil {
-				t.reasoningSignature(i, []byte(*r.Signature))
+				if err := t.reasoningSignature(i, []byte(*r.Signature)); err != nil {
+					return s.fail(err)
+				}
 			}
 			if r.RedactedContent != nil {
-				t.redactedContent(i, []byte(*r.RedactedContent))
+				if err := t.redactedContent(i, []byte(*r.RedactedContent)); err != nil {
+					return s.fail(err)
+				}
 			}
 		}
 	case "contentBlockStop":

@@ -179,6 +179,20 @@ func TestStream(t *testing.T) {
 			wantErr:  "not a JSON object",
 		},
 		{
+			name: "a signature past MaxForeign",
+			upstream: func() []byte {
+				f := new(frames).start().event("contentBlockDelta", map[string]any{"contentBlockIndex": 0, "delta": map[string]any{"reasoningContent": map[string]any{"text": "T"}}})
+				piece := strings.Repeat("s", MaxForeign/2)
+				for range 3 {
+					f.event("contentBlockDelta", map[string]any{"contentBlockIndex": 0, "delta": map[string]any{"reasoningContent": map[string]any{"signature": piece}}})
+				}
+				return f.bytes()
+			}(),
+			want: line(`content_block_start 0 {"type":"thinking","thinking":""}`, `thinking_delta 0 "T"`, `signature_delta 0 `+q(bedrockSig(strings.Repeat("s", MaxForeign), "T")), "content_block_stop 0",
+				`error {"type":"api_error","message":"malformed upstream response: a reasoning block's signature or redacted content passed 4 MiB"}`),
+			wantErr: "passed 4 MiB",
+		},
+		{
 			name:     "unknown event types are skipped",
 			upstream: new(frames).start().event("somethingNew", map[string]any{"x": 1}).text(0, "A").stop("end_turn").metadata(1, 1, 0, 0).bytes(),
 			want:     seq(textBlockLines(0, "A"), line("message_delta end_turn null "+usageJSON(1, 1, 0, 0), done)),

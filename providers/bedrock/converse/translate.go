@@ -136,25 +136,41 @@ func (t *translator) reasoningText(index int, p []byte) {
 	t.em.Thinking(p)
 }
 
+// MaxForeign bounds what one reasoning block's signature or redacted
+// content collects: both are held whole until the block closes, and go
+// back to the client inside its signature. Bedrock's are a few kilobytes.
+const MaxForeign = 4 << 20
+
+var errForeignTooLarge = providers.APIError(http.StatusBadGateway,
+	"malformed upstream response: a reasoning block's signature or redacted content passed 4 MiB")
+
 // reasoningSignature takes (a piece of) the open reasoning block's
 // signature, which the block's signature_delta wraps (origin Bedrock).
-func (t *translator) reasoningSignature(index int, p []byte) {
+func (t *translator) reasoningSignature(index int, p []byte) error {
 	if t.open == blockRedacted && t.index == index {
-		return
+		return nil
 	}
 	t.enter(index, blockReasoning)
+	if len(t.signature)+len(p) > MaxForeign {
+		return errForeignTooLarge
+	}
 	t.signature = append(t.signature, p...)
 	t.em.Signature(providers.OriginBedrock, t.signature)
+	return nil
 }
 
 // redactedContent takes (a piece of) a redacted reasoning block's
 // content, as its base64 text.
-func (t *translator) redactedContent(index int, p []byte) {
+func (t *translator) redactedContent(index int, p []byte) error {
 	if t.open == blockReasoning && t.index == index {
-		return
+		return nil
 	}
 	t.enter(index, blockRedacted)
+	if len(t.redacted)+len(p) > MaxForeign {
+		return errForeignTooLarge
+	}
 	t.redacted = append(t.redacted, p...)
+	return nil
 }
 
 // toolStart opens a tool call's tool_use block.
