@@ -330,3 +330,32 @@ func TestStreamHistoryRoundTrip(t *testing.T) {
 		t.Fatalf("the history went back as\n%s\nwant it to hold\n%s", got, want)
 	}
 }
+
+// The client's exact bytes for a few answers, whole.
+func TestStreamGolden(t *testing.T) {
+	for _, tc := range []struct {
+		golden   string
+		settings func(*providers.Settings)
+		upstream []byte
+	}{
+		{"deepseek_reasoning_redacted.sse", nil, new(frames).start().reasoning(0, "", "Think ", "twice.").redacted(1, "EmwKAhgBEgy3va3pzix").
+			text(2, "Answer.").stop("end_turn").metadata(30, 12, 0, 0).bytes()},
+		{"split_tags.sse", func(s *providers.Settings) { s.SplitTags = true }, new(frames).start().text(0, "<thinking>The user", " wants a haiku.</thinking>", "Autumn moonlight—").
+			stop("max_tokens").metadata(9, 16, 0, 0).bytes()},
+		{"exception_after_content.sse", nil, new(frames).start().event("contentBlockDelta", map[string]any{"contentBlockIndex": 0, "delta": map[string]any{"text": "Partial answ"}}).
+			exception("modelStreamErrorException", "Model stream error: the model produced an invalid sequence.").bytes()},
+	} {
+		t.Run(tc.golden, func(t *testing.T) {
+			s := testSettings()
+			if tc.settings != nil {
+				tc.settings(s)
+			}
+			out, _, httpErr := runStream(t, exchange(t, s, "", streamRequest), tc.upstream, len(tc.upstream))
+			if httpErr != nil {
+				t.Fatalf("HTTP error: %v", httpErr)
+			}
+			summary(t, out) // the SDK accepts every event
+			golden.Bytes(t, "streams/"+tc.golden, out)
+		})
+	}
+}
