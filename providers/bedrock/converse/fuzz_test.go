@@ -111,3 +111,25 @@ func FuzzMessage(f *testing.F) {
 		}
 	})
 }
+
+// FuzzStreamFastPath: the delta fast path emits exactly what the general
+// decoding emits, for any upstream bytes split anywhere.
+func FuzzStreamFastPath(f *testing.F) {
+	f.Add(new(frames).start().reasoning(0, claudeSig, "a\\u00e9", "b\n").text(1, "x <thinking>y</thinking>", "\xff\xfe").tool(2, "t", "f", `{"a":`, `1}`).
+		stop("tool_use").metadata(1, 2, 3, 4).bytes(), []byte{3, 1, 7})
+	f.Add(new(frames).start().event("contentBlockDelta", map[string]any{"contentBlockIndex": 1, "delta": map[string]any{"text": "a", "toolUse": map[string]any{"input": "{}"}}}).
+		event("contentBlockDelta", map[string]any{"contentBlockIndex": "2", "delta": map[string]any{"Text": "b"}}).
+		event("contentBlockDelta", map[string]any{"contentBlockIndex": 2, "delta": map[string]any{"toolUse": map[string]any{"input": "{}"}}}).bytes(), []byte{255})
+	f.Add(new(frames).start().frame(map[string]string{":event-type": "contentBlockDelta", ":message-type": "event"}, []byte(`{"contentBlockIndex":0,"delta":{"text":"bad \q"}}`)).bytes(), []byte{9})
+	f.Fuzz(func(t *testing.T, upstream, splits []byte) {
+		run := func(general bool) fuzzcheck.Run {
+			s := &providers.Settings{SplitTags: true, DefaultThinking: true, Signer: providers.NewSigner([]byte("k"))}
+			x := exchange(t, s, "", streamRequest)
+			em := providers.NewEmitter(s.Form, s.Signer)
+			st := NewTranslator(x, nil).(*Translator).NewStream(em)
+			st.general = general
+			return fuzzcheck.Run{Write: st.Write, Close: st.Close, Em: em}
+		}
+		fuzzcheck.SameOutput(t, upstream, splits, run(false), run(true))
+	})
+}

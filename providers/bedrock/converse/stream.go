@@ -1,10 +1,16 @@
 package converse
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
+	"math"
 	"net/http"
 	"strings"
 
+	"github.com/buger/jsonparser"
+
+	"github.com/thinkgate/thinkgate/internal/jsonbytes"
 	"github.com/thinkgate/thinkgate/providers"
 	"github.com/thinkgate/thinkgate/providers/awsstream"
 )
@@ -16,6 +22,10 @@ import (
 type Stream struct {
 	t   translator
 	dec *awsstream.Decoder
+	// general turns the delta fast path off: the differential fuzz target
+	// compares both ways.
+	general bool
+	scratch []byte
 }
 
 // errNoEnd is the end of a stream that never said how the answer ended:
@@ -109,6 +119,11 @@ type delta struct {
 
 // onMessage handles one event of the stream.
 func (s *Stream) onMessage(eventType string, payload []byte) error {
+	if eventType == "contentBlockDelta" && !s.general {
+		if done, err := s.fastDelta(payload); done {
+			return err
+		}
+	}
 	var ev streamEvent
 	if err := json.Unmarshal(payload, &ev); err != nil {
 		return s.fail(awsstream.Malformed(eventType + " event is not a JSON object: " + quote(payload)))
@@ -168,3 +183,79 @@ func (s *Stream) onMessage(eventType string, payload []byte) error {
 func quote(p []byte) string {
 	return strings.ToValidUTF8(string(p[:min(len(p), 200)]), "\uFFFD")
 }
+
+// fastDelta handles the events of nearly every frame, a delta of text,
+// reasoning text or tool input, without encoding/json's allocations:
+// the payload's members are read where they lie. done is false for
+// anything else, or anything unusual, which the general path decodes.
+func (s *Stream) fastDelta(payload []byte) (done bool, err error) {
+	var index int64
+	var kind, outer string
+	var value []byte
+	var members int
+	ok := jsonparser.ObjectEach(payload, func(key, v []byte, typ jsonparser.ValueType, _ int) error {
+		switch string(key) {
+		case "contentBlockIndex":
+			n, err := jsonparser.ParseInt(v)
+			if typ != jsonparser.Number || err != nil {
+				return errUnusual
+			}
+			index = n
+		case "delta":
+			if typ != jsonparser.Object {
+				return errUnusual
+			}
+			return jsonparser.ObjectEach(v, func(k, dv []byte, dtyp jsonparser.ValueType, _ int) error {
+				members++
+				outer = string(k)
+				switch {
+				case outer == "text" && dtyp == jsonparser.String:
+					kind, value = "text", dv
+				case (outer == "toolUse" || outer == "reasoningContent") && dtyp == jsonparser.Object:
+					return jsonparser.ObjectEach(dv, func(ik, iv []byte, ityp jsonparser.ValueType, _ int) error {
+						members++
+						if ityp != jsonparser.String || members > 2 {
+							return errUnusual
+						}
+						kind, value = outer+"."+string(ik), iv
+						return nil
+					})
+				default:
+					return errUnusual
+				}
+				return nil
+			})
+		}
+		return nil
+	}) == nil
+	if !ok || members == 0 || index < 0 || index > math.MaxInt32 {
+		return false, nil
+	}
+	switch kind {
+	case "text", "reasoningContent.text", "toolUse.input":
+	default:
+		return false, nil // signatures and redacted content are rare
+	}
+	if bytes.IndexByte(value, '\\') >= 0 {
+		out, err := jsonbytes.AppendUnescaped(s.scratch[:0], value)
+		if err != nil {
+			return false, nil
+		}
+		s.scratch, value = out, out
+	}
+	i := int(index)
+	switch kind {
+	case "text":
+		s.t.text(i, value)
+	case "reasoningContent.text":
+		s.t.reasoningText(i, value)
+	case "toolUse.input":
+		if !s.t.toolInput(i, value) {
+			return true, s.fail(awsstream.Malformed("tool input for a content block that is not a tool call"))
+		}
+	}
+	return true, nil
+}
+
+// errUnusual stops the fast path's walk.
+var errUnusual = errors.New("unusual delta")
