@@ -50,6 +50,7 @@ func TestStream(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
 		settings func(*providers.Settings)
+		request  string
 		upstream []byte
 		want     []string
 		wantErr  string
@@ -117,6 +118,12 @@ func TestStream(t *testing.T) {
 			name:     "a stop_sequence field that is not a string",
 			upstream: new(frames).start().text(0, "A").event("messageStop", map[string]any{"stopReason": "stop_sequence", "additionalModelResponseFields": map[string]any{"stop_sequence": 7}}).bytes(),
 			want:     seq(textBlockLines(0, "A"), line("message_delta stop_sequence null "+usageJSON(0, 0, 0, 0), done)),
+		},
+		{
+			name:     "stop_sequence of a request with one: that one",
+			request:  `{"model":"mistral.mistral-large-2407-v1:0","max_tokens":10,"stream":true,"stop_sequences":["###"],"messages":[{"role":"user","content":"Hi"}]}`,
+			upstream: new(frames).start().text(0, "A").stop("stop_sequence").bytes(),
+			want:     seq(textBlockLines(0, "A"), line("message_delta stop_sequence ### "+usageJSON(0, 0, 0, 0), done)),
 		},
 		{
 			name:     "context window exceeded",
@@ -207,7 +214,11 @@ func TestStream(t *testing.T) {
 				if tc.settings != nil {
 					tc.settings(s)
 				}
-				x := exchange(t, s, "", streamRequest)
+				request := streamRequest
+				if tc.request != "" {
+					request = tc.request
+				}
+				x := exchange(t, s, "", request)
 				out, err, httpErr := runStream(t, x, tc.upstream, n)
 				if tc.wantErr == "" && err != nil || tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)) {
 					t.Fatalf("writes of %d: error %v, want %q", n, err, tc.wantErr)

@@ -240,9 +240,15 @@ func (t *translator) stop(reason string, fields *responseFields) {
 	t.endBlock()
 	t.stopped = true
 	t.stopReason = stopReason(reason)
-	if t.stopReason == "stop_sequence" && fields != nil {
+	if t.stopReason != "stop_sequence" {
+		return
+	}
+	if fields != nil {
 		// Anything but a string (null, a field of a newer shape) says nothing.
 		_ = json.Unmarshal(fields.StopSequence, &t.stopSequence)
+	}
+	if req := t.x.Request; t.stopSequence == "" && req != nil && len(req.StopSequences) == 1 {
+		t.stopSequence = req.StopSequences[0] // the one there was
 	}
 }
 
