@@ -30,6 +30,10 @@ const (
 	// is the item's id and encrypted_content (see package responses), which
 	// go back only to a Responses upstream.
 	OriginResponses Origin = 'r'
+	// OriginBedrock: a reasoningContent block of Amazon Bedrock's Converse
+	// API; foreign is its reasoningText signature (for a redacted_thinking
+	// block, its redactedContent), which goes back only to Bedrock.
+	OriginBedrock Origin = 'b'
 )
 
 // sigPrefix marks the gateway's envelope; Anthropic's own signatures never

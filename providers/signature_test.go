@@ -36,6 +36,7 @@ var signCases = []struct {
 	{OriginGemini, "CiQBcsjafR+k/9Zx==", "thought with a base64 signature"},
 	{OriginAmazonQ, "", "no foreign signature"},
 	{OriginAmazonQ, "sig\x00\xff.binary.", "日本語 and <tags>\n"},
+	{OriginBedrock, "EqQBCkgIBxABGAIiQMt+vR3yS0==", "Bedrock reasoning with its signature"},
 }
 
 func TestSignOpenRoundTrip(t *testing.T) {

@@ -2,32 +2,120 @@
 // Bedrock's Converse API (converse, converse-stream, count-tokens) and its
 // answers back. It knows nothing of paths, hosts or credentials: the bedrock
 // provider sends what it converts.
+//
+// The request becomes Converse's messages, system, inferenceConfig and
+// toolConfig; thinking is asked for through additionalModelRequestFields
+// in the form of the model's family (family.go), and history thinking that
+// Bedrock issued goes back as the reasoningContent it came as. The answer,
+// an AWS event stream or a JSON document, goes through one translator
+// into the emitter: reasoningContent becomes thinking blocks whose
+// signature wraps Bedrock's in the gateway's envelope (origin Bedrock).
 package converse
 
 import (
-	"errors"
+	"fmt"
 
 	"github.com/thinkgate/thinkgate/providers"
 )
 
+// Values of Options.CachePoints.
+const (
+	// CacheAuto sends cache points to the models that take them (Claude,
+	// Nova).
+	CacheAuto = "auto"
+	CacheOn   = "on"
+	CacheOff  = "off"
+)
+
 // Options are the Converse conversion's options; the bedrock provider's
 // Config embeds them.
-type Options struct{}
+type Options struct {
+	// ThinkingFamily names how the model is asked to think: claude, nova,
+	// gpt-oss, deepseek or none. Empty: read from the model id, which an
+	// application inference profile's ARN does not tell.
+	ThinkingFamily string `json:"thinking_family,omitempty"`
+	// ReasoningEfforts maps budget_tokens to the effort Nova 2 and gpt-oss
+	// take (low, medium, high); empty means providers.DefaultEfforts.
+	ReasoningEfforts []providers.EffortStep `json:"reasoning_efforts,omitempty"`
+	// CachePoints says where cache_control becomes a cachePoint: auto
+	// (default), on or off.
+	CachePoints string `json:"cache_points,omitempty"`
+}
 
 // Validate checks the options.
-func (Options) Validate() error { return nil }
+func (o Options) Validate() error {
+	switch o.ThinkingFamily {
+	case "", FamilyClaude, FamilyNova, FamilyGPTOSS, FamilyDeepSeek, FamilyNone:
+	default:
+		return fmt.Errorf("thinking_family: must be claude, nova, gpt-oss, deepseek or none, got %q", o.ThinkingFamily)
+	}
+	switch o.CachePoints {
+	case "", CacheAuto, CacheOn, CacheOff:
+	default:
+		return fmt.Errorf("cache_points: must be auto, on or off, got %q", o.CachePoints)
+	}
+	if err := providers.ValidateEffortSteps(o.ReasoningEfforts, efforts...); err != nil {
+		return fmt.Errorf("reasoning_efforts: %v", err)
+	}
+	return nil
+}
 
 // State is what the response to one converted request needs to know.
-type State struct{}
+type State struct {
+	// Family is the model family the request was converted for.
+	Family string
+}
 
 // ConvertRequest converts x's request into a Converse request body (for
 // count_tokens, a count-tokens body).
 func ConvertRequest(x *providers.Exchange, opts Options) ([]byte, *State, error) {
-	return nil, nil, errors.New("the Converse conversion is not built yet")
+	return convert(x, opts)
 }
 
 // NewTranslator returns the translator of the response to the request
 // ConvertRequest converted.
 func NewTranslator(x *providers.Exchange, st *State) providers.Translator {
-	return nil
+	if st == nil {
+		st = &State{}
+	}
+	return &Translator{x: x, st: st}
+}
+
+// OptionNames are the Caddyfile subdirectives of Options, for the bedrock
+// provider's list of valid options.
+var OptionNames = []string{"thinking_family", "reasoning_efforts", "cache_points"}
+
+// SetOption sets the option a Caddyfile subdirective names from its
+// arguments, for the bedrock provider's UnmarshalCaddyfile:
+//
+//	thinking_family   claude|nova|gpt-oss|deepseek|none
+//	reasoning_efforts <effort>:<max_budget>... <effort>
+//	cache_points      auto|on|off
+//
+// known is false for a name that is not one of them. Validate checks the
+// values.
+func (o *Options) SetOption(name string, args []string) (known bool, err error) {
+	one := func() (string, error) {
+		if len(args) != 1 {
+			return "", fmt.Errorf("%s: takes one argument, got %d", name, len(args))
+		}
+		return args[0], nil
+	}
+	switch name {
+	case "thinking_family":
+		o.ThinkingFamily, err = one()
+	case "cache_points":
+		o.CachePoints, err = one()
+	case "reasoning_efforts":
+		if len(args) == 0 {
+			return true, fmt.Errorf("%s: takes at least one <effort>[:<max_budget>]", name)
+		}
+		o.ReasoningEfforts, err = providers.ParseEffortSteps(args)
+		if err != nil {
+			err = fmt.Errorf("%s: %v", name, err)
+		}
+	default:
+		return false, nil
+	}
+	return true, err
 }
