@@ -32,6 +32,12 @@ var DefaultDropBetas = []string{
 // the dropped ones) as anthropic_beta. The client's body is not changed.
 func (p *Provider) InvokeBody(x *providers.Exchange, h http.Header) ([]byte, error) {
 	body, err := anthropic.RewriteBody(x)
+	if err == nil && len(body) == 0 {
+		// An exchange made without the client's bytes: its parsed request.
+		if err = x.Request.Complete(); err == nil {
+			body, err = x.Request.MarshalFields()
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
