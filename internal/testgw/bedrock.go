@@ -57,14 +57,10 @@ func NewBedrockUpstream(t testing.TB, h http.HandlerFunc) *BedrockUpstream {
 			BedrockError(w, http.StatusForbidden, "InvalidSignatureException", msg)
 			return
 		}
-		b.Handler(w, r)
+		h(w, r)
 	})
-	b.Upstream.Handler = h
 	return b
 }
-
-// Handler is what answers a verified request.
-func (b *BedrockUpstream) SetHandler(h http.HandlerFunc) { b.Upstream.Handler = h }
 
 // Verify checks a request's credential; it returns "" for a valid one, or
 // Bedrock's message for the refusal.
