@@ -272,7 +272,7 @@ func TestWrongHost(t *testing.T) {
 	res, body := gw.PostRead("/v1/messages", `{"model":"claude-sonnet","max_tokens":1024,"messages":[{"role":"user","content":"Hi"}]}`)
 	want := `{"type":"error","error":{"type":"api_error","message":"bedrock: the upstream refused the request's signature (InvalidSignatureException: ` +
 		testgw.BedrockSignatureMessage + `). The request was signed for host ` + signed + `, but reverse_proxy sent it to ` + up.Addr() +
-		`: point reverse_proxy at https://` + signed + `, or set the bedrock host option to the host reverse_proxy uses, and leave the Host header alone (no header_up Host)"}}`
+		`: point reverse_proxy at https://` + signed + ` (with header_up Host {http.reverse_proxy.upstream.host}), or set the bedrock host option to the host reverse_proxy dials"}}`
 	if res.StatusCode != 502 || body != want {
 		t.Fatalf("%d %s\nwant %s", res.StatusCode, body, want)
 	}
@@ -371,5 +371,20 @@ func writeFile(t *testing.T, path, s string) {
 	t.Helper()
 	if err := os.WriteFile(path, []byte(s), 0o600); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestHostOption: with host set to the name reverse_proxy dials and the
+// documented header_up Host line, the signature covers the Host sent.
+func TestHostOption(t *testing.T) {
+	up := testgw.NewBedrockUpstream(t, bedrockAnswer(t, testgw.BedrockChunks(claudeEvents), 64))
+	envCredentials(t, up)
+	gw := testgw.Start(t, slot, site("\thost 127.0.0.1", up, "\theader_up Host {http.reverse_proxy.upstream.host}"))
+	msg, _ := gw.Stream(params())
+	if len(msg.Content) != 2 {
+		t.Fatalf("content %+v", msg.Content)
+	}
+	if h := up.Last(t).Header.Get("Authorization"); !strings.HasPrefix(h, "AWS4-HMAC-SHA256 ") {
+		t.Errorf("authorization %q", h)
 	}
 }

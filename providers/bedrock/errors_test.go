@@ -55,19 +55,24 @@ func TestUpstreamErrors(t *testing.T) {
 
 // TestSignatureHostMismatch: Bedrock's refusal of a signature, when
 // reverse_proxy dialled another host than the signed one, is an error that
-// names both hosts and the fix; with the signed host dialled it stays
-// Bedrock's own.
+// names both hosts and the fix; dialled at the signed host's port 443, the
+// refusal says which Host the signature needs; dialled at the signed host
+// itself, it stays Bedrock's own.
 func TestSignatureHostMismatch(t *testing.T) {
 	p := sigV4Provider(t, Config{API: APIInvoke})
 	const msg = `{"message":"The request signature we calculated does not match the signature you provided. Check your AWS Secret Access Key and signing method. Consult the service documentation for details."}`
+	const bedrockMsg = "InvalidSignatureException: The request signature we calculated does not match the signature you provided. " +
+		"Check your AWS Secret Access Key and signing method. Consult the service documentation for details."
 	for used, want := range map[string]providers.Error{
-		"127.0.0.1:8443": {Status: 502, Type: "api_error", Message: "bedrock: the upstream refused the request's signature " +
-			"(InvalidSignatureException: The request signature we calculated does not match the signature you provided. Check your AWS Secret Access Key and signing method. Consult the service documentation for details.). " +
+		"127.0.0.1:8443": {Status: 502, Type: "api_error", Message: "bedrock: the upstream refused the request's signature (" + bedrockMsg + "). " +
 			"The request was signed for host bedrock-runtime.us-east-1.amazonaws.com, but reverse_proxy sent it to 127.0.0.1:8443: " +
-			"point reverse_proxy at https://bedrock-runtime.us-east-1.amazonaws.com, or set the bedrock host option to the host reverse_proxy uses, " +
-			"and leave the Host header alone (no header_up Host)"},
-		"bedrock-runtime.us-east-1.amazonaws.com:443": {Status: 403, Type: "permission_error", Message: "InvalidSignatureException: " +
-			"The request signature we calculated does not match the signature you provided. Check your AWS Secret Access Key and signing method. Consult the service documentation for details."},
+			"point reverse_proxy at https://bedrock-runtime.us-east-1.amazonaws.com (with header_up Host {http.reverse_proxy.upstream.host}), " +
+			"or set the bedrock host option to the host reverse_proxy dials"},
+		"bedrock-runtime.us-east-1.amazonaws.com:443": {Status: 403, Type: "permission_error", Message: bedrockMsg +
+			" (the request was signed for host bedrock-runtime.us-east-1.amazonaws.com; to an https upstream reverse_proxy sends " +
+			"bedrock-runtime.us-east-1.amazonaws.com:443 as the Host unless it has header_up Host {http.reverse_proxy.upstream.host}, " +
+			"which the signature needs; with that line in place, the AWS credentials are wrong)"},
+		"bedrock-runtime.us-east-1.amazonaws.com": {Status: 403, Type: "permission_error", Message: bedrockMsg},
 	} {
 		x := exchange(t, testSettings(false), streamRequest, "/v1/messages")
 		tr, err := p.Rewrite(x, &providers.Outbound{Header: http.Header{}, ProxyHost: func() string { return used }})

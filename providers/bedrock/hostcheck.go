@@ -41,17 +41,30 @@ func (c *hostCheck) Handle(status int, header http.Header) providers.Handling {
 	h.Error = func(status int, header http.Header, body []byte) *providers.Error {
 		e := mapErr(status, header, body)
 		used := c.proxyHost()
-		if !signatureError(header, body) || used == "" || sameHost(used, c.signed) {
+		if !signatureError(header, body) || used == "" || strings.EqualFold(used, c.signed) {
 			return e
 		}
-		return providers.APIError(http.StatusBadGateway, fmt.Sprintf(
-			"bedrock: the upstream refused the request's signature (%s). The request was signed for host %s, "+
-				"but reverse_proxy sent it to %s: point reverse_proxy at https://%s, or set the bedrock host option "+
-				"to the host reverse_proxy uses, and leave the Host header alone (no header_up Host)",
-			e.Message, c.signed, used, c.signed))
+		if !sameHost(used, c.signed) {
+			return providers.APIError(http.StatusBadGateway, fmt.Sprintf(
+				"bedrock: the upstream refused the request's signature (%s). The request was signed for host %s, "+
+					"but reverse_proxy sent it to %s: point reverse_proxy at https://%s (with header_up Host %s), "+
+					"or set the bedrock host option to the host reverse_proxy dials",
+				e.Message, c.signed, used, c.signed, HostPlaceholder))
+		}
+		// The right server, but to an https upstream Caddy sends host:port
+		// as the Host unless told otherwise, and the signature covers the
+		// host alone.
+		e.Message += fmt.Sprintf(" (the request was signed for host %s; to an https upstream reverse_proxy sends %s "+
+			"as the Host unless it has header_up Host %s, which the signature needs; with that line in place, "+
+			"the AWS credentials are wrong)", c.signed, used, HostPlaceholder)
+		return e
 	}
 	return h
 }
+
+// HostPlaceholder is the Host reverse_proxy must send for the signature:
+// the upstream's host without its port.
+const HostPlaceholder = "{http.reverse_proxy.upstream.host}"
 
 // signatureError reports Bedrock's answer to a signature that does not match.
 func signatureError(header http.Header, body []byte) bool {
