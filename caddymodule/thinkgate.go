@@ -35,7 +35,7 @@ func init() {
 // reverse_proxy.
 type Handler struct {
 	// The upstream's format: a module in http.handlers.thinkgate.providers
-	// (anthropic, azure, openai, responses, gemini, amazonq) with its own options.
+	// (anthropic, azure, openai, responses, gemini, amazonq, bedrock) with its own options.
 	ProviderRaw json.RawMessage `json:"provider,omitempty" caddy:"namespace=http.handlers.thinkgate.providers inline_key=name"`
 
 	// SplitTags splits inline thinking tags out of the model's text. The
