@@ -1,6 +1,8 @@
 package caddymodule
 
 import (
+	"context"
+
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 
@@ -32,13 +34,17 @@ func (BedrockProvider) CaddyModule() caddy.ModuleInfo {
 // configuration (a broken profile fails the load here) and builds the
 // provider.
 func (p *BedrockProvider) Provision(ctx caddy.Context) error {
+	var loadCtx context.Context = ctx
+	if ctx.Context == nil {
+		loadCtx = context.Background() // a module provisioned outside a running Caddy
+	}
 	var err error
 	perr := provision(&p.guest, p.Config, func(c bedrock.Config) *bedrock.Provider {
 		c.Region = resolveSecret(c.Region)
 		c.Profile = resolveSecret(c.Profile)
 		c.Host = resolveSecret(c.Host)
 		var prov *bedrock.Provider
-		prov, err = bedrock.New(ctx, c)
+		prov, err = bedrock.New(loadCtx, c)
 		return prov
 	})
 	if perr != nil {
