@@ -266,7 +266,7 @@ func TestBadInput(t *testing.T) {
 func TestConfigErrors(t *testing.T) {
 	p := testgw.PortsFor(testgw.SlotRoot)
 	for _, c := range []struct{ site, want string }{
-		{"thinkgate nosuch {\n}\nrespond ok", `unknown provider "nosuch"; the providers are amazonq, anthropic, azure, gemini, openai, responses, vertex`},
+		{"thinkgate nosuch {\n}\nrespond ok", `unknown provider "nosuch"; the providers are amazonq, anthropic, azure, bedrock, gemini, openai, responses, vertex`},
 		{"thinkgate anthropic {\n\tfrobnicate 3\n}\nrespond ok", "thinkgate anthropic: unknown option 'frobnicate'"},
 		{"thinkgate anthropic {\n\tthinking_block fancy\n}\nrespond ok", `thinking_block: must be thinking or text, got "fancy"`},
 	} {

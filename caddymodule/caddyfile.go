@@ -55,7 +55,7 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //	    <provider options>
 //	}
 //
-// <provider> is anthropic, azure, openai, responses, gemini, vertex or amazonq.
+// <provider> is anthropic, azure, openai, responses, gemini, vertex, amazonq or bedrock.
 // Options that only the provider knows (path, api_key …) go in the same
 // block and are handed to it; an option neither knows is an error that
 // names it and lists the valid ones.
@@ -77,7 +77,7 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	d.Next() // directive name
 	if !d.NextArg() {
-		return d.Err("expected a provider name: anthropic, azure, openai, responses, gemini, vertex or amazonq")
+		return d.Err("expected a provider name: anthropic, azure, openai, responses, gemini, vertex, amazonq or bedrock")
 	}
 	nameTok := d.Token()
 	name := d.Val()

@@ -45,7 +45,7 @@ func TestUnmarshalCaddyfile(t *testing.T) {
 func TestUnmarshalCaddyfileErrors(t *testing.T) {
 	for _, c := range []struct{ input, want string }{
 		{`thinkgate`, "expected a provider name"},
-		{`thinkgate nosuch`, `unknown provider "nosuch"; the providers are amazonq, anthropic, azure, gemini, openai, responses, vertex`},
+		{`thinkgate nosuch`, `unknown provider "nosuch"; the providers are amazonq, anthropic, azure, bedrock, gemini, openai, responses, vertex`},
 		{"thinkgate anthropic {\n bogus 1\n}", "thinkgate anthropic: unknown option 'bogus'"},
 		{"thinkgate anthropic {\n thinking_block fancy\n}", `thinking_block: must be thinking or text, got "fancy"`},
 		{"thinkgate anthropic {\n split_tags maybe\n}", `split_tags: expected on or off, got "maybe"`},

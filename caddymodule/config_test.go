@@ -26,7 +26,7 @@ import (
 // that says what is wrong, what is valid, and the line of the option.
 func TestConfigErrorMessages(t *testing.T) {
 	for _, c := range []struct{ input, want string }{
-		{"thinkgate openia", `unknown provider "openia"; the providers are amazonq, anthropic, azure, gemini, openai, responses, vertex (did you mean openai?), at Testfile:1`},
+		{"thinkgate openia", `unknown provider "openia"; the providers are amazonq, anthropic, azure, bedrock, gemini, openai, responses, vertex (did you mean openai?), at Testfile:1`},
 		{"thinkgate openai {\n\tpth /x\n}", "thinkgate openai: unknown option 'pth' (did you mean 'path'?); the openai options are api_key, path, reasoning_history, thinking_mode, efforts, max_tokens_field, max_queued, " +
 			"and every provider takes split_tags, thinking_block, tags, start_in_thinking, parse_in_code_fences, max_tag_length, default_thinking, thinking_hint, model, keepalive, " +
 			"max_request_body, request_body_timeout, client_keys, client_keys_file, max_event_size, signing_key, previous_signing_keys, upstream_idle_timeout, forward_rate_limit_headers, advertise_models, at Testfile:2"},
@@ -113,7 +113,7 @@ func TestUnsetSecretsFailAtLoad(t *testing.T) {
 func TestUnknownProviderInJSON(t *testing.T) {
 	cfg := caddy.Config{AppsRaw: caddy.ModuleMap{"http": json.RawMessage(`{"servers":{"s":{"listen":[":0"],"routes":[{"handle":[{"handler":"thinkgate","provider":{"name":"openia"}}]}]}}}`)}}
 	err := caddy.Validate(&cfg)
-	want := `unknown provider "openia"; the providers are amazonq, anthropic, azure, gemini, openai, responses, vertex (did you mean openai?)`
+	want := `unknown provider "openia"; the providers are amazonq, anthropic, azure, bedrock, gemini, openai, responses, vertex (did you mean openai?)`
 	if err == nil || !strings.Contains(err.Error(), want) {
 		t.Fatalf("got %v, want %q", err, want)
 	}

@@ -35,7 +35,8 @@ func init() {
 // reverse_proxy.
 type Handler struct {
 	// The upstream's format: a module in http.handlers.thinkgate.providers
-	// (anthropic, azure, openai, responses, gemini, amazonq) with its own options.
+	// (anthropic, azure, openai, responses, gemini, vertex, amazonq, bedrock)
+	// with its own options.
 	ProviderRaw json.RawMessage `json:"provider,omitempty" caddy:"namespace=http.handlers.thinkgate.providers inline_key=name"`
 
 	// SplitTags splits inline thinking tags out of the model's text. The
@@ -322,7 +323,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	})
 	m.model = x.ClientModel
 
-	out := &providers.Outbound{Path: r.URL.Path, RawQuery: r.URL.RawQuery, Header: r.Header}
+	out := &providers.Outbound{Path: r.URL.Path, RawQuery: r.URL.RawQuery, Header: r.Header, ProxyHost: proxyHost(r)}
 	// The gateway must read the upstream's bytes, not a compressed form of them.
 	r.Header.Del("Accept-Encoding")
 	// Upstreams take JSON unless the provider says otherwise.
@@ -412,10 +413,25 @@ func setBody(r *http.Request, out *providers.Outbound) {
 	r.ContentLength = int64(len(body))
 	r.Header.Set("Content-Length", fmt.Sprint(len(body)))
 	r.TransferEncoding = nil
-	if out.Path != r.URL.Path {
-		r.URL.Path, r.URL.RawPath = out.Path, ""
+	if out.Path != r.URL.Path || out.RawPath != "" {
+		r.URL.Path, r.URL.RawPath = out.Path, out.RawPath
 	}
 	r.URL.RawQuery = out.RawQuery
+	if out.Host != "" {
+		r.Host = out.Host
+	}
+}
+
+// proxyHost reports the upstream reverse_proxy dialled for r, once it has.
+func proxyHost(r *http.Request) func() string {
+	return func() string {
+		repl, ok := r.Context().Value(caddy.ReplacerCtxKey).(*caddy.Replacer)
+		if !ok {
+			return ""
+		}
+		s, _ := repl.GetString("http.reverse_proxy.upstream.hostport")
+		return s
+	}
 }
 
 // writeError writes an Anthropic error body with its status.

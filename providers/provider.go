@@ -200,10 +200,20 @@ func NewExchange(s *Settings, req *Request, body []byte, o ExchangeOptions) *Exc
 
 // Outbound is the upstream request being built.
 type Outbound struct {
-	Body     []byte
-	Path     string
+	Body []byte
+	Path string
+	// RawPath, when set, is Path's escaped form (as url.URL.RawPath), for a
+	// path whose segments hold escaped bytes (a Bedrock ARN's '/').
+	RawPath  string
 	RawQuery string
 	Header   http.Header
+	// Host, when set, is the Host the upstream request carries in place of
+	// the client's, which reverse_proxy otherwise passes on: the host a
+	// signature covers (unless header_up Host overrides it).
+	Host string
+	// ProxyHost, set by the gateway, reports the host:port reverse_proxy
+	// dialled, once the upstream has answered; "" when unknown.
+	ProxyHost func() string
 }
 
 const idAlphabet = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"

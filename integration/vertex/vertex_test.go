@@ -288,22 +288,20 @@ func TestTokenFailure(t *testing.T) {
 	ts.Set(func(s *googletest.TokenServer) {
 		s.FailStatus, s.FailBody = 400, `{"error":"invalid_grant","error_description":"Invalid JWT Signature."}`
 	})
-	gw := testgw.Start(t, slot, vertexSite(keyFile, "\ttoken_timeout 500ms", up))
+	gw := testgw.Start(t, slot, vertexSite(keyFile, "\ttoken_timeout 2s", up))
 	res, body := gw.PostRead("/v1/messages", req)
 	want := `{"type":"error","error":{"type":"authentication_error","message":"vertex: the Google credential failed: the token endpoint answered 400 invalid_grant: Invalid JWT Signature."}}`
 	if res.StatusCode != 401 || body != want {
 		t.Errorf("refused: %d %s\nwant 401 %s", res.StatusCode, body, want)
 	}
 
-	ts.Set(func(s *googletest.TokenServer) { s.FailStatus, s.Delay = 0, 3*time.Second })
-	start := time.Now()
+	// The stalled endpoint would answer with a token: the error says the
+	// wait was bounded.
+	ts.Set(func(s *googletest.TokenServer) { s.FailStatus, s.Delay = 0, 6*time.Second })
 	res, body = gw.PostRead("/v1/messages", req)
-	want = `{"type":"error","error":{"type":"api_error","message":"vertex: the Google credential failed: no access token within 500ms"}}`
+	want = `{"type":"error","error":{"type":"api_error","message":"vertex: the Google credential failed: no access token within 2s"}}`
 	if res.StatusCode != 502 || body != want || res.Header.Get("X-Should-Retry") != "true" {
 		t.Errorf("slow: %d %s %v\nwant 502 %s", res.StatusCode, body, res.Header, want)
-	}
-	if d := time.Since(start); d > 2*time.Second {
-		t.Errorf("the slow token endpoint held the request %v", d)
 	}
 	if n := len(up.Requests()); n != 0 {
 		t.Errorf("Vertex got %d requests without a token", n)

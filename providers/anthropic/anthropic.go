@@ -250,6 +250,7 @@ type SplitStream struct {
 	em      *providers.Emitter
 	dec     sse.Decoder
 	parser  *thinkparse.Parser
+	pass    bool // text blocks pass as they are (NewPassStream)
 	inText  bool // the upstream's open block is a text block
 	scratch []byte
 	// shape is the form of the upstream's text_delta events; the callbacks
@@ -270,6 +271,16 @@ func NewSplitStream(x *providers.Exchange, em *providers.Emitter) *SplitStream {
 	s := &SplitStream{x: x, em: em, parser: thinkparse.New(x.Settings.Parse, em)}
 	s.dec.MaxEvent = x.Settings.MaxEventSize
 	s.onText, s.onEvent = s.textDelta, s.event
+	return s
+}
+
+// NewPassStream returns a translator that passes every block through as
+// the upstream sent it, text blocks too, for an upstream whose Anthropic
+// events must go through the emitter without split_tags (Bedrock's, which
+// arrive inside another framing).
+func NewPassStream(x *providers.Exchange, em *providers.Emitter) *SplitStream {
+	s := NewSplitStream(x, em)
+	s.pass = true
 	return s
 }
 
@@ -421,7 +432,7 @@ func (s *SplitStream) event(name, data []byte) error {
 			return malformed("content_block_start without content_block")
 		}
 		typ, _ := rawString(block, "type")
-		if string(typ) == "text" {
+		if string(typ) == "text" && !s.pass {
 			s.inText = true
 			if err := s.citations(block); err != nil {
 				return err

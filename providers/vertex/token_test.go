@@ -104,7 +104,7 @@ func TestTokenFailures(t *testing.T) {
 		{name: "endpoint error", status: 503, body: `unavailable`,
 			wantStatus: 502, wantType: "api_error",
 			wantMsg: "vertex: the Google credential failed: the token endpoint answered 503"},
-		{name: "slow", delay: 1500 * time.Millisecond,
+		{name: "slow", delay: 3 * time.Second,
 			wantStatus: 502, wantType: "api_error",
 			wantMsg: "vertex: the Google credential failed: no access token within 300ms"},
 		{name: "down", down: true,
@@ -114,16 +114,20 @@ func TestTokenFailures(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			ts := googletest.NewTokenServer(t)
 			ts.Set(func(s *googletest.TokenServer) { s.FailStatus, s.FailBody, s.Delay = c.status, c.body, c.delay })
-			tokens := loadTokens(t, ts, "300ms")
+			// Only the stalled endpoint meets the timeout; the others must
+			// answer for themselves, however loaded the machine.
+			timeout := "1m"
+			if c.delay > 0 {
+				timeout = "300ms"
+			}
+			tokens := loadTokens(t, ts, timeout)
 			url, addr := ts.TokenURL(), ts.Listener.Addr().String()
 			if c.down {
 				ts.Close()
 			}
-			start := time.Now()
+			// The stalled endpoint would answer with a token: an error
+			// says the wait was bounded.
 			tok, err := tokens.AccessToken()
-			if elapsed := time.Since(start); elapsed > time.Second {
-				t.Errorf("the error took %v", elapsed)
-			}
 			if tok != "" {
 				t.Errorf("token %q with an error", tok)
 			}
