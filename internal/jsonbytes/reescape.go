@@ -104,3 +104,46 @@ func AppendReescaped(dst, raw, scratch []byte) (_, _ []byte, err error) {
 	dst = AppendStringBodyNoHTML(dst, scratch)
 	return dst, scratch, nil
 }
+
+// ScanString steps over the JSON string whose opening quote is at data[i]
+// and returns the index past its closing quote, and CanonicalString of its
+// body: one walk finds the end and checks the escapes, where a converter
+// would otherwise walk a string once to find its end and once more to
+// check it. end is -1 for a string that is not valid JSON.
+func ScanString(data []byte, i int) (end int, canonical bool) {
+	if i >= len(data) || data[i] != '"' {
+		return -1, false
+	}
+	canonical = true
+	for j := i + 1; ; {
+		k := ShortRun(data, j)
+		if k >= len(data) {
+			return -1, false
+		}
+		switch data[k] {
+		case '"':
+			return k + 1, canonical && plainUTF8(data[i+1:k])
+		case '\\':
+			if k+1 >= len(data) {
+				return -1, false
+			}
+			switch data[k+1] {
+			case '"', '\\', 'n', 'r', 't', 'b', 'f':
+				j = k + 2
+				continue
+			case '/':
+				canonical = false
+				j = k + 2
+				continue
+			case 'u':
+				if Hex4(data[k:]) < 0 {
+					return -1, false
+				}
+				canonical = canonical && canonicalU(data[k:])
+				j = k + 6
+				continue
+			}
+		}
+		return -1, false // a bad escape or a control character
+	}
+}

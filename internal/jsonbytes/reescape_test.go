@@ -60,6 +60,15 @@ func TestAppendReescapedValues(t *testing.T) {
 	}
 }
 
+// TestScanStringInvalid: what is not a JSON string has no end.
+func TestScanStringInvalid(t *testing.T) {
+	for _, s := range []string{``, `x`, `"`, `"abc`, `"a\q"`, `"a\u12"`, "\"a\nb", "\"a\x01b\"", `"a\`} {
+		if end, _ := ScanString([]byte(s), 0); end != -1 {
+			t.Errorf("ScanString(%q) = %d, want -1", s, end)
+		}
+	}
+}
+
 // checkReescaped compares AppendReescaped with encoding/json's decoding
 // and the escaper, and CanonicalString with whether they leave raw as it is.
 func checkReescaped(t *testing.T, raw []byte) {
@@ -79,6 +88,10 @@ func checkReescaped(t *testing.T, raw []byte) {
 	}
 	if CanonicalString(raw) != (string(want) == string(raw)) {
 		t.Fatalf("CanonicalString(%q) = %v, but the escaper writes %q", raw, CanonicalString(raw), want)
+	}
+	end, canonical := ScanString(quoted, 0)
+	if end != len(quoted) || canonical != CanonicalString(raw) {
+		t.Fatalf("ScanString(%q) = %d, %v; want %d, %v", quoted, end, canonical, len(quoted), CanonicalString(raw))
 	}
 	dec, err := AppendDecoded(nil, raw)
 	if err != nil || string(dec) != v {

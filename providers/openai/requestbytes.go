@@ -44,22 +44,31 @@ type byteConverter struct {
 	// tsegs a tool result's.
 	segs, rsegs, tsegs []seg
 	parts              []part
-	calls              []call
-	wrote              bool // a message is written: the next one needs a comma
+	// blks are the blocks of the message being converted, subs those of
+	// their contents.
+	blks, subs []rawBlock
+	calls      []call
+	wrote      bool // a message is written: the next one needs a comma
 }
 
-// seg is a piece of a text: the body of one of the client's strings (raw,
-// still escaped), or the gateway's own text (lit). The decoded pieces are
-// valid UTF-8, so the escaped whole is the escaped pieces one after
-// another.
+// str is the body of one of the client's strings, still escaped, and
+// whether the escaper writes its value the same (jsonbytes.ScanString).
+type str struct {
+	raw       []byte
+	canonical bool
+}
+
+// seg is a piece of a text: one of the client's strings, or the gateway's
+// own text (lit). The decoded pieces are valid UTF-8, so the escaped whole
+// is the escaped pieces one after another.
 type seg struct {
-	raw   []byte
+	str
 	lit   string
 	isRaw bool
 }
 
-func rawSeg(raw []byte) seg { return seg{raw: raw, isRaw: true} }
-func litSeg(s string) seg   { return seg{lit: s} }
+func rawSeg(s str) seg    { return seg{str: s, isRaw: true} }
+func litSeg(s string) seg { return seg{lit: s} }
 
 // part is a user message's content part: a text, or an image whose URL is
 // segs[lo:hi].
@@ -70,19 +79,31 @@ type part struct {
 
 // call is one tool_use of an assistant message.
 type call struct {
-	id    []byte // raw
+	id    str
 	name  string // as sent upstream
 	input []byte // the raw value, nil if absent
 }
 
-// rawBlock is what the conversion reads of a content block: raw string
-// bodies, and the indexes of the values read later (-1 if absent).
+// rawBlock is what the conversion reads of a content block, the client's
+// strings as they are. A message's blocks are read in one walk before they
+// are converted, whatever the order of their members.
 type rawBlock struct {
 	typ                                 string
-	text, thinking, id, name, toolUseID []byte
-	input                               []byte
-	content, source                     int
-	isError                             bool
+	text, thinking, id, name, toolUseID str
+	input                               []byte // the raw value, nil if absent
+	source                              rawSource
+	hasSource, isError                  bool
+	// subs[subLo:subHi] are the blocks of the content of a message's
+	// block (a tool_result's); a nested block's content is not read.
+	subLo, subHi int
+}
+
+// rawSource is a block's source: its type decoded, the rest the client's
+// strings. A plain string source (a search result's) is type "string" with
+// the string as its url, as Source decodes it.
+type rawSource struct {
+	typ                  string
+	mediaType, data, url str
 }
 
 // convert writes the body: out's fields around the messages converted
@@ -129,7 +150,12 @@ func (b *byteConverter) convert(out *chatRequest, messages, system int) ([]byte,
 func (b *byteConverter) systemPrompt(at int) error {
 	b.segs = b.segs[:0]
 	if at >= 0 {
-		if err := b.systemText(at, -1); err != nil {
+		blks, _, err := b.readContent(at, b.blks[:0], false)
+		b.blks = blks
+		if err != nil {
+			return err
+		}
+		if err := b.systemText(blks, -1); err != nil {
 			return err
 		}
 	}
@@ -148,9 +174,10 @@ func (b *byteConverter) systemPrompt(at int) error {
 }
 
 // systemText collects into b.segs the text blocks of the system prompt
-// (msg -1) or of system message msg at at, joined by newlines.
-func (b *byteConverter) systemText(at, msg int) error {
-	return b.blocks(at, func(j int, blk *rawBlock) error {
+// (msg -1) or of system message msg, joined by newlines.
+func (b *byteConverter) systemText(blks []rawBlock, msg int) error {
+	for j := range blks {
+		blk := &blks[j]
 		if blk.typ != "text" {
 			path := fmt.Sprintf("system.%d", j)
 			if msg >= 0 {
@@ -159,140 +186,92 @@ func (b *byteConverter) systemText(at, msg int) error {
 			return unsupported(path, fmt.Sprintf("content block type %q in a system prompt", blk.typ))
 		}
 		b.segs = joinSeg(b.segs, blk.text)
-		return nil
-	})
+	}
+	return nil
 }
 
 // joinSeg appends a non-empty text to segs, after a newline if segs holds
 // text already.
-func joinSeg(segs []seg, raw []byte) []seg {
-	if len(raw) == 0 { // a string body decodes empty only when it is empty
+func joinSeg(segs []seg, s str) []seg {
+	if len(s.raw) == 0 { // a string body decodes empty only when it is empty
 		return segs
 	}
 	if len(segs) > 0 {
 		segs = append(segs, litSeg("\n"))
 	}
-	return append(segs, rawSeg(raw))
+	return append(segs, rawSeg(s))
 }
 
 // message converts the message object at at, the i-th.
 func (b *byteConverter) message(i, at int) (int, error) {
 	var role string
-	content := -1
-	var convErr error
+	b.blks, b.subs = b.blks[:0], b.subs[:0]
 	end, err := jsonbytes.ScanObjectAt(b.data, at, func(key []byte, at int) (int, error) {
 		switch string(key) {
 		case "role":
 			v, _, end, err := jsonbytes.SkipValue(b.data, at)
-			if err != nil {
-				return -1, err
-			}
 			role = b.decoded(v)
-			return end, nil
+			return end, err
 		case "content":
-			if role != "" {
-				// The usual order: converted in this walk.
-				end, err := b.messageContent(i, role, at)
-				content = -2
-				if err != nil {
-					convErr = err
-					return -1, err
-				}
-				return end, nil
-			}
-			content = at
+			blks, end, err := b.readContent(at, b.blks, true)
+			b.blks = blks
+			return end, err
 		}
 		_, _, end, err := jsonbytes.SkipValue(b.data, at)
 		return end, err
 	})
-	if convErr != nil {
-		return -1, convErr
-	}
 	if err != nil {
 		return -1, err
 	}
-	if content != -2 {
-		if _, err := b.messageContent(i, role, content); err != nil {
-			return -1, err
-		}
-	}
-	return end, nil
-}
-
-// messageContent converts message i, of role, whose content is at at (-1:
-// absent), and returns the index past the content.
-func (b *byteConverter) messageContent(i int, role string, at int) (int, error) {
 	switch role {
 	case "system":
 		// Claude Code sends one after the user turn: it stays in place.
 		b.segs = b.segs[:0]
-		end, err := b.systemTextEnd(at, i)
-		if err != nil {
+		if err := b.systemText(b.blks, i); err != nil {
 			return -1, err
 		}
 		b.textMessage("system", b.segs)
-		return end, nil
 	case "assistant":
-		return b.assistant(i, at)
+		err = b.assistant(i, b.blks)
+	default:
+		err = b.user(i, b.blks)
 	}
-	return b.user(i, at)
-}
-
-// systemTextEnd is systemText that also returns the index past the
-// content (at itself if absent).
-func (b *byteConverter) systemTextEnd(at, msg int) (int, error) {
-	end := at
-	err := b.blocksEnd(at, &end, func(j int, blk *rawBlock) error {
-		if blk.typ != "text" {
-			return unsupported(fmt.Sprintf("messages.%d.content.%d", msg, j), fmt.Sprintf("content block type %q in a system prompt", blk.typ))
-		}
-		b.segs = joinSeg(b.segs, blk.text)
-		return nil
-	})
 	return end, err
 }
 
 // user converts a user turn: its tool_result blocks become role "tool"
 // messages, written as they come, ahead of the message with the turn's
 // other content.
-func (b *byteConverter) user(i, at int) (int, error) {
+func (b *byteConverter) user(i int, blks []rawBlock) error {
 	b.segs, b.parts = b.segs[:0], b.parts[:0]
 	tools := 0
-	end := at
-	err := b.blocksEnd(at, &end, func(j int, blk *rawBlock) error {
+	for j := range blks {
+		blk := &blks[j]
 		switch blk.typ {
 		case "text":
 			b.partText(blk.text)
 		case "image":
-			src, err := b.source(blk.source)
-			if err != nil {
+			if err := b.partImage(blk, func() string { return fmt.Sprintf("messages.%d.content.%d.source", i, j) }); err != nil {
 				return err
 			}
-			return b.partImage(src, func() string { return fmt.Sprintf("messages.%d.content.%d.source", i, j) })
 		case "document":
 			// A plain-text document is text; PDFs have no portable form.
-			src, err := b.source(blk.source)
-			if err != nil {
-				return err
-			}
-			if src == nil || src.typ != "text" {
+			if !blk.hasSource || blk.source.typ != "text" {
 				st := "missing"
-				if src != nil {
-					st = src.typ + " " + b.decoded(src.mediaType)
+				if blk.hasSource {
+					st = blk.source.typ + " " + b.decoded(blk.source.mediaType.raw)
 				}
 				return unsupported(fmt.Sprintf("messages.%d.content.%d", i, j), fmt.Sprintf("document block (source %s)", strings.TrimSpace(st)))
 			}
-			b.partText(src.data)
+			b.partText(blk.source.data)
 		case "tool_result":
 			tools++
-			return b.toolResult(i, j, blk)
+			if err := b.toolResult(i, j, blk); err != nil {
+				return err
+			}
 		default:
 			return unsupported(fmt.Sprintf("messages.%d.content.%d", i, j), fmt.Sprintf("content block type %q in a user message", blk.typ))
 		}
-		return nil
-	})
-	if err != nil {
-		return -1, err
 	}
 	switch {
 	case len(b.parts) == 1 && !b.parts[0].image:
@@ -320,37 +299,38 @@ func (b *byteConverter) user(i, at int) (int, error) {
 	case tools == 0:
 		b.textMessage("user", nil)
 	}
-	return end, nil
+	return nil
 }
 
 // partText adds a text to the user message's parts: consecutive texts
 // merge into one part, joined by a newline.
-func (b *byteConverter) partText(raw []byte) {
-	if len(raw) == 0 {
+func (b *byteConverter) partText(s str) {
+	if len(s.raw) == 0 {
 		return
 	}
 	if n := len(b.parts); n > 0 && !b.parts[n-1].image {
-		b.segs = append(b.segs, litSeg("\n"), rawSeg(raw))
+		b.segs = append(b.segs, litSeg("\n"), rawSeg(s))
 		b.parts[n-1].hi = len(b.segs)
 		return
 	}
 	lo := len(b.segs)
-	b.segs = append(b.segs, rawSeg(raw))
+	b.segs = append(b.segs, rawSeg(s))
 	b.parts = append(b.parts, part{lo: lo, hi: len(b.segs)})
 }
 
-// partImage adds an image part for src (nil: none given); path words the
-// error for a source with no URL form.
-func (b *byteConverter) partImage(src *rawSource, path func() string) error {
+// partImage adds an image part for the image blk; path words the error
+// for a source with no URL form.
+func (b *byteConverter) partImage(blk *rawBlock, path func() string) error {
 	lo := len(b.segs)
+	src := &blk.source
 	switch {
-	case src != nil && src.typ == "base64":
+	case blk.hasSource && src.typ == "base64":
 		b.segs = append(b.segs, litSeg("data:"), rawSeg(src.mediaType), litSeg(";base64,"), rawSeg(src.data))
-	case src != nil && src.typ == "url":
+	case blk.hasSource && src.typ == "url":
 		b.segs = append(b.segs, rawSeg(src.url))
 	default:
 		typ := "missing"
-		if src != nil {
+		if blk.hasSource {
 			typ = fmt.Sprintf("%q", src.typ)
 		}
 		return unsupported(path(), "image source type "+typ)
@@ -365,25 +345,19 @@ func (b *byteConverter) partImage(src *rawSource, path func() string) error {
 func (b *byteConverter) toolResult(i, j int, blk *rawBlock) error {
 	b.tsegs = b.tsegs[:0]
 	images := 0
-	if blk.content >= 0 {
-		err := b.blocks(blk.content, func(k int, rb *rawBlock) error {
-			switch rb.typ {
-			case "text":
-				b.tsegs = joinSeg(b.tsegs, rb.text)
-			case "image":
-				src, err := b.source(rb.source)
-				if err != nil {
-					return err
-				}
-				images++
-				return b.partImage(src, func() string { return fmt.Sprintf("messages.%d.content.%d.content.%d.source", i, j, k) })
-			default:
-				return unsupported(fmt.Sprintf("messages.%d.content.%d.content.%d", i, j, k), fmt.Sprintf("content block type %q in a tool_result", rb.typ))
+	for k := blk.subLo; k < blk.subHi; k++ {
+		rb := &b.subs[k]
+		switch rb.typ {
+		case "text":
+			b.tsegs = joinSeg(b.tsegs, rb.text)
+		case "image":
+			k := k - blk.subLo
+			if err := b.partImage(rb, func() string { return fmt.Sprintf("messages.%d.content.%d.content.%d.source", i, j, k) }); err != nil {
+				return err
 			}
-			return nil
-		})
-		if err != nil {
-			return err
+			images++
+		default:
+			return unsupported(fmt.Sprintf("messages.%d.content.%d.content.%d", i, j, k-blk.subLo), fmt.Sprintf("content block type %q in a tool_result", rb.typ))
 		}
 	}
 	b.startMessage()
@@ -396,9 +370,9 @@ func (b *byteConverter) toolResult(i, j int, blk *rawBlock) error {
 	}
 	b.appendSegs(b.tsegs)
 	b.out = append(b.out, '"')
-	if len(blk.toolUseID) > 0 {
+	if len(blk.toolUseID.raw) > 0 {
 		b.out = append(b.out, `,"tool_call_id":"`...)
-		b.appendRaw(blk.toolUseID)
+		b.appendStr(blk.toolUseID)
 		b.out = append(b.out, '"')
 	}
 	b.out = append(b.out, '}')
@@ -408,33 +382,33 @@ func (b *byteConverter) toolResult(i, j int, blk *rawBlock) error {
 // assistant converts an assistant turn: text and history thinking (as tags
 // in place, or as reasoning_content) become the content, tool_use blocks the
 // tool_calls.
-func (b *byteConverter) assistant(i, at int) (int, error) {
+func (b *byteConverter) assistant(i int, blks []rawBlock) error {
 	b.segs, b.rsegs, b.calls = b.segs[:0], b.rsegs[:0], b.calls[:0]
 	asReasoning := b.cfg.ReasoningHistory == HistoryReasoningContent
 	hasReasoning := false
 	contentLen := 0
-	end := at
-	err := b.blocksEnd(at, &end, func(j int, blk *rawBlock) error {
+	for j := range blks {
+		blk := &blks[j]
 		switch blk.typ {
 		case "text":
 			// The model's own output, split by the gateway, rejoins exactly.
-			if len(blk.text) > 0 {
+			if len(blk.text.raw) > 0 {
 				b.segs = append(b.segs, rawSeg(blk.text))
-				contentLen += len(blk.text)
+				contentLen += len(blk.text.raw)
 			}
 		case "thinking":
 			switch {
 			case asReasoning:
 				// The field is the upstream's protocol, not a prompt, so
 				// it goes back whether or not thinking is on.
-				if hasReasoning && len(blk.thinking) > 0 {
+				if hasReasoning && len(blk.thinking.raw) > 0 {
 					b.rsegs = append(b.rsegs, litSeg("\n\n"))
 				}
 				b.rsegs = append(b.rsegs, rawSeg(blk.thinking))
 				hasReasoning = true
-			case b.hinted && len(blk.thinking) > 0:
+			case b.hinted && len(blk.thinking.raw) > 0:
 				b.segs = append(b.segs, litSeg("<"+b.tag+">"), rawSeg(blk.thinking), litSeg("</"+b.tag+">"))
-				contentLen += len(blk.thinking) + 1
+				contentLen += len(blk.thinking.raw) + 1
 			}
 			// Thinking off, or asked for without the hint: history
 			// thinking is dropped, so the model is not shown a format it
@@ -442,18 +416,14 @@ func (b *byteConverter) assistant(i, at int) (int, error) {
 		case "redacted_thinking":
 			// Encrypted for Anthropic alone: nothing an OpenAI model can read.
 		case "tool_use":
-			b.calls = append(b.calls, call{id: blk.id, name: b.state.shorten(b.decoded(blk.name)), input: blk.input})
+			b.calls = append(b.calls, call{id: blk.id, name: b.state.shorten(b.decoded(blk.name.raw)), input: blk.input})
 		default:
 			return unsupported(fmt.Sprintf("messages.%d.content.%d", i, j), fmt.Sprintf("content block type %q in an assistant message", blk.typ))
 		}
-		return nil
-	})
-	if err != nil {
-		return -1, err
 	}
 	if contentLen == 0 && len(b.calls) == 0 {
 		// Nothing an upstream accepts (only thinking, dropped): leave the turn out.
-		return end, nil
+		return nil
 	}
 	b.startMessage()
 	b.out = append(b.out, `{"role":"assistant","content":`...)
@@ -477,7 +447,7 @@ func (b *byteConverter) assistant(i, at int) (int, error) {
 				b.out = append(b.out, ',')
 			}
 			b.out = append(b.out, `{"id":"`...)
-			b.appendRaw(c.id)
+			b.appendStr(c.id)
 			b.out = append(b.out, `","type":"function","function":{"name":"`...)
 			b.out = jsonbytes.AppendStringBodyNoHTML(b.out, []byte(c.name))
 			b.out = append(b.out, `","arguments":"`...)
@@ -492,7 +462,7 @@ func (b *byteConverter) assistant(i, at int) (int, error) {
 		b.out = append(b.out, ']')
 	}
 	b.out = append(b.out, '}')
-	return end, nil
+	return nil
 }
 
 // startMessage writes the comma before every message but the first.
@@ -517,17 +487,22 @@ func (b *byteConverter) textMessage(role string, segs []seg) {
 func (b *byteConverter) appendSegs(segs []seg) {
 	for _, s := range segs {
 		if s.isRaw {
-			b.appendRaw(s.raw)
+			b.appendStr(s.str)
 		} else {
 			b.out = jsonbytes.AppendStringBodyNoHTML(b.out, []byte(s.lit))
 		}
 	}
 }
 
-// appendRaw writes the body of one of the client's strings as the escaper
-// writes its value. The scan checked its escapes, so it cannot fail.
-func (b *byteConverter) appendRaw(raw []byte) {
-	b.out, b.scratch, _ = jsonbytes.AppendReescaped(b.out, raw, b.scratch)
+// appendStr writes one of the client's strings as the escaper writes its
+// value: as it is when canonical. The scan checked its escapes, so the
+// decoding cannot fail.
+func (b *byteConverter) appendStr(s str) {
+	if s.canonical {
+		b.out = append(b.out, s.raw...)
+		return
+	}
+	b.out, b.scratch, _ = jsonbytes.AppendReescaped(b.out, s.raw, b.scratch)
 }
 
 // decoded returns the value of a string body, as encoding/json decodes it.
@@ -539,47 +514,64 @@ func (b *byteConverter) decoded(raw []byte) string {
 	return string(v)
 }
 
-// blocks calls fn with each block of the Content at at (a string is one
-// text block); at -1 is an absent Content, with no blocks.
-func (b *byteConverter) blocks(at int, fn func(j int, blk *rawBlock) error) error {
-	var end int
-	return b.blocksEnd(at, &end, fn)
+// scanStr reads the string at at.
+func (b *byteConverter) scanStr(at int) (str, int, error) {
+	end, canonical := jsonbytes.ScanString(b.data, at)
+	if end < 0 {
+		return str{}, -1, fmt.Errorf("openai: malformed string at %d", at)
+	}
+	return str{raw: b.data[at+1 : end-1], canonical: canonical}, end, nil
 }
 
-// blocksEnd is blocks that also sets *end past the Content.
-func (b *byteConverter) blocksEnd(at int, end *int, fn func(j int, blk *rawBlock) error) error {
+// readContent appends to list the blocks of the Content at at (a string is
+// one text block; at -1 is an absent Content, with none) and returns the
+// index past it. With top, each block's own content is read into b.subs.
+func (b *byteConverter) readContent(at int, list []rawBlock, top bool) ([]rawBlock, int, error) {
 	if at < 0 {
-		return nil
+		return list, at, nil
 	}
 	if b.data[at] == '"' {
-		v, _, e, err := jsonbytes.SkipValue(b.data, at)
-		if err != nil {
-			return err
-		}
-		*end = e
-		return fn(0, &rawBlock{typ: "text", text: v, content: -1, source: -1})
+		s, end, err := b.scanStr(at)
+		return append(list, rawBlock{typ: "text", text: s}), end, err
 	}
-	j := 0
-	var blk rawBlock
-	e, err := jsonbytes.ScanArrayAt(b.data, at, func(at int) (int, error) {
-		end, err := b.block(at, &blk)
-		if err != nil {
-			return -1, err
-		}
-		if err := fn(j, &blk); err != nil {
-			return -1, err
-		}
-		j++
-		return end, nil
+	end, err := jsonbytes.ScanArrayAt(b.data, at, func(at int) (int, error) {
+		list = append(list, rawBlock{})
+		return b.readBlock(at, &list[len(list)-1], top)
 	})
-	*end = e
-	return err
+	return list, end, err
 }
 
-// block reads the block object at at into blk.
-func (b *byteConverter) block(at int, blk *rawBlock) (int, error) {
-	*blk = rawBlock{content: -1, source: -1}
+// readBlock reads the block object at at into blk, a zero rawBlock.
+func (b *byteConverter) readBlock(at int, blk *rawBlock, top bool) (int, error) {
 	return jsonbytes.ScanObjectAt(b.data, at, func(key []byte, at int) (int, error) {
+		var field *str
+		switch string(key) {
+		case "text":
+			field = &blk.text
+		case "thinking":
+			field = &blk.thinking
+		case "id":
+			field = &blk.id
+		case "name":
+			field = &blk.name
+		case "tool_use_id":
+			field = &blk.toolUseID
+		case "source":
+			blk.hasSource = true
+			return b.readSource(at, &blk.source)
+		case "content":
+			if top {
+				blk.subLo = len(b.subs)
+				subs, end, err := b.readContent(at, b.subs, false)
+				b.subs, blk.subHi = subs, len(subs)
+				return end, err
+			}
+		}
+		if field != nil {
+			s, end, err := b.scanStr(at)
+			*field = s
+			return end, err
+		}
 		v, _, end, err := jsonbytes.SkipValue(b.data, at)
 		if err != nil {
 			return -1, err
@@ -587,22 +579,8 @@ func (b *byteConverter) block(at int, blk *rawBlock) (int, error) {
 		switch string(key) {
 		case "type":
 			blk.typ = b.decoded(v)
-		case "text":
-			blk.text = v
-		case "thinking":
-			blk.thinking = v
-		case "id":
-			blk.id = v
-		case "name":
-			blk.name = v
-		case "tool_use_id":
-			blk.toolUseID = v
 		case "input":
 			blk.input = v
-		case "content":
-			blk.content = at
-		case "source":
-			blk.source = at
 		case "is_error":
 			blk.isError = v[0] == 't'
 		}
@@ -610,52 +588,44 @@ func (b *byteConverter) block(at int, blk *rawBlock) (int, error) {
 	})
 }
 
-// rawSource is a block's source: its type decoded, the rest raw string
-// bodies. A plain string source (a search result's) is type "string" with
-// the string as its url, as Source decodes it.
-type rawSource struct {
-	typ                  string
-	mediaType, data, url []byte
-}
-
-// source reads the source at at; nil when absent (-1).
-func (b *byteConverter) source(at int) (*rawSource, error) {
-	if at < 0 {
-		return nil, nil
-	}
+// readSource reads the source at at into src.
+func (b *byteConverter) readSource(at int, src *rawSource) (int, error) {
 	if b.data[at] == '"' {
-		v, _, _, err := jsonbytes.SkipValue(b.data, at)
-		return &rawSource{typ: "string", url: v}, err
+		s, end, err := b.scanStr(at)
+		*src = rawSource{typ: "string", url: s}
+		return end, err
 	}
-	src := &rawSource{}
 	var typ []byte
-	_, err := jsonbytes.ScanObjectAt(b.data, at, func(key []byte, at int) (int, error) {
-		v, _, end, err := jsonbytes.SkipValue(b.data, at)
-		if err != nil {
-			return -1, err
-		}
-		if b.data[at] == 'n' {
-			v = nil // null leaves the field as it was: empty, or a value before
-			switch string(key) {
-			case "type", "media_type", "data", "url":
-				return end, nil
+	end, err := jsonbytes.ScanObjectAt(b.data, at, func(key []byte, at int) (int, error) {
+		var field *str
+		switch string(key) {
+		case "type", "media_type", "data", "url":
+			if b.data[at] == 'n' {
+				// null leaves the field as it was, as in encoding/json.
+				return at + len("null"), nil
 			}
 		}
-		// A repeated name: the last value counts, as in encoding/json.
 		switch string(key) {
 		case "type":
-			typ = v
+			v, _, end, err := jsonbytes.SkipValue(b.data, at)
+			typ = v // a repeated name: the last value counts
+			return end, err
 		case "media_type":
-			src.mediaType = v
+			field = &src.mediaType
 		case "data":
-			src.data = v
+			field = &src.data
 		case "url":
-			src.url = v
+			field = &src.url
+		default:
+			_, _, end, err := jsonbytes.SkipValue(b.data, at)
+			return end, err
 		}
-		return end, nil
+		s, end, err := b.scanStr(at)
+		*field = s
+		return end, err
 	})
 	src.typ = b.decoded(typ)
-	return src, err
+	return end, err
 }
 
 // appendCompact appends the JSON value v (valid) without the spaces
