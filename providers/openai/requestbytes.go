@@ -88,7 +88,7 @@ type call struct {
 // strings as they are. A message's blocks are read in one walk before they
 // are converted, whatever the order of their members.
 type rawBlock struct {
-	typ                                 string
+	typ                                 []byte // decoded (valueBytes)
 	text, thinking, id, name, toolUseID str
 	input                               []byte // the raw value, nil if absent
 	source                              rawSource
@@ -178,7 +178,7 @@ func (b *byteConverter) systemPrompt(at int) error {
 func (b *byteConverter) systemText(blks []rawBlock, msg int) error {
 	for j := range blks {
 		blk := &blks[j]
-		if blk.typ != "text" {
+		if string(blk.typ) != "text" {
 			path := fmt.Sprintf("system.%d", j)
 			if msg >= 0 {
 				path = fmt.Sprintf("messages.%d.content.%d", msg, j)
@@ -204,13 +204,13 @@ func joinSeg(segs []seg, s str) []seg {
 
 // message converts the message object at at, the i-th.
 func (b *byteConverter) message(i, at int) (int, error) {
-	var role string
+	var role []byte
 	b.blks, b.subs = b.blks[:0], b.subs[:0]
 	end, err := jsonbytes.ScanObjectAt(b.data, at, func(key []byte, at int) (int, error) {
 		switch string(key) {
 		case "role":
 			v, _, end, err := jsonbytes.SkipValue(b.data, at)
-			role = b.decoded(v)
+			role = b.valueBytes(v)
 			return end, err
 		case "content":
 			blks, end, err := b.readContent(at, b.blks, true)
@@ -223,7 +223,7 @@ func (b *byteConverter) message(i, at int) (int, error) {
 	if err != nil {
 		return -1, err
 	}
-	switch role {
+	switch string(role) {
 	case "system":
 		// Claude Code sends one after the user turn: it stays in place.
 		b.segs = b.segs[:0]
@@ -247,7 +247,7 @@ func (b *byteConverter) user(i int, blks []rawBlock) error {
 	tools := 0
 	for j := range blks {
 		blk := &blks[j]
-		switch blk.typ {
+		switch string(blk.typ) {
 		case "text":
 			b.partText(blk.text)
 		case "image":
@@ -347,7 +347,7 @@ func (b *byteConverter) toolResult(i, j int, blk *rawBlock) error {
 	images := 0
 	for k := blk.subLo; k < blk.subHi; k++ {
 		rb := &b.subs[k]
-		switch rb.typ {
+		switch string(rb.typ) {
 		case "text":
 			b.tsegs = joinSeg(b.tsegs, rb.text)
 		case "image":
@@ -389,7 +389,7 @@ func (b *byteConverter) assistant(i int, blks []rawBlock) error {
 	contentLen := 0
 	for j := range blks {
 		blk := &blks[j]
-		switch blk.typ {
+		switch string(blk.typ) {
 		case "text":
 			// The model's own output, split by the gateway, rejoins exactly.
 			if len(blk.text.raw) > 0 {
@@ -506,13 +506,20 @@ func (b *byteConverter) appendStr(s str) {
 }
 
 // decoded returns the value of a string body, as encoding/json decodes it.
-func (b *byteConverter) decoded(raw []byte) string {
+func (b *byteConverter) decoded(raw []byte) string { return string(b.valueBytes(raw)) }
+
+// valueBytes is decoded without a copy of a plain string: raw itself when
+// it holds no escape and is valid UTF-8.
+func (b *byteConverter) valueBytes(raw []byte) []byte {
 	if bytes.IndexByte(raw, '\\') < 0 && jsonbytes.ValidUTF8(raw) {
-		return string(raw)
+		return raw
 	}
 	v, _ := jsonbytes.AppendDecoded(nil, raw)
-	return string(v)
+	return v
 }
+
+// textType is the type of the block a string Content stands for.
+var textType = []byte("text")
 
 // scanStr reads the string at at.
 func (b *byteConverter) scanStr(at int) (str, int, error) {
@@ -532,7 +539,7 @@ func (b *byteConverter) readContent(at int, list []rawBlock, top bool) ([]rawBlo
 	}
 	if b.data[at] == '"' {
 		s, end, err := b.scanStr(at)
-		return append(list, rawBlock{typ: "text", text: s}), end, err
+		return append(list, rawBlock{typ: textType, text: s}), end, err
 	}
 	end, err := jsonbytes.ScanArrayAt(b.data, at, func(at int) (int, error) {
 		list = append(list, rawBlock{})
@@ -578,7 +585,7 @@ func (b *byteConverter) readBlock(at int, blk *rawBlock, top bool) (int, error) 
 		}
 		switch string(key) {
 		case "type":
-			blk.typ = b.decoded(v)
+			blk.typ = b.valueBytes(v)
 		case "input":
 			blk.input = v
 		case "is_error":
