@@ -214,39 +214,168 @@ func FuzzOpenAIFastMatchesTyped(f *testing.F) {
 	f.Add(shapedRequest(6), byte(0))
 	f.Add(shapedRequest(3), byte(1))
 	f.Fuzz(func(t *testing.T, body []byte, mode byte) {
-		cfg := fastConfigs[int(mode)%len(fastConfigs)]
-		s := testSettings()
-		if mode&0x80 != 0 {
-			s.Parse.Tags = []string{"think"}
-			s.ThinkingHint = "Think <think> {budget} & more"
-		}
-		if mode&0x40 != 0 {
-			s.DefaultThinking = false
-		}
-		parsed, perr := providers.ParseRequest(body)
-		fast, ferr := scannedExchange(t, s, body)
-		if (perr == nil) != (ferr == nil) || perr != nil && perr.Error() != ferr.Error() {
-			t.Fatalf("ParseRequest: %v\nScanRequest: %v", perr, ferr)
-		}
-		if perr != nil {
-			return
-		}
-		typedX := providers.NewExchange(s, parsed, body, providers.ExchangeOptions{})
-		want, wantState, werr := ConvertRequest(typedX, cfg)
-		got, gotState, gerr := ConvertRequest(fast, cfg)
-		if (werr == nil) != (gerr == nil) || werr != nil && fmt.Sprint(werr) != fmt.Sprint(gerr) {
-			t.Fatalf("typed: %v\nfrom bytes: %v", werr, gerr)
-		}
-		if werr != nil {
-			return
-		}
-		if string(got) != string(want) {
-			t.Fatalf("from bytes:\n%s\ntyped:\n%s", got, want)
-		}
-		if !maps.Equal(gotState.toolNames, wantState.toolNames) {
-			t.Fatalf("tool names %v, typed %v", gotState.toolNames, wantState.toolNames)
-		}
+		checkFastMatchesTyped(t, body, mode)
+		// The same bytes as the choices of a request that scans: most
+		// mutations of a body are not JSON, these always are.
+		checkFastMatchesTyped(t, builtRequest(body), mode)
 	})
+}
+
+// checkFastMatchesTyped converts body both ways under the configuration
+// mode picks and fails on any difference.
+func checkFastMatchesTyped(t *testing.T, body []byte, mode byte) {
+	t.Helper()
+	cfg := fastConfigs[int(mode)%len(fastConfigs)]
+	s := testSettings()
+	if mode&0x80 != 0 {
+		s.Parse.Tags = []string{"think"}
+		s.ThinkingHint = "Think <think> {budget} & more"
+	}
+	if mode&0x40 != 0 {
+		s.DefaultThinking = false
+	}
+	parsed, perr := providers.ParseRequest(body)
+	fast, ferr := scannedExchange(t, s, body)
+	if (perr == nil) != (ferr == nil) || perr != nil && perr.Error() != ferr.Error() {
+		t.Fatalf("ParseRequest: %v\nScanRequest: %v", perr, ferr)
+	}
+	if perr != nil {
+		return
+	}
+	typedX := providers.NewExchange(s, parsed, body, providers.ExchangeOptions{})
+	want, wantState, werr := ConvertRequest(typedX, cfg)
+	got, gotState, gerr := ConvertRequest(fast, cfg)
+	if (werr == nil) != (gerr == nil) || werr != nil && fmt.Sprint(werr) != fmt.Sprint(gerr) {
+		t.Fatalf("body %s\ntyped: %v\nfrom bytes: %v", body, werr, gerr)
+	}
+	if werr != nil {
+		return
+	}
+	if string(got) != string(want) {
+		t.Fatalf("body %s\nfrom bytes:\n%s\ntyped:\n%s", body, got, want)
+	}
+	if !maps.Equal(gotState.toolNames, wantState.toolNames) {
+		t.Fatalf("tool names %v, typed %v", gotState.toolNames, wantState.toolNames)
+	}
+}
+
+// fuzzStrings are string bodies with every kind of escape, raw bytes the
+// escaper rewrites, and the empty string.
+var fuzzStrings = []string{
+	``, `plain`, `a\/b`, `\u00e9t\u00E9`, `\ud83d\ude42`, `\ud800 lone`, "raw \xff\xfe", "sep \u2028",
+	`esc \u2028`, `<b> & </b>`, `q \"x\" \\ n\n t\t`, `\u001b[0m \u001B`, `\u000a\u0008\b\f`, "日本語 é",
+	`\u0022quoted\u0022`, `tool_1`, `x`, `base64`, `url`, `text`, `image/png`, `iVBO\/Rw==`,
+}
+
+// builtRequest builds a request that ScanRequest reads without decoding,
+// its shape and strings chosen by the bytes of data.
+func builtRequest(data []byte) []byte {
+	next := func() byte {
+		if len(data) == 0 {
+			return 0
+		}
+		c := data[0]
+		data = data[1:]
+		return c
+	}
+	str := func() string { return `"` + fuzzStrings[int(next())%len(fuzzStrings)] + `"` }
+	types := []string{"text", "thinking", "redacted_thinking", "tool_use", "tool_result", "image", "document", "search_result", "t\u0065xt"}
+	source := func() string {
+		switch next() % 5 {
+		case 0:
+			return `{"type":"base64","media_type":` + str() + `,"data":` + str() + `}`
+		case 1:
+			return `{"url":` + str() + `,"type":"url","url":null,"x":[1]}`
+		case 2:
+			return `{"type":"text","data":` + str() + `,"media_type":null}`
+		case 3:
+			return str()
+		}
+		return `{"type":` + str() + `}`
+	}
+	var block func(depth int) string
+	content := func(depth int) string {
+		switch n := int(next() % 4); n {
+		case 0:
+			return str()
+		default:
+			blocks := make([]string, n)
+			for k := range blocks {
+				blocks[k] = block(depth)
+			}
+			return "[" + strings.Join(blocks, ",") + "]"
+		}
+	}
+	block = func(depth int) string {
+		var members []string
+		n := int(next() % 6)
+		members = append(members, `"type":"`+types[int(next())%len(types)]+`"`)
+		for k := 0; k < n; k++ {
+			switch next() % 9 {
+			case 0:
+				members = append(members, `"text":`+str())
+			case 1:
+				members = append(members, `"thinking":`+str(), `"signature":"sig"`)
+			case 2:
+				members = append(members, `"id":`+str(), `"name":`+str())
+			case 3:
+				members = append(members, `"input":{ "a" : [1, `+str()+`] }`)
+			case 4:
+				members = append(members, `"tool_use_id":`+str(), `"is_error":`+[]string{"true", "false"}[next()%2])
+			case 5:
+				if depth == 0 {
+					members = append(members, `"content":`+content(depth+1))
+				}
+			case 6:
+				members = append(members, `"source":`+source())
+			case 7:
+				members = append(members, `"cache_control":{"type":"ephemeral"}`)
+			case 8:
+				members = append(members, `"data":`+str())
+			}
+		}
+		// Members in any order, the type last as often as first.
+		if next()%2 == 0 {
+			members = append(members[1:], members[0])
+		}
+		seen := map[string]bool{}
+		var kept []string
+		for _, m := range members {
+			name := m[:strings.IndexByte(m[1:], '"')+2]
+			if !seen[name] {
+				seen[name] = true
+				kept = append(kept, m)
+			}
+		}
+		return "{" + strings.Join(kept, ",") + "}"
+	}
+	var msgs []string
+	for n := int(next() % 6); n > 0; n-- {
+		role := []string{"user", "assistant", "system"}[next()%3]
+		c := content(0)
+		if next()%2 == 0 {
+			msgs = append(msgs, `{"role":"`+role+`","content":`+c+`}`)
+		} else {
+			msgs = append(msgs, `{"content":`+c+`,"x":null,"role":"`+role+`"}`)
+		}
+	}
+	body := `{"model":"claude-x","max_tokens":7,"messages":[` + strings.Join(msgs, ",") + `]`
+	switch next() % 4 {
+	case 0:
+		body += `,"system":` + str()
+	case 1:
+		body += `,"system":[{"type":"text","text":` + str() + `},{"type":"text","text":` + str() + `}]`
+	}
+	switch next() % 3 {
+	case 0:
+		body += `,"thinking":{"type":"disabled"}`
+	case 1:
+		body += `,"thinking":{"type":"enabled","budget_tokens":2048}`
+	}
+	if next()%2 == 0 {
+		body += `,"tools":[{"name":` + str() + `,"input_schema":{"type":"object"}}],"tool_choice":{"type":"any"}`
+	}
+	return []byte(body + "}")
 }
 
 // shapedRequest is a short Claude Code-shaped request: a system prompt,
