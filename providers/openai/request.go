@@ -96,7 +96,7 @@ var emptySchema = json.RawMessage(`{"type":"object","properties":{}}`)
 // output_config, container, service_tier, top_k …) are not forwarded.
 //
 // A request read by ScanRequest is converted from the client's bytes
-// (convertBytes), its history never decoded; one decoded in full (by a
+// (byteConverter), its history never decoded; one decoded in full (by a
 // request matcher's ParseRequest), or with a reasoning_history that
 // rebuilds thinking blocks (mistral, openrouter), by the typed converter,
 // which writes the same bytes.
@@ -167,7 +167,7 @@ func (c *converter) head() (*chatRequest, error) {
 }
 
 // typed converts the decoded system prompt and messages into out and
-// encodes it: the reference convertBytes is held to.
+// encodes it: the reference byteConverter is held to.
 func (c *converter) typed(out *chatRequest) ([]byte, *State, error) {
 	req := c.x.Request
 	system, err := systemText(req.System, "system")

@@ -21,7 +21,7 @@ import (
 // differential fuzz target holds it to that.
 
 // fromBytes reports whether the configuration's conversion is one
-// convertBytes makes: mistral and openrouter history rebuild thinking
+// byteConverter makes: mistral and openrouter history rebuild thinking
 // blocks from their signatures, which is left to the typed converter.
 func (c *converter) fromBytes() bool {
 	switch c.cfg.ReasoningHistory {
@@ -108,7 +108,7 @@ type rawSource struct {
 
 // convert writes the body: out's fields around the messages converted
 // from the client's bytes (messages and system are the indexes of those
-// values in c.data, -1 if absent).
+// values in b.data, -1 if absent).
 func (b *byteConverter) convert(out *chatRequest, messages, system int) ([]byte, error) {
 	b.out = make([]byte, 0, len(b.x.Body)+512)
 	b.out = append(b.out, `{"model":"`...)
