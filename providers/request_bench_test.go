@@ -14,8 +14,8 @@ import (
 
 // BenchmarkRequestConversion measures the CPU cost of a request from its
 // body to the upstream body: ParseRequest alone, then reading the request
-// as the handler does (ParseRequestFor: a scan for anthropic and azure) and
-// each provider's Rewrite, on the 1 MB Claude Code request of
+// as the handler does (ParseRequestFor: a scan for anthropic, azure and
+// openai) and each provider's Rewrite, on the 1 MB Claude Code request of
 // BenchmarkRequestMemory. Besides MB/s and allocs/op it reports ms-per-MB,
 // the figure the targets are stated in, and cpu-ms/MB, the process's CPU
 // time per MB (garbage collection included), which a busy machine

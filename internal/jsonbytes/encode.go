@@ -55,8 +55,13 @@ var (
 // escaped, U+2028 and U+2029 as \u2028 and \u2029, each byte of invalid
 // UTF-8 as \ufffd, everything else as it is.
 func appendJSONStringNoHTML(dst []byte, s string) []byte {
-	b := bytesOf(s)
 	dst = append(dst, '"')
+	dst = AppendStringBodyNoHTML(dst, bytesOf(s))
+	return append(dst, '"')
+}
+
+// AppendStringBodyNoHTML is appendJSONStringNoHTML without the quotes.
+func AppendStringBodyNoHTML(dst, b []byte) []byte {
 	for i := 0; i < len(b); {
 		k, high := nextSpecialHigh(b, i)
 		if run := b[i:k]; !high || plainUTF8(run) {
@@ -83,7 +88,7 @@ func appendJSONStringNoHTML(dst []byte, s string) []byte {
 		dst = appendEscapedASCII(dst, b[k])
 		i = k + 1
 	}
-	return append(dst, '"')
+	return dst
 }
 
 // nextSpecialHigh is nextStringSpecial that also reports whether a byte of

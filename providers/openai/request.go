@@ -94,58 +94,61 @@ var emptySchema = json.RawMessage(`{"type":"object","properties":{}}`)
 // ConvertRequest builds the Chat Completions body for x. Fields Anthropic
 // alone understands (cache_control, thinking, context_management,
 // output_config, container, service_tier, top_k …) are not forwarded.
+//
+// A request read by ScanRequest is converted from the client's bytes
+// (byteConverter), its history never decoded; one decoded in full (by a
+// request matcher's ParseRequest), or with a reasoning_history that
+// rebuilds thinking blocks (mistral, openrouter), by the typed converter,
+// which writes the same bytes.
 func ConvertRequest(x *providers.Exchange, cfg Config) ([]byte, *State, error) {
-	req := x.Request
 	c := converter{x: x, cfg: cfg, state: &State{}, tag: "thinking"}
 	if tags := x.Settings.Parse.Tags; len(tags) > 0 {
 		c.tag = tags[0]
 	}
-	out := chatRequest{Model: x.UpstreamModel, Temperature: req.Temperature, TopP: req.TopP, Stop: req.StopSequences}
-
-	// Tools first: history tool calls must use the same upstream names.
-	tools, err := c.tools(req.Tools)
+	out, err := c.head()
 	if err != nil {
 		return nil, nil, err
+	}
+	if body, messages, system, ok := x.Request.ScannedValues(); ok && c.fromBytes() {
+		b := byteConverter{converter: &c, data: body}
+		upstream, err := b.convert(out, messages, system)
+		if err != nil {
+			return nil, nil, err
+		}
+		return upstream, c.state, nil
+	}
+	if err := x.Request.Complete(); err != nil {
+		return nil, nil, err
+	}
+	return c.typed(out)
+}
+
+// head converts everything but the system prompt and the messages into
+// out: the tools (first, so that history tool calls use the same upstream
+// names), tool_choice, the thinking parameters and the small fields; it
+// also decides c.hinted.
+func (c *converter) head() (*chatRequest, error) {
+	x, cfg, req := c.x, c.cfg, c.x.Request
+	out := &chatRequest{Model: x.UpstreamModel, Temperature: req.Temperature, TopP: req.TopP, Stop: req.StopSequences}
+	tools, err := c.tools(req.Tools)
+	if err != nil {
+		return nil, err
 	}
 	out.Tools = tools
 	if len(tools) > 0 && req.ToolChoice != nil {
 		out.ToolChoice, out.ParallelToolCalls, err = c.toolChoice(req.ToolChoice)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
-	}
-
-	system, err := systemText(req.System, "system")
-	if err != nil {
-		return nil, nil, err
 	}
 	mode := cfg.ThinkingMode
 	c.hinted = x.Thinking && (mode == "" || mode == ModeHint || mode == ModeBoth)
-	if c.hinted {
-		if system != "" {
-			system += "\n"
-		}
-		system += x.Settings.Hint(req.Thinking)
-	}
 	switch mode {
 	case ModeEffort, ModeBoth:
 		out.ReasoningEffort = providers.ReasoningEffort(x.ThinkingBudget(), x.Thinking, cfg.Efforts)
 	case ModeOpenRouter:
 		out.Reasoning = openRouterRequest(x, cfg.Efforts)
 	}
-	if system != "" {
-		c.msgs = append(c.msgs, chatMessage{Role: "system", Content: system})
-	}
-	for i := range req.Messages {
-		if err := c.message(i, &req.Messages[i]); err != nil {
-			return nil, nil, err
-		}
-	}
-	out.Messages = c.msgs
-	if out.Messages == nil {
-		out.Messages = []chatMessage{}
-	}
-
 	if req.MaxTokens > 0 {
 		if cfg.MaxTokensField == MaxCompletionTokens {
 			out.MaxCompletionTokens = req.MaxTokens
@@ -160,10 +163,39 @@ func ConvertRequest(x *providers.Exchange, cfg Config) ([]byte, *State, error) {
 		out.Stream = true
 		out.StreamOptions = &streamOptions{IncludeUsage: true}
 	}
+	return out, nil
+}
+
+// typed converts the decoded system prompt and messages into out and
+// encodes it: the reference byteConverter is held to.
+func (c *converter) typed(out *chatRequest) ([]byte, *State, error) {
+	req := c.x.Request
+	system, err := systemText(req.System, "system")
+	if err != nil {
+		return nil, nil, err
+	}
+	if c.hinted {
+		if system != "" {
+			system += "\n"
+		}
+		system += c.x.Settings.Hint(req.Thinking)
+	}
+	if system != "" {
+		c.msgs = append(c.msgs, chatMessage{Role: "system", Content: system})
+	}
+	for i := range req.Messages {
+		if err := c.message(i, &req.Messages[i]); err != nil {
+			return nil, nil, err
+		}
+	}
+	out.Messages = c.msgs
+	if out.Messages == nil {
+		out.Messages = []chatMessage{}
+	}
 
 	// HTML characters unescaped: <thinking> and the hint's tags stay
 	// readable in logs and upstream dumps.
-	body, err := jsonbytes.Encode(out, len(x.Body))
+	body, err := jsonbytes.Encode(out, len(c.x.Body))
 	if err != nil {
 		return nil, nil, err
 	}

@@ -1,0 +1,677 @@
+package openai
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+
+	"github.com/thinkgate/thinkgate/internal/jsonbytes"
+	"github.com/thinkgate/thinkgate/providers"
+)
+
+// An agent's request carries its whole history on every turn, and nearly
+// all of it is text that goes upstream unchanged: decoding each string
+// into Go and escaping it again cost more than everything else the gateway
+// does to a request. byteConverter writes the Chat Completions body
+// straight from the client's bytes, which ScanRequest has checked as
+// ParseRequest checks them: a string is copied as it is when the escaper
+// would write the same bytes (jsonbytes.AppendReescaped), and only the few
+// values the conversion reads (block types, tool names, sources) are
+// decoded. It writes exactly what the typed converter writes; the
+// differential fuzz target holds it to that.
+
+// fromBytes reports whether the configuration's conversion is one
+// byteConverter makes: mistral and openrouter history rebuild thinking
+// blocks from their signatures, which is left to the typed converter.
+func (c *converter) fromBytes() bool {
+	switch c.cfg.ReasoningHistory {
+	case HistoryMistral, HistoryOpenRouter:
+		return false
+	}
+	return true
+}
+
+// byteConverter is one conversion from the client's bytes.
+type byteConverter struct {
+	*converter
+	data []byte // the client's body
+	out  []byte // the upstream's body
+	// scratch holds a value being decoded and escaped again, or a tool
+	// call's compacted arguments.
+	scratch []byte
+	// segs are the pieces of the message being built: its text, or its
+	// parts' (user), or its content's (assistant); rsegs the reasoning's,
+	// tsegs a tool result's.
+	segs, rsegs, tsegs []seg
+	parts              []part
+	// blks are the blocks of the message being converted, subs those of
+	// their contents.
+	blks, subs []rawBlock
+	calls      []call
+	wrote      bool // a message is written: the next one needs a comma
+}
+
+// str is the body of one of the client's strings, still escaped, and
+// whether the escaper writes its value the same (jsonbytes.ScanString).
+type str struct {
+	raw       []byte
+	canonical bool
+}
+
+// seg is a piece of a text: one of the client's strings, or the gateway's
+// own text (lit). The decoded pieces are valid UTF-8, so the escaped whole
+// is the escaped pieces one after another.
+type seg struct {
+	str
+	lit   string
+	isRaw bool
+}
+
+func rawSeg(s str) seg    { return seg{str: s, isRaw: true} }
+func litSeg(s string) seg { return seg{lit: s} }
+
+// part is a user message's content part: a text, or an image whose URL is
+// segs[lo:hi].
+type part struct {
+	image  bool
+	lo, hi int
+}
+
+// call is one tool_use of an assistant message.
+type call struct {
+	id    str
+	name  string // as sent upstream
+	input []byte // the raw value, nil if absent
+}
+
+// rawBlock is what the conversion reads of a content block, the client's
+// strings as they are. A message's blocks are read in one walk before they
+// are converted, whatever the order of their members.
+type rawBlock struct {
+	typ                                 []byte // decoded (valueBytes)
+	text, thinking, id, name, toolUseID str
+	input                               []byte // the raw value, nil if absent
+	source                              rawSource
+	hasSource, isError                  bool
+	// subs[subLo:subHi] are the blocks of the content of a message's
+	// block (a tool_result's); a nested block's content is not read.
+	subLo, subHi int
+}
+
+// rawSource is a block's source: its type decoded, the rest the client's
+// strings. A plain string source (a search result's) is type "string" with
+// the string as its url, as Source decodes it.
+type rawSource struct {
+	typ                  string
+	mediaType, data, url str
+}
+
+// convert writes the body: out's fields around the messages converted
+// from the client's bytes (messages and system are the indexes of those
+// values in b.data, -1 if absent).
+func (b *byteConverter) convert(out *chatRequest, messages, system int) ([]byte, error) {
+	b.out = make([]byte, 0, len(b.x.Body)+512)
+	b.out = append(b.out, `{"model":"`...)
+	b.out = jsonbytes.AppendStringBodyNoHTML(b.out, []byte(out.Model))
+	b.out = append(b.out, `","messages":[`...)
+	if err := b.systemPrompt(system); err != nil {
+		return nil, err
+	}
+	if messages >= 0 {
+		i := 0
+		_, err := jsonbytes.ScanArrayAt(b.data, messages, func(at int) (int, error) {
+			end, err := b.message(i, at)
+			i++
+			return end, err
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	b.out = append(b.out, ']')
+
+	// The other fields, written by the encoder the typed converter uses,
+	// after the two it writes first.
+	rest := *out
+	rest.Model, rest.Messages = "", nil
+	tail, err := jsonbytes.Encode(&rest, 512)
+	if err != nil {
+		return nil, err
+	}
+	const head = `{"model":"","messages":null`
+	if !bytes.HasPrefix(tail, []byte(head)) {
+		return nil, fmt.Errorf("openai: unexpected request encoding %.40q", tail)
+	}
+	return append(b.out, tail[len(head):]...), nil
+}
+
+// systemPrompt writes the system message: the system prompt's text and
+// the thinking hint.
+func (b *byteConverter) systemPrompt(at int) error {
+	b.segs = b.segs[:0]
+	if at >= 0 {
+		blks, _, err := b.readContent(at, b.blks[:0], false)
+		b.blks = blks
+		if err != nil {
+			return err
+		}
+		if err := b.systemText(blks, -1); err != nil {
+			return err
+		}
+	}
+	if b.hinted {
+		if len(b.segs) > 0 {
+			b.segs = append(b.segs, litSeg("\n"))
+		}
+		if h := b.x.Settings.Hint(b.x.Request.Thinking); h != "" {
+			b.segs = append(b.segs, litSeg(h))
+		}
+	}
+	if len(b.segs) > 0 {
+		b.textMessage("system", b.segs)
+	}
+	return nil
+}
+
+// systemText collects into b.segs the text blocks of the system prompt
+// (msg -1) or of system message msg, joined by newlines.
+func (b *byteConverter) systemText(blks []rawBlock, msg int) error {
+	for j := range blks {
+		blk := &blks[j]
+		if string(blk.typ) != "text" {
+			path := fmt.Sprintf("system.%d", j)
+			if msg >= 0 {
+				path = fmt.Sprintf("messages.%d.content.%d", msg, j)
+			}
+			return unsupported(path, fmt.Sprintf("content block type %q in a system prompt", blk.typ))
+		}
+		b.segs = joinSeg(b.segs, blk.text)
+	}
+	return nil
+}
+
+// joinSeg appends a non-empty text to segs, after a newline if segs holds
+// text already.
+func joinSeg(segs []seg, s str) []seg {
+	if len(s.raw) == 0 { // a string body decodes empty only when it is empty
+		return segs
+	}
+	if len(segs) > 0 {
+		segs = append(segs, litSeg("\n"))
+	}
+	return append(segs, rawSeg(s))
+}
+
+// message converts the message object at at, the i-th.
+func (b *byteConverter) message(i, at int) (int, error) {
+	var role []byte
+	b.blks, b.subs = b.blks[:0], b.subs[:0]
+	end, err := jsonbytes.ScanObjectAt(b.data, at, func(key []byte, at int) (int, error) {
+		switch string(key) {
+		case "role":
+			v, _, end, err := jsonbytes.SkipValue(b.data, at)
+			role = b.valueBytes(v)
+			return end, err
+		case "content":
+			blks, end, err := b.readContent(at, b.blks, true)
+			b.blks = blks
+			return end, err
+		}
+		_, _, end, err := jsonbytes.SkipValue(b.data, at)
+		return end, err
+	})
+	if err != nil {
+		return -1, err
+	}
+	switch string(role) {
+	case "system":
+		// Claude Code sends one after the user turn: it stays in place.
+		b.segs = b.segs[:0]
+		if err := b.systemText(b.blks, i); err != nil {
+			return -1, err
+		}
+		b.textMessage("system", b.segs)
+	case "assistant":
+		err = b.assistant(i, b.blks)
+	default:
+		err = b.user(i, b.blks)
+	}
+	return end, err
+}
+
+// user converts a user turn: its tool_result blocks become role "tool"
+// messages, written as they come, ahead of the message with the turn's
+// other content.
+func (b *byteConverter) user(i int, blks []rawBlock) error {
+	b.segs, b.parts = b.segs[:0], b.parts[:0]
+	tools := 0
+	for j := range blks {
+		blk := &blks[j]
+		switch string(blk.typ) {
+		case "text":
+			b.partText(blk.text)
+		case "image":
+			if err := b.partImage(blk, func() string { return fmt.Sprintf("messages.%d.content.%d.source", i, j) }); err != nil {
+				return err
+			}
+		case "document":
+			// A plain-text document is text; PDFs have no portable form.
+			if !blk.hasSource || blk.source.typ != "text" {
+				st := "missing"
+				if blk.hasSource {
+					st = blk.source.typ + " " + b.decoded(blk.source.mediaType.raw)
+				}
+				return unsupported(fmt.Sprintf("messages.%d.content.%d", i, j), fmt.Sprintf("document block (source %s)", strings.TrimSpace(st)))
+			}
+			b.partText(blk.source.data)
+		case "tool_result":
+			tools++
+			if err := b.toolResult(i, j, blk); err != nil {
+				return err
+			}
+		default:
+			return unsupported(fmt.Sprintf("messages.%d.content.%d", i, j), fmt.Sprintf("content block type %q in a user message", blk.typ))
+		}
+	}
+	switch {
+	case len(b.parts) == 1 && !b.parts[0].image:
+		// A plain string when there are no images, the form every
+		// OpenAI-compatible server takes.
+		b.textMessage("user", b.segs)
+	case len(b.parts) > 0:
+		b.startMessage()
+		b.out = append(b.out, `{"role":"user","content":[`...)
+		for k, p := range b.parts {
+			if k > 0 {
+				b.out = append(b.out, ',')
+			}
+			if p.image {
+				b.out = append(b.out, `{"type":"image_url","image_url":{"url":"`...)
+				b.appendSegs(b.segs[p.lo:p.hi])
+				b.out = append(b.out, `"}}`...)
+			} else {
+				b.out = append(b.out, `{"type":"text","text":"`...)
+				b.appendSegs(b.segs[p.lo:p.hi])
+				b.out = append(b.out, `"}`...)
+			}
+		}
+		b.out = append(b.out, `]}`...)
+	case tools == 0:
+		b.textMessage("user", nil)
+	}
+	return nil
+}
+
+// partText adds a text to the user message's parts: consecutive texts
+// merge into one part, joined by a newline.
+func (b *byteConverter) partText(s str) {
+	if len(s.raw) == 0 {
+		return
+	}
+	if n := len(b.parts); n > 0 && !b.parts[n-1].image {
+		b.segs = append(b.segs, litSeg("\n"), rawSeg(s))
+		b.parts[n-1].hi = len(b.segs)
+		return
+	}
+	lo := len(b.segs)
+	b.segs = append(b.segs, rawSeg(s))
+	b.parts = append(b.parts, part{lo: lo, hi: len(b.segs)})
+}
+
+// partImage adds an image part for the image blk; path words the error
+// for a source with no URL form.
+func (b *byteConverter) partImage(blk *rawBlock, path func() string) error {
+	lo := len(b.segs)
+	src := &blk.source
+	switch {
+	case blk.hasSource && src.typ == "base64":
+		b.segs = append(b.segs, litSeg("data:"), rawSeg(src.mediaType), litSeg(";base64,"), rawSeg(src.data))
+	case blk.hasSource && src.typ == "url":
+		b.segs = append(b.segs, rawSeg(src.url))
+	default:
+		typ := "missing"
+		if blk.hasSource {
+			typ = fmt.Sprintf("%q", src.typ)
+		}
+		return unsupported(path(), "image source type "+typ)
+	}
+	b.parts = append(b.parts, part{image: true, lo: lo, hi: len(b.segs)})
+	return nil
+}
+
+// toolResult writes the tool message of the tool_result blk, block j of
+// message i. A tool message takes only text, so images the tool returned
+// go to the user message that follows.
+func (b *byteConverter) toolResult(i, j int, blk *rawBlock) error {
+	b.tsegs = b.tsegs[:0]
+	images := 0
+	for k := blk.subLo; k < blk.subHi; k++ {
+		rb := &b.subs[k]
+		switch string(rb.typ) {
+		case "text":
+			b.tsegs = joinSeg(b.tsegs, rb.text)
+		case "image":
+			k := k - blk.subLo
+			if err := b.partImage(rb, func() string { return fmt.Sprintf("messages.%d.content.%d.content.%d.source", i, j, k) }); err != nil {
+				return err
+			}
+			images++
+		default:
+			return unsupported(fmt.Sprintf("messages.%d.content.%d.content.%d", i, j, k-blk.subLo), fmt.Sprintf("content block type %q in a tool_result", rb.typ))
+		}
+	}
+	b.startMessage()
+	b.out = append(b.out, `{"role":"tool","content":"`...)
+	if blk.isError {
+		b.out = append(b.out, "Error: "...)
+	}
+	if images > 0 && len(b.tsegs) == 0 {
+		b.out = append(b.out, "(the tool returned an image; it follows in the next user message)"...)
+	}
+	b.appendSegs(b.tsegs)
+	b.out = append(b.out, '"')
+	if len(blk.toolUseID.raw) > 0 {
+		b.out = append(b.out, `,"tool_call_id":"`...)
+		b.appendStr(blk.toolUseID)
+		b.out = append(b.out, '"')
+	}
+	b.out = append(b.out, '}')
+	return nil
+}
+
+// assistant converts an assistant turn: text and history thinking (as tags
+// in place, or as reasoning_content) become the content, tool_use blocks the
+// tool_calls.
+func (b *byteConverter) assistant(i int, blks []rawBlock) error {
+	b.segs, b.rsegs, b.calls = b.segs[:0], b.rsegs[:0], b.calls[:0]
+	asReasoning := b.cfg.ReasoningHistory == HistoryReasoningContent
+	hasReasoning := false
+	contentLen := 0
+	for j := range blks {
+		blk := &blks[j]
+		switch string(blk.typ) {
+		case "text":
+			// The model's own output, split by the gateway, rejoins exactly.
+			if len(blk.text.raw) > 0 {
+				b.segs = append(b.segs, rawSeg(blk.text))
+				contentLen += len(blk.text.raw)
+			}
+		case "thinking":
+			switch {
+			case asReasoning:
+				// The field is the upstream's protocol, not a prompt, so
+				// it goes back whether or not thinking is on.
+				if hasReasoning && len(blk.thinking.raw) > 0 {
+					b.rsegs = append(b.rsegs, litSeg("\n\n"))
+				}
+				b.rsegs = append(b.rsegs, rawSeg(blk.thinking))
+				hasReasoning = true
+			case b.hinted && len(blk.thinking.raw) > 0:
+				b.segs = append(b.segs, litSeg("<"+b.tag+">"), rawSeg(blk.thinking), litSeg("</"+b.tag+">"))
+				contentLen += len(blk.thinking.raw) + 1
+			}
+			// Thinking off, or asked for without the hint: history
+			// thinking is dropped, so the model is not shown a format it
+			// was not asked for.
+		case "redacted_thinking":
+			// Encrypted for Anthropic alone: nothing an OpenAI model can read.
+		case "tool_use":
+			b.calls = append(b.calls, call{id: blk.id, name: b.state.shorten(b.decoded(blk.name.raw)), input: blk.input})
+		default:
+			return unsupported(fmt.Sprintf("messages.%d.content.%d", i, j), fmt.Sprintf("content block type %q in an assistant message", blk.typ))
+		}
+	}
+	if contentLen == 0 && len(b.calls) == 0 {
+		// Nothing an upstream accepts (only thinking, dropped): leave the turn out.
+		return nil
+	}
+	b.startMessage()
+	b.out = append(b.out, `{"role":"assistant","content":`...)
+	if contentLen > 0 {
+		b.out = append(b.out, '"')
+		b.appendSegs(b.segs)
+		b.out = append(b.out, '"')
+	} else {
+		b.out = append(b.out, "null"...)
+	}
+	if asReasoning && (hasReasoning || len(b.calls) > 0) {
+		// DeepSeek rejects a tool-calling assistant message without the field.
+		b.out = append(b.out, `,"reasoning_content":"`...)
+		b.appendSegs(b.rsegs)
+		b.out = append(b.out, '"')
+	}
+	if len(b.calls) > 0 {
+		b.out = append(b.out, `,"tool_calls":[`...)
+		for k, c := range b.calls {
+			if k > 0 {
+				b.out = append(b.out, ',')
+			}
+			b.out = append(b.out, `{"id":"`...)
+			b.appendStr(c.id)
+			b.out = append(b.out, `","type":"function","function":{"name":"`...)
+			b.out = jsonbytes.AppendStringBodyNoHTML(b.out, []byte(c.name))
+			b.out = append(b.out, `","arguments":"`...)
+			if c.input == nil {
+				b.out = append(b.out, "{}"...)
+			} else {
+				b.scratch = appendCompact(b.scratch[:0], c.input)
+				b.out = jsonbytes.AppendStringBodyNoHTML(b.out, b.scratch)
+			}
+			b.out = append(b.out, `"}}`...)
+		}
+		b.out = append(b.out, ']')
+	}
+	b.out = append(b.out, '}')
+	return nil
+}
+
+// startMessage writes the comma before every message but the first.
+func (b *byteConverter) startMessage() {
+	if b.wrote {
+		b.out = append(b.out, ',')
+	}
+	b.wrote = true
+}
+
+// textMessage writes a message of role whose content is the text segs.
+func (b *byteConverter) textMessage(role string, segs []seg) {
+	b.startMessage()
+	b.out = append(b.out, `{"role":"`...)
+	b.out = append(b.out, role...)
+	b.out = append(b.out, `","content":"`...)
+	b.appendSegs(segs)
+	b.out = append(b.out, `"}`...)
+}
+
+// appendSegs writes segs, escaped, one after another.
+func (b *byteConverter) appendSegs(segs []seg) {
+	for _, s := range segs {
+		if s.isRaw {
+			b.appendStr(s.str)
+		} else {
+			b.out = jsonbytes.AppendStringBodyNoHTML(b.out, []byte(s.lit))
+		}
+	}
+}
+
+// appendStr writes one of the client's strings as the escaper writes its
+// value: as it is when canonical. The scan checked its escapes, so the
+// decoding cannot fail.
+func (b *byteConverter) appendStr(s str) {
+	if s.canonical {
+		b.out = append(b.out, s.raw...)
+		return
+	}
+	b.out, b.scratch, _ = jsonbytes.AppendReescaped(b.out, s.raw, b.scratch)
+}
+
+// decoded returns the value of a string body, as encoding/json decodes it.
+func (b *byteConverter) decoded(raw []byte) string { return string(b.valueBytes(raw)) }
+
+// valueBytes is decoded without a copy of a plain string: raw itself when
+// it holds no escape and is valid UTF-8.
+func (b *byteConverter) valueBytes(raw []byte) []byte {
+	if bytes.IndexByte(raw, '\\') < 0 && jsonbytes.ValidUTF8(raw) {
+		return raw
+	}
+	v, _ := jsonbytes.AppendDecoded(nil, raw)
+	return v
+}
+
+// textType is the type of the block a string Content stands for.
+var textType = []byte("text")
+
+// scanStr reads the string at at.
+func (b *byteConverter) scanStr(at int) (str, int, error) {
+	end, canonical := jsonbytes.ScanString(b.data, at)
+	if end < 0 {
+		return str{}, -1, fmt.Errorf("openai: malformed string at %d", at)
+	}
+	return str{raw: b.data[at+1 : end-1], canonical: canonical}, end, nil
+}
+
+// readContent appends to list the blocks of the Content at at (a string is
+// one text block; at -1 is an absent Content, with none) and returns the
+// index past it. With top, each block's own content is read into b.subs.
+func (b *byteConverter) readContent(at int, list []rawBlock, top bool) ([]rawBlock, int, error) {
+	if at < 0 {
+		return list, at, nil
+	}
+	if b.data[at] == '"' {
+		s, end, err := b.scanStr(at)
+		return append(list, rawBlock{typ: textType, text: s}), end, err
+	}
+	end, err := jsonbytes.ScanArrayAt(b.data, at, func(at int) (int, error) {
+		list = append(list, rawBlock{})
+		return b.readBlock(at, &list[len(list)-1], top)
+	})
+	return list, end, err
+}
+
+// readBlock reads the block object at at into blk, a zero rawBlock.
+func (b *byteConverter) readBlock(at int, blk *rawBlock, top bool) (int, error) {
+	return jsonbytes.ScanObjectAt(b.data, at, func(key []byte, at int) (int, error) {
+		var field *str
+		switch string(key) {
+		case "text":
+			field = &blk.text
+		case "thinking":
+			field = &blk.thinking
+		case "id":
+			field = &blk.id
+		case "name":
+			field = &blk.name
+		case "tool_use_id":
+			field = &blk.toolUseID
+		case "source":
+			blk.hasSource = true
+			return b.readSource(at, &blk.source)
+		case "content":
+			if top {
+				blk.subLo = len(b.subs)
+				subs, end, err := b.readContent(at, b.subs, false)
+				b.subs, blk.subHi = subs, len(subs)
+				return end, err
+			}
+		}
+		if field != nil {
+			s, end, err := b.scanStr(at)
+			*field = s
+			return end, err
+		}
+		v, _, end, err := jsonbytes.SkipValue(b.data, at)
+		if err != nil {
+			return -1, err
+		}
+		switch string(key) {
+		case "type":
+			blk.typ = b.valueBytes(v)
+		case "input":
+			blk.input = v
+		case "is_error":
+			blk.isError = v[0] == 't'
+		}
+		return end, nil
+	})
+}
+
+// readSource reads the source at at into src.
+func (b *byteConverter) readSource(at int, src *rawSource) (int, error) {
+	if b.data[at] == '"' {
+		s, end, err := b.scanStr(at)
+		*src = rawSource{typ: "string", url: s}
+		return end, err
+	}
+	var typ []byte
+	end, err := jsonbytes.ScanObjectAt(b.data, at, func(key []byte, at int) (int, error) {
+		var field *str
+		switch string(key) {
+		case "type", "media_type", "data", "url":
+			if b.data[at] == 'n' {
+				// null leaves the field as it was, as in encoding/json.
+				return at + len("null"), nil
+			}
+		}
+		switch string(key) {
+		case "type":
+			v, _, end, err := jsonbytes.SkipValue(b.data, at)
+			typ = v // a repeated name: the last value counts
+			return end, err
+		case "media_type":
+			field = &src.mediaType
+		case "data":
+			field = &src.data
+		case "url":
+			field = &src.url
+		default:
+			_, _, end, err := jsonbytes.SkipValue(b.data, at)
+			return end, err
+		}
+		s, end, err := b.scanStr(at)
+		*field = s
+		return end, err
+	})
+	src.typ = b.decoded(typ)
+	return end, err
+}
+
+// appendCompact appends the JSON value v (valid) without the spaces
+// between its tokens, as json.Compact writes it.
+func appendCompact(dst, v []byte) []byte {
+	for i := 0; i < len(v); {
+		switch c := v[i]; c {
+		case ' ', '\t', '\n', '\r':
+			i++
+		case '"':
+			k := i + 1
+			for {
+				k = jsonbytes.IndexStringSpecial(v, k)
+				if k >= len(v) || v[k] == '"' {
+					break
+				}
+				if v[k] == '\\' {
+					k += 2
+				} else {
+					k++
+				}
+			}
+			end := min(k+1, len(v))
+			dst = append(dst, v[i:end]...)
+			i = end
+		default:
+			k := i + 1
+			for k < len(v) && v[k] != '"' && v[k] != ' ' && v[k] != '\t' && v[k] != '\n' && v[k] != '\r' {
+				k++
+			}
+			dst = append(dst, v[i:k]...)
+			i = k
+		}
+	}
+	return dst
+}
+
+// ScansRequest: the handler reads a request with ScanRequest, and
+// ConvertRequest writes the upstream's body from the client's bytes.
+func (p *Provider) ScansRequest() bool { return true }
+
+var _ providers.RequestScanner = (*Provider)(nil)

@@ -1,0 +1,421 @@
+package openai
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/thinkgate/thinkgate/internal/fuzzcheck"
+	"github.com/thinkgate/thinkgate/internal/golden"
+	"github.com/thinkgate/thinkgate/providers"
+)
+
+// goldenCases are TestConvertRequestGolden's: the converted body of each
+// input under each configuration is in requests/<name>.out.json.
+var goldenCases = []struct {
+	name, in string
+	cfg      Config
+	settings func(*providers.Settings)
+}{
+	{name: "claude_code", in: "claude_code"},
+	{name: "claude_code_reasoning_content", in: "claude_code", cfg: Config{ReasoningHistory: HistoryReasoningContent}},
+	{name: "basic", in: "basic"},
+	{name: "thinking_budget", in: "thinking_budget", cfg: Config{MaxTokensField: MaxCompletionTokens}},
+	{name: "thinking_disabled", in: "thinking_disabled"},
+	{name: "thinking_disabled_reasoning_content", in: "thinking_disabled", cfg: Config{ReasoningHistory: HistoryReasoningContent}},
+	{name: "history", in: "history"},
+	{name: "history_reasoning_content", in: "history", cfg: Config{ReasoningHistory: HistoryReasoningContent}},
+	{name: "history_think_tag", in: "history", settings: func(s *providers.Settings) { s.Parse.Tags = []string{"think", "thinking"} }},
+	{name: "history_custom_hint", in: "thinking_budget", settings: func(s *providers.Settings) {
+		s.ThinkingHint = "Think in <thinking> tags, at most {budget} tokens."
+		s.Models = []providers.ModelRule{{From: "claude-*", To: "deepseek-reasoner"}}
+	}},
+	{name: "tools", in: "tools"},
+}
+
+// scannedExchange reads body as the handler does for this provider
+// (ScanRequest) and prepares an exchange.
+func scannedExchange(t testing.TB, s *providers.Settings, body []byte) (*providers.Exchange, error) {
+	t.Helper()
+	req, err := providers.ParseRequestFor(New(Config{}), body)
+	if err != nil {
+		return nil, err
+	}
+	return providers.NewExchange(s, req, body, providers.ExchangeOptions{}), nil
+}
+
+// TestConvertRequestFromBytesGolden: a request read by ScanRequest, as the
+// handler reads it, converts from the client's bytes to exactly the golden
+// body, byte for byte what the typed converter writes.
+func TestConvertRequestFromBytesGolden(t *testing.T) {
+	for _, tc := range goldenCases {
+		t.Run(tc.name, func(t *testing.T) {
+			s := testSettings()
+			if tc.settings != nil {
+				tc.settings(s)
+			}
+			in := []byte(readFile(t, "requests/"+tc.in+".in.json"))
+			x, err := scannedExchange(t, s, in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !x.Request.Scanned() {
+				t.Fatal("the request was decoded, not scanned: the typed converter would run")
+			}
+			body, state, err := ConvertRequest(x, tc.cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !x.Request.Scanned() {
+				t.Error("the conversion decoded the history")
+			}
+			golden.JSON(t, "requests/"+tc.name+".out.json", body)
+			typed, typedState, err := ConvertRequest(exchange(t, s, string(in)), tc.cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(body) != string(typed) {
+				t.Errorf("from bytes:\n%s\ntyped:\n%s", body, typed)
+			}
+			if !maps.Equal(state.toolNames, typedState.toolNames) {
+				t.Errorf("tool names %v, typed %v", state.toolNames, typedState.toolNames)
+			}
+		})
+	}
+}
+
+// escapesRequest has strings with escapes the escaper writes and escapes
+// it does not, invalid UTF-8 and a lone surrogate.
+const escapesRequest = `{"model":"m","max_tokens":5,"system":"sys \u00e9 a\/b","messages":[` +
+	`{"role":"user","content":[{"type":"text","text":"plain <b> & \"q\"\n"},{"type":"text","text":"\u0041\ud83d\ude42 \ud800 lone"},` +
+	`{"type":"image","source":{"type":"base64","media_type":"image/png","data":"iVBO\/Rw=="}}]},` +
+	`{"role":"assistant","content":[{"type":"thinking","thinking":"hm \u2028 sep","signature":"s"},{"type":"text","text":"ok"},` +
+	`{"type":"tool_use","id":"t\u005f1","name":"na\u006De","input":{ "a" : [1, 2, "x y\/"] , "b":"\u00e9" }}]},` +
+	"{\"role\":\"user\",\"content\":[{\"type\":\"tool_result\",\"tool_use_id\":\"t_1\",\"is_error\":true,\"content\":\"bad \xff byte\"}]}]}"
+
+// TestConvertRequestFromBytesEscapes: strings whose escapes the escaper
+// writes differently are decoded and escaped again, the others copied; the
+// body is the typed converter's either way.
+func TestConvertRequestFromBytesEscapes(t *testing.T) {
+	body := escapesRequest
+	x, err := scannedExchange(t, testSettings(), []byte(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !x.Request.Scanned() {
+		t.Fatal("not scanned")
+	}
+	got, _, err := ConvertRequest(x, Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"model":"m","messages":[` +
+		`{"role":"system","content":"sys é a/b\n` + hintJSON(t) + `"},` +
+		`{"role":"user","content":[{"type":"text","text":"plain <b> & \"q\"\n\nA🙂 ` + "\uFFFD" + ` lone"},{"type":"image_url","image_url":{"url":"data:image/png;base64,iVBO/Rw=="}}]},` +
+		`{"role":"assistant","content":"<thinking>hm \u2028 sep</thinking>ok","tool_calls":[{"id":"t_1","type":"function","function":{"name":"name","arguments":"{\"a\":[1,2,\"x y\\/\"],\"b\":\"\\u00e9\"}"}}]},` +
+		`{"role":"tool","content":"Error: bad ` + "\uFFFD" + ` byte","tool_call_id":"t_1"}],"max_tokens":5}`
+	if string(got) != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+	typed, _, err := ConvertRequest(exchange(t, nil, body), Config{})
+	if err != nil || string(typed) != string(got) {
+		t.Errorf("typed: %v\n%s", err, typed)
+	}
+}
+
+// hintJSON is the default thinking hint as a JSON string's body.
+func hintJSON(t *testing.T) string {
+	b, err := json.Marshal(testSettings().Hint(providers.ThinkingParam{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.NewReplacer(`\u003c`, "<", `\u003e`, ">", `\u0026`, "&").Replace(string(b[1 : len(b)-1]))
+}
+
+// TestConvertRequestFromBytesErrors: the errors of TestConvertRequestErrors,
+// from the client's bytes.
+func TestConvertRequestFromBytesErrors(t *testing.T) {
+	for _, tc := range []struct{ body, want string }{
+		{`{"role":"user","content":[{"type":"text","text":"read"},{"type":"document","source":{"type":"base64","media_type":"application/pdf","data":"JVBERi0="}}]}`,
+			`messages.0.content.1: document block (source base64 application/pdf) is not supported by the openai provider`},
+		{`{"role":"user","content":[{"type":"search_result","title":"t","content":[{"type":"text","text":"r"}]}]}`,
+			`messages.0.content.0: content block type "search_result" in a user message is not supported by the openai provider`},
+		{`{"role":"assistant","content":[{"type":"server_tool_use","id":"srvtoolu_1","name":"web_search","input":{}}]}`,
+			`messages.0.content.0: content block type "server_tool_use" in an assistant message is not supported by the openai provider`},
+		{`{"role":"user","content":[{"type":"image","source":{"type":"file","file_id":"file_1"}}]}`,
+			`messages.0.content.0.source: image source type "file" is not supported by the openai provider`},
+		{`{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":[{"type":"document","source":{"type":"text","data":"x"}}]}]}`,
+			`messages.0.content.0.content.0: content block type "document" in a tool_result is not supported by the openai provider`},
+		{`{"role":"system","content":[{"type":"image","source":{"type":"url","url":"u"}}]}`,
+			`messages.0.content.0: content block type "image" in a system prompt is not supported by the openai provider`},
+		{`{"role":"user","content":"ok"},{"content":[{"type":"image"}],"role":"user"}`,
+			`messages.1.content.0.source: image source type missing is not supported by the openai provider`},
+		{`{"role":"user","content":[{"type":"document","source":"https://example.com"}]}`,
+			`messages.0.content.0: document block (source string) is not supported by the openai provider`},
+	} {
+		x, err := scannedExchange(t, testSettings(), []byte(`{"model":"m","max_tokens":1,"messages":[`+tc.body+`]}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !x.Request.Scanned() {
+			t.Fatalf("%s: not scanned", tc.body)
+		}
+		_, _, err = ConvertRequest(x, Config{})
+		e, ok := err.(*providers.Error)
+		if !ok || e.Status != 400 || e.Type != "invalid_request_error" || e.Message != tc.want {
+			t.Errorf("%s:\ngot %#v\nwant 400 invalid_request_error %q", tc.body, err, tc.want)
+		}
+	}
+}
+
+// fastConfigs are the configurations the differential fuzz target picks
+// from; the mistral and openrouter histories take the typed path either way.
+var fastConfigs = []Config{
+	{},
+	{ReasoningHistory: HistoryReasoningContent},
+	{ThinkingMode: ModeEffort, MaxTokensField: MaxCompletionTokens},
+	{ThinkingMode: ModeBoth, ReasoningHistory: HistoryContent},
+	{ThinkingMode: ModeOpenRouter},
+	{ThinkingMode: ModeNone, ReasoningHistory: HistoryReasoningContent},
+	{ReasoningHistory: HistoryMistral},
+	{ReasoningHistory: HistoryOpenRouter},
+}
+
+// FuzzOpenAIFastMatchesTyped: for any body, the conversion from the
+// client's bytes (a request read by ScanRequest) and the typed one (a
+// request decoded by ParseRequest) write the same bytes and shorten the
+// same tool names, or fail with the same error.
+func FuzzOpenAIFastMatchesTyped(f *testing.F) {
+	dir := filepath.Join("testdata", "requests")
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, e := range ents {
+		if strings.HasSuffix(e.Name(), ".in.json") {
+			b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+			if err != nil {
+				f.Fatal(err)
+			}
+			f.Add(b, byte(0))
+			f.Add(b, byte(1))
+		}
+	}
+	for i, s := range fuzzcheck.Seeds {
+		f.Add([]byte(s), byte(i))
+	}
+	f.Add([]byte(escapesRequest), byte(0))
+	f.Add([]byte(escapesRequest), byte(0x81))
+	f.Add([]byte(`{"model":"m","messages":[{"content":[{"type":"tool_result","tool_use_id":"","content":[{"type":"image","source":{"type":"url","url":"u","url":null}},{"type":"text","text":""}]},{"type":"document","source":{"data":"d","type":"text","type":null}}],"x":1,"role":"user"},{"role":"assistant","content":[{"type":"thinking","thinking":""},{"type":"thinking","thinking":"b"},{"type":"redacted_thinking","data":"x"}]},{"role":"system","content":"s"},{"role":"assistant","content":""},{"role":"user"}]}`), byte(1))
+	f.Add(shapedRequest(6), byte(0))
+	f.Add(shapedRequest(3), byte(1))
+	f.Fuzz(func(t *testing.T, body []byte, mode byte) {
+		checkFastMatchesTyped(t, body, mode)
+		// The same bytes as the choices of a request that scans: most
+		// mutations of a body are not JSON, these always are.
+		checkFastMatchesTyped(t, builtRequest(body), mode)
+	})
+}
+
+// checkFastMatchesTyped converts body both ways under the configuration
+// mode picks and fails on any difference.
+func checkFastMatchesTyped(t *testing.T, body []byte, mode byte) {
+	t.Helper()
+	cfg := fastConfigs[int(mode)%len(fastConfigs)]
+	s := testSettings()
+	if mode&0x80 != 0 {
+		s.Parse.Tags = []string{"think"}
+		s.ThinkingHint = "Think <think> {budget} & more"
+	}
+	if mode&0x40 != 0 {
+		s.DefaultThinking = false
+	}
+	parsed, perr := providers.ParseRequest(body)
+	fast, ferr := scannedExchange(t, s, body)
+	if (perr == nil) != (ferr == nil) || perr != nil && perr.Error() != ferr.Error() {
+		t.Fatalf("ParseRequest: %v\nScanRequest: %v", perr, ferr)
+	}
+	if perr != nil {
+		return
+	}
+	typedX := providers.NewExchange(s, parsed, body, providers.ExchangeOptions{})
+	want, wantState, werr := ConvertRequest(typedX, cfg)
+	got, gotState, gerr := ConvertRequest(fast, cfg)
+	if (werr == nil) != (gerr == nil) || werr != nil && fmt.Sprint(werr) != fmt.Sprint(gerr) {
+		t.Fatalf("body %s\ntyped: %v\nfrom bytes: %v", body, werr, gerr)
+	}
+	if werr != nil {
+		return
+	}
+	if string(got) != string(want) {
+		t.Fatalf("body %s\nfrom bytes:\n%s\ntyped:\n%s", body, got, want)
+	}
+	if !maps.Equal(gotState.toolNames, wantState.toolNames) {
+		t.Fatalf("tool names %v, typed %v", gotState.toolNames, wantState.toolNames)
+	}
+}
+
+// fuzzStrings are string bodies with every kind of escape, raw bytes the
+// escaper rewrites, and the empty string.
+var fuzzStrings = []string{
+	``, `plain`, `a\/b`, `\u00e9t\u00E9`, `\ud83d\ude42`, `\ud800 lone`, "raw \xff\xfe", "sep \u2028",
+	`esc \u2028`, `<b> & </b>`, `q \"x\" \\ n\n t\t`, `\u001b[0m \u001B`, `\u000a\u0008\b\f`, "日本語 é",
+	`\u0022quoted\u0022`, `tool_1`, `x`, `base64`, `url`, `text`, `image/png`, `iVBO\/Rw==`,
+}
+
+// builtRequest builds a request that ScanRequest reads without decoding,
+// its shape and strings chosen by the bytes of data.
+func builtRequest(data []byte) []byte {
+	next := func() byte {
+		if len(data) == 0 {
+			return 0
+		}
+		c := data[0]
+		data = data[1:]
+		return c
+	}
+	str := func() string { return `"` + fuzzStrings[int(next())%len(fuzzStrings)] + `"` }
+	types := []string{"text", "thinking", "redacted_thinking", "tool_use", "tool_result", "image", "document", "search_result", "t\u0065xt"}
+	source := func() string {
+		switch next() % 5 {
+		case 0:
+			return `{"type":"base64","media_type":` + str() + `,"data":` + str() + `}`
+		case 1:
+			return `{"url":` + str() + `,"type":"url","url":null,"x":[1]}`
+		case 2:
+			return `{"type":"text","data":` + str() + `,"media_type":null}`
+		case 3:
+			return str()
+		}
+		return `{"type":` + str() + `}`
+	}
+	var block func(depth int) string
+	content := func(depth int) string {
+		switch n := int(next() % 4); n {
+		case 0:
+			return str()
+		default:
+			blocks := make([]string, n)
+			for k := range blocks {
+				blocks[k] = block(depth)
+			}
+			return "[" + strings.Join(blocks, ",") + "]"
+		}
+	}
+	block = func(depth int) string {
+		var members []string
+		n := int(next() % 6)
+		members = append(members, `"type":"`+types[int(next())%len(types)]+`"`)
+		for k := 0; k < n; k++ {
+			switch next() % 9 {
+			case 0:
+				members = append(members, `"text":`+str())
+			case 1:
+				members = append(members, `"thinking":`+str(), `"signature":"sig"`)
+			case 2:
+				members = append(members, `"id":`+str(), `"name":`+str())
+			case 3:
+				members = append(members, `"input":{ "a" : [1, `+str()+`] }`)
+			case 4:
+				members = append(members, `"tool_use_id":`+str(), `"is_error":`+[]string{"true", "false"}[next()%2])
+			case 5:
+				if depth == 0 {
+					members = append(members, `"content":`+content(depth+1))
+				}
+			case 6:
+				members = append(members, `"source":`+source())
+			case 7:
+				members = append(members, `"cache_control":{"type":"ephemeral"}`)
+			case 8:
+				members = append(members, `"data":`+str())
+			}
+		}
+		// Members in any order, the type last as often as first.
+		if next()%2 == 0 {
+			members = append(members[1:], members[0])
+		}
+		seen := map[string]bool{}
+		var kept []string
+		for _, m := range members {
+			name := m[:strings.IndexByte(m[1:], '"')+2]
+			if !seen[name] {
+				seen[name] = true
+				kept = append(kept, m)
+			}
+		}
+		return "{" + strings.Join(kept, ",") + "}"
+	}
+	var msgs []string
+	for n := int(next() % 6); n > 0; n-- {
+		role := []string{"user", "assistant", "system"}[next()%3]
+		c := content(0)
+		if next()%2 == 0 {
+			msgs = append(msgs, `{"role":"`+role+`","content":`+c+`}`)
+		} else {
+			msgs = append(msgs, `{"content":`+c+`,"x":null,"role":"`+role+`"}`)
+		}
+	}
+	body := `{"model":"claude-x","max_tokens":7,"messages":[` + strings.Join(msgs, ",") + `]`
+	switch next() % 4 {
+	case 0:
+		body += `,"system":` + str()
+	case 1:
+		body += `,"system":[{"type":"text","text":` + str() + `},{"type":"text","text":` + str() + `}]`
+	}
+	switch next() % 3 {
+	case 0:
+		body += `,"thinking":{"type":"disabled"}`
+	case 1:
+		body += `,"thinking":{"type":"enabled","budget_tokens":2048}`
+	}
+	if next()%2 == 0 {
+		body += `,"tools":[{"name":` + str() + `,"input_schema":{"type":"object"}}],"tool_choice":{"type":"any"}`
+	}
+	return []byte(body + "}")
+}
+
+// shapedRequest is a short Claude Code-shaped request: a system prompt,
+// tools (one name too long for OpenAI), and turns of signed thinking, text
+// and a tool_use answered by a tool_result of source code.
+func shapedRequest(turns int) []byte {
+	type obj = map[string]any
+	code := strings.Repeat("func main() {\n\tfmt.Println(\"héllo, \\\"wörld\\\"\")\t// 日本語 <tag> & \u2028\n}\n", 3)
+	req := obj{
+		"model": "claude-sonnet-4-5", "max_tokens": 32000, "stream": true,
+		"thinking": obj{"type": "enabled", "budget_tokens": 16000},
+		"metadata": obj{"user_id": `{"device_id":"d41d8cd98f00b204","session_id":"7c2a6a34"}`},
+		"system": []any{
+			obj{"type": "text", "text": "You are Claude Code."},
+			obj{"type": "text", "text": "Follow the instructions.", "cache_control": obj{"type": "ephemeral"}},
+		},
+		"tools": []any{
+			obj{"name": "Bash", "description": "Runs a command.", "input_schema": obj{"type": "object", "properties": obj{"command": obj{"type": "string"}}}},
+			obj{"name": "mcp__" + strings.Repeat("very_long_server_name_", 4) + "tool", "input_schema": obj{"type": "object"}},
+		},
+	}
+	msgs := []any{obj{"role": "user", "content": "Fix the failing test."}}
+	for i := 0; i < turns; i++ {
+		id := fmt.Sprintf("toolu_%04d", i)
+		name := "Bash"
+		if i%2 == 1 {
+			name = "mcp__" + strings.Repeat("very_long_server_name_", 4) + "tool"
+		}
+		msgs = append(msgs,
+			obj{"role": "assistant", "content": []any{
+				obj{"type": "thinking", "thinking": fmt.Sprintf("Step %d: look at the file.", i), "signature": "EqQBCkgIARAB" + id},
+				obj{"type": "text", "text": "Let me read the file."},
+				obj{"type": "tool_use", "id": id, "name": name, "input": obj{"command": fmt.Sprintf("cat file_%d.go", i)}},
+			}},
+			obj{"role": "user", "content": []any{
+				obj{"type": "tool_result", "tool_use_id": id, "content": code},
+				obj{"type": "text", "text": "Go on."},
+			}})
+	}
+	req["messages"] = msgs
+	body, _ := json.Marshal(req)
+	return body
+}
