@@ -34,9 +34,10 @@ type Options struct {
 	// gpt-oss, deepseek or none. Empty: read from the model id, which an
 	// application inference profile's ARN does not tell.
 	ThinkingFamily string `json:"thinking_family,omitempty"`
-	// ReasoningEfforts maps budget_tokens to the effort Nova 2 and gpt-oss
-	// take (low, medium, high); empty means providers.DefaultEfforts.
-	ReasoningEfforts []providers.EffortStep `json:"reasoning_efforts,omitempty"`
+	// Efforts maps budget_tokens to the effort Nova 2 and gpt-oss take
+	// (low, medium, high), as openai's and responses' efforts do; empty
+	// means providers.DefaultEfforts.
+	Efforts []providers.EffortStep `json:"efforts,omitempty"`
 	// CachePoints says where cache_control becomes a cachePoint: auto
 	// (default), on or off.
 	CachePoints string `json:"cache_points,omitempty"`
@@ -54,8 +55,8 @@ func (o Options) Validate() error {
 	default:
 		return fmt.Errorf("cache_points: must be auto, on or off, got %q", o.CachePoints)
 	}
-	if err := providers.ValidateEffortSteps(o.ReasoningEfforts, efforts...); err != nil {
-		return fmt.Errorf("reasoning_efforts: %v", err)
+	if err := providers.ValidateEffortSteps(o.Efforts, efforts...); err != nil {
+		return fmt.Errorf("efforts: %v", err)
 	}
 	return nil
 }
@@ -79,43 +80,4 @@ func NewTranslator(x *providers.Exchange, st *State) providers.Translator {
 		st = &State{}
 	}
 	return &Translator{x: x, st: st}
-}
-
-// OptionNames are the Caddyfile subdirectives of Options, for the bedrock
-// provider's list of valid options.
-var OptionNames = []string{"thinking_family", "reasoning_efforts", "cache_points"}
-
-// SetOption sets the option a Caddyfile subdirective names from its
-// arguments, for the bedrock provider's UnmarshalCaddyfile:
-//
-//	thinking_family   claude|nova|gpt-oss|deepseek|none
-//	reasoning_efforts <effort>:<max_budget>... <effort>
-//	cache_points      auto|on|off
-//
-// known is false for a name that is not one of them. Validate checks the
-// values.
-func (o *Options) SetOption(name string, args []string) (known bool, err error) {
-	one := func() (string, error) {
-		if len(args) != 1 {
-			return "", fmt.Errorf("%s: takes one argument, got %d", name, len(args))
-		}
-		return args[0], nil
-	}
-	switch name {
-	case "thinking_family":
-		o.ThinkingFamily, err = one()
-	case "cache_points":
-		o.CachePoints, err = one()
-	case "reasoning_efforts":
-		if len(args) == 0 {
-			return true, fmt.Errorf("%s: takes at least one <effort>[:<max_budget>]", name)
-		}
-		o.ReasoningEfforts, err = providers.ParseEffortSteps(args)
-		if err != nil {
-			err = fmt.Errorf("%s: %v", name, err)
-		}
-	default:
-		return false, nil
-	}
-	return true, err
 }

@@ -94,7 +94,7 @@ func (c *converter) thinking(out *request) {
 		}
 	case FamilyNova:
 		if x.Thinking {
-			effort := providers.ReasoningEffort(x.ThinkingBudget(), true, c.opts.ReasoningEfforts)
+			effort := providers.ReasoningEffort(x.ThinkingBudget(), true, c.opts.Efforts)
 			fields["reasoningConfig"] = map[string]any{"type": "enabled", "maxReasoningEffort": effort}
 			out.dropSampling()
 			if effort == "high" && out.InferenceConfig != nil {
@@ -104,7 +104,7 @@ func (c *converter) thinking(out *request) {
 		}
 	case FamilyGPTOSS:
 		if x.Thinking {
-			fields["reasoning_effort"] = providers.ReasoningEffort(x.ThinkingBudget(), true, c.opts.ReasoningEfforts)
+			fields["reasoning_effort"] = providers.ReasoningEffort(x.ThinkingBudget(), true, c.opts.Efforts)
 		}
 	}
 	if len(fields) > 0 {

@@ -142,7 +142,7 @@ func TestConvertThinkingFamilies(t *testing.T) {
 		{golden: "family_claude_too_small", body: req(claude, `true`, "512")},
 		{golden: "family_claude_off", body: req(claude, `{"type":"disabled"}`, "512")},
 		{golden: "family_nova_high", body: req("us.amazon.nova-2-lite-v1:0", `{"type":"enabled","budget_tokens":20000}`, "30000")},
-		{golden: "family_nova_low", opts: Options{ReasoningEfforts: []providers.EffortStep{{Effort: "low", MaxBudget: 8000}, {Effort: "high"}}},
+		{golden: "family_nova_low", opts: Options{Efforts: []providers.EffortStep{{Effort: "low", MaxBudget: 8000}, {Effort: "high"}}},
 			body: req("us.amazon.nova-2-lite-v1:0", `{"type":"enabled","budget_tokens":5000}`, "30000")},
 		{golden: "family_nova_off", body: req("us.amazon.nova-2-lite-v1:0", `false`, "300")},
 		{golden: "family_gpt_oss", body: req("openai.gpt-oss-120b-1:0", `{"type":"enabled","budget_tokens":10000}`, "30000")},
@@ -191,10 +191,10 @@ func TestOptionsValidate(t *testing.T) {
 		want string
 	}{
 		{Options{}, ""},
-		{Options{ThinkingFamily: FamilyGPTOSS, CachePoints: CacheOff, ReasoningEfforts: []providers.EffortStep{{Effort: "low", MaxBudget: 100}, {Effort: "high"}}}, ""},
+		{Options{ThinkingFamily: FamilyGPTOSS, CachePoints: CacheOff, Efforts: []providers.EffortStep{{Effort: "low", MaxBudget: 100}, {Effort: "high"}}}, ""},
 		{Options{ThinkingFamily: "llama"}, `thinking_family: must be claude, nova, gpt-oss, deepseek or none, got "llama"`},
 		{Options{CachePoints: "yes"}, `cache_points: must be auto, on or off, got "yes"`},
-		{Options{ReasoningEfforts: []providers.EffortStep{{Effort: "minimal"}}}, `reasoning_efforts: step 0: effort must be one of low, medium, high, got "minimal"`},
+		{Options{Efforts: []providers.EffortStep{{Effort: "minimal"}}}, `efforts: step 0: effort must be one of low, medium, high, got "minimal"`},
 	} {
 		err := tc.opts.Validate()
 		got := ""
@@ -203,44 +203,6 @@ func TestOptionsValidate(t *testing.T) {
 		}
 		if got != tc.want {
 			t.Errorf("%+v: got %q, want %q", tc.opts, got, tc.want)
-		}
-	}
-}
-
-func TestSetOption(t *testing.T) {
-	var o Options
-	for _, c := range []struct {
-		name string
-		args []string
-	}{
-		{"thinking_family", []string{"gpt-oss"}},
-		{"cache_points", []string{"off"}},
-		{"reasoning_efforts", []string{"low:2000", "high"}},
-	} {
-		if known, err := o.SetOption(c.name, c.args); !known || err != nil {
-			t.Fatalf("%s %v: %v, %v", c.name, c.args, known, err)
-		}
-	}
-	want := Options{ThinkingFamily: FamilyGPTOSS, CachePoints: CacheOff, ReasoningEfforts: []providers.EffortStep{{Effort: "low", MaxBudget: 2000}, {Effort: "high"}}}
-	if o.ThinkingFamily != want.ThinkingFamily || o.CachePoints != want.CachePoints || len(o.ReasoningEfforts) != 2 ||
-		o.ReasoningEfforts[0] != want.ReasoningEfforts[0] || o.ReasoningEfforts[1] != want.ReasoningEfforts[1] {
-		t.Fatalf("got %+v", o)
-	}
-	if known, _ := o.SetOption("region", []string{"x"}); known {
-		t.Fatal("region is not a Converse option")
-	}
-	for _, c := range []struct {
-		name string
-		args []string
-		want string
-	}{
-		{"thinking_family", nil, "thinking_family: takes one argument, got 0"},
-		{"cache_points", []string{"on", "off"}, "cache_points: takes one argument, got 2"},
-		{"reasoning_efforts", nil, "reasoning_efforts: takes at least one <effort>[:<max_budget>]"},
-		{"reasoning_efforts", []string{"low:x"}, `reasoning_efforts: "low:x": the budget after the colon must be a positive number of tokens`},
-	} {
-		if _, err := o.SetOption(c.name, c.args); err == nil || err.Error() != c.want {
-			t.Errorf("%s %v: got %v, want %q", c.name, c.args, err, c.want)
 		}
 	}
 }
