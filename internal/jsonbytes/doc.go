@@ -17,7 +17,8 @@
 //
 // Writing: AppendString and AppendStringBody escape a string the way
 // encoding/json's Marshal does (HTML characters included), and Encode
-// writes a value as json.Encoder with HTML escaping off does.
+// writes a value as json.Encoder with HTML escaping off does; both are the
+// one escaper, told which characters to leave as they are.
 //
 // On amd64 the scanners use AVX2 where the CPU has it (scan_amd64.s);
 // elsewhere, and with -tags purego, portable loops that the tests check
