@@ -29,47 +29,20 @@ func sig(thinking string) string {
 // q is s as the summary writes a text.
 func q(s string) string { return ssetest.Quote(s) }
 
-func usageJSON(in, out, cacheRead int) string {
-	return fmt.Sprintf(`{"input_tokens":%d,"cache_creation_input_tokens":0,"cache_read_input_tokens":%d,"output_tokens":%d}`, in, cacheRead, out)
-}
-
 func thinkingBlock(i int, text string) []string {
-	return []string{
-		fmt.Sprintf("content_block_start %d %s", i, thinkStart),
-		fmt.Sprintf("thinking_delta %d %s", i, q(text)),
-		fmt.Sprintf("signature_delta %d %s", i, q(sig(text))),
-		fmt.Sprintf("content_block_stop %d", i),
-	}
-}
-
-func textBlock(i int, text string) []string {
-	return []string{
-		fmt.Sprintf("content_block_start %d %s", i, textStart),
-		fmt.Sprintf("text_delta %d %s", i, q(text)),
-		fmt.Sprintf("content_block_stop %d", i),
-	}
-}
-
-func toolBlock(i int, id, name, input string) []string {
-	return []string{
-		fmt.Sprintf(`content_block_start %d {"type":"tool_use","id":%s,"name":%s,"input":{}}`, i, q(id), q(name)),
-		fmt.Sprintf("input_json_delta %d %s", i, q(input)),
-		fmt.Sprintf("content_block_stop %d", i),
-	}
-}
-
-func seq(parts ...[]string) []string {
-	var out []string
-	for _, p := range parts {
-		out = append(out, p...)
-	}
-	return out
+	return ssetest.ThinkingBlock(i, text, sig(text))
 }
 
 func line(s ...string) []string { return s }
 
-// writeSizes are the upstream write sizes every stream is tested with.
-var writeSizes = []int{1, 2, 3, 7, 64, 1 << 20}
+// The expected summary lines of whole blocks (ssetest).
+var (
+	usageJSON  = ssetest.UsageJSON
+	textBlock  = ssetest.TextBlock
+	toolBlock  = ssetest.ToolBlock
+	seq        = ssetest.Seq
+	writeSizes = ssetest.WriteSizes
+)
 
 type streamCase struct {
 	name     string
