@@ -8,6 +8,7 @@ import (
 
 	"github.com/thinkgate/thinkgate/internal/jsonbytes"
 	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/openai"
 )
 
 // request is the Responses request body, fields in wire order.
@@ -202,20 +203,19 @@ type converter struct {
 }
 
 func unsupported(path, what string) error {
-	return providers.InvalidRequest(fmt.Sprintf("%s: %s is not supported by the responses provider", path, what))
+	return openai.Unsupported("responses", path, what)
 }
 
-// tools converts client tools to function tools. Server tools run only on
-// Anthropic's side, except tool_search, whose job (making deferred tools
-// available) is done by sending every tool in full.
+// tools converts the client tools openai.OfferedAsFunction keeps to
+// function tools.
 func (c *converter) tools(tools []providers.Tool) ([]tool, error) {
 	var out []tool
 	for i, t := range tools {
-		if !t.IsCustom() {
-			if strings.HasPrefix(t.Type, "tool_search_tool") {
-				continue
+		if offered, err := openai.OfferedAsFunction(i, &t, "responses"); !offered {
+			if err != nil {
+				return nil, err
 			}
-			return nil, unsupported(fmt.Sprintf("tools.%d", i), fmt.Sprintf("server tool %q (type %q)", t.Name, t.Type))
+			continue
 		}
 		params := bytes.TrimSpace(t.InputSchema)
 		if len(params) == 0 || string(params) == "null" {
@@ -229,40 +229,19 @@ func (c *converter) tools(tools []providers.Tool) ([]tool, error) {
 }
 
 func (c *converter) toolChoice(tc *providers.ToolChoice) (any, *bool, error) {
-	var parallel *bool
-	if tc.DisableParallelToolUse && tc.Type != "none" {
-		f := false
-		parallel = &f
+	choice, parallel, err := openai.ToolChoice(tc)
+	if err != nil {
+		return nil, nil, err
 	}
-	switch tc.Type {
-	case "auto", "":
-		return "auto", parallel, nil
-	case "any":
-		return "required", parallel, nil
-	case "none":
-		return "none", nil, nil
-	case "tool":
-		return namedToolChoice{Type: "function", Name: c.state.shorten(tc.Name)}, parallel, nil
+	if choice != "function" {
+		return choice, parallel, nil
 	}
-	return nil, nil, providers.InvalidRequest(fmt.Sprintf("tool_choice.type: must be auto, any, tool or none, got %q", tc.Type))
+	return namedToolChoice{Type: "function", Name: c.state.shorten(tc.Name)}, parallel, nil
 }
 
 // systemText joins the text blocks of a system prompt or system message.
 func systemText(c providers.Content, path string) (string, error) {
-	var b strings.Builder
-	for j, blk := range c.Blocks {
-		if blk.Type != "text" {
-			return "", unsupported(fmt.Sprintf("%s.%d", path, j), fmt.Sprintf("content block type %q in a system prompt", blk.Type))
-		}
-		if blk.Text == "" {
-			continue
-		}
-		if b.Len() > 0 {
-			b.WriteByte('\n')
-		}
-		b.WriteString(blk.Text)
-	}
-	return b.String(), nil
+	return openai.SystemText(c, path, "responses")
 }
 
 func (c *converter) message(i int, m *providers.Message) error {
