@@ -42,10 +42,13 @@ func (t *ToolNames) Shorten(name string) string {
 	return short
 }
 
-// Original maps an upstream tool name back to the client's.
-func (t ToolNames) Original(name []byte) string {
-	if orig, ok := t[string(name)]; ok {
-		return orig
+// Original maps an upstream tool name back to the client's; a nil t maps
+// every name to itself.
+func (t *ToolNames) Original(name []byte) string {
+	if t != nil {
+		if orig, ok := (*t)[string(name)]; ok {
+			return orig
+		}
 	}
 	return string(name)
 }

@@ -131,7 +131,7 @@ func ConvertRequest(x *providers.Exchange, cfg Config) ([]byte, *State, error) {
 	if len(req.StopSequences) > 0 {
 		return nil, nil, unsupported("stop_sequences", "stop_sequences (the Responses API has no stop parameter)")
 	}
-	c := converter{x: x, cfg: cfg, state: &State{}, tag: "thinking"}
+	c := converter{x: x, cfg: cfg, state: new(State), tag: "thinking"}
 	if tags := x.Settings.Parse.Tags; len(tags) > 0 {
 		c.tag = tags[0]
 	}
@@ -223,7 +223,7 @@ func (c *converter) tools(tools []providers.Tool) ([]tool, error) {
 		}
 		// strict false: Anthropic schemas need not meet strict mode's rules
 		// (every property required, additionalProperties false).
-		out = append(out, tool{Type: "function", Name: c.state.shorten(t.Name), Description: t.Description, Parameters: params})
+		out = append(out, tool{Type: "function", Name: c.state.Shorten(t.Name), Description: t.Description, Parameters: params})
 	}
 	return out, nil
 }
@@ -236,7 +236,7 @@ func (c *converter) toolChoice(tc *providers.ToolChoice) (any, *bool, error) {
 	if choice != "function" {
 		return choice, parallel, nil
 	}
-	return namedToolChoice{Type: "function", Name: c.state.shorten(tc.Name)}, parallel, nil
+	return namedToolChoice{Type: "function", Name: c.state.Shorten(tc.Name)}, parallel, nil
 }
 
 // systemText joins the text blocks of a system prompt or system message.
@@ -419,7 +419,7 @@ func (c *converter) assistant(path string, m *providers.Message) error {
 				args = buf.String()
 			}
 			flush()
-			c.items = append(c.items, functionCallItem{Type: "function_call", CallID: b.ID, Name: c.state.shorten(b.Name), Arguments: args})
+			c.items = append(c.items, functionCallItem{Type: "function_call", CallID: b.ID, Name: c.state.Shorten(b.Name), Arguments: args})
 		default:
 			return unsupported(fmt.Sprintf("%s.content.%d", path, j), fmt.Sprintf("content block type %q in an assistant message", b.Type))
 		}

@@ -28,7 +28,7 @@ type streamCase struct {
 func TestStream(t *testing.T) {
 	long := "mcp__weather-server.v2__get_current_conditions_for_a_city_by_name"
 	var st State
-	short := st.shorten(long)
+	short := st.Shorten(long)
 	done := "message_stop"
 	cases := []streamCase{
 		{
