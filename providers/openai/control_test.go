@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/thinkgate/thinkgate/internal/ssetest"
 	"github.com/thinkgate/thinkgate/providers"
 	"github.com/thinkgate/thinkgate/providers/openai/openaitest"
 )
@@ -14,7 +15,7 @@ import (
 // malformed chunk, after the text that came before, however it is split.
 func TestRawControlCharacterFailsStream(t *testing.T) {
 	upstream := openaitest.New().Delta(`{"content":"Hi"}`).Delta("{\"content\":\"a\tb\"}").Finish("stop").Done().Bytes()
-	for _, n := range writeSizes {
+	for _, n := range ssetest.WriteSizes {
 		x := exchange(t, nil, streamRequest)
 		out, err := runStream(t, NewTranslator(x, nil, 0), upstream, n)
 		e := providers.AsError(err)
@@ -23,6 +24,6 @@ func TestRawControlCharacterFailsStream(t *testing.T) {
 		}
 		got, _ := summary(t, out)
 		msg, _ := json.Marshal(e.Message)
-		diff(t, "events", got, seq(line(messageStart), textBlock(0, "Hi"), line(`error {"type":"api_error","message":`+string(msg)+`}`)))
+		diff(t, "events", got, ssetest.Seq(line(messageStart), ssetest.TextBlock(0, "Hi"), line(`error {"type":"api_error","message":`+string(msg)+`}`)))
 	}
 }

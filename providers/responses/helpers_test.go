@@ -58,14 +58,3 @@ func respSig(id, encrypted, thinking string) string {
 func line(s ...string) []string { return s }
 
 func jsonValid(b []byte) bool { return json.Valid(b) }
-
-// The expected summary lines of whole blocks (ssetest).
-var (
-	usageJSON     = ssetest.UsageJSON
-	thinkingBlock = ssetest.ThinkingBlock
-	redactedBlock = ssetest.RedactedBlock
-	textBlock     = ssetest.TextBlock
-	toolBlock     = ssetest.ToolBlock
-	seq           = ssetest.Seq
-	writeSizes    = ssetest.WriteSizes
-)
