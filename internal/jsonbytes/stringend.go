@@ -10,8 +10,8 @@ import (
 // contents start at p[0], and whether the string holds an escape (without
 // one, the string is its own value). end is -1 if p holds no end or if a
 // control character comes first: JSON forbids one in a string, and in an
-// SSE data line it could be the line's end. It looks at 32 bytes at a time
-// with AVX2, eight without.
+// SSE data line it could be the line's end. After sixteen bytes it looks
+// at 32 at a time with AVX2, eight without.
 func StringEnd(p []byte) (end int, escaped bool) {
 	return stringEnd(p, 0)
 }
