@@ -71,3 +71,13 @@ func SystemText(c providers.Content, path, provider string) (string, error) {
 	}
 	return b.String(), nil
 }
+
+// UpstreamPath splits the configured path (def where none is) into the
+// path and the query of the upstream request.
+func UpstreamPath(path, def string) (string, string) {
+	if path == "" {
+		path = def
+	}
+	p, query, _ := strings.Cut(path, "?")
+	return p, query
+}

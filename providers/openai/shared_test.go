@@ -47,6 +47,18 @@ func TestSharedRequestParts(t *testing.T) {
 	}
 }
 
+func TestUpstreamPath(t *testing.T) {
+	for _, tc := range [][3]string{
+		{"", "/v1/chat/completions", ""},
+		{"/api/v1/chat/completions", "/api/v1/chat/completions", ""},
+		{"/openai/v1/chat/completions?api-version=preview&x=1", "/openai/v1/chat/completions", "api-version=preview&x=1"},
+	} {
+		if path, query := UpstreamPath(tc[0], DefaultPath); path != tc[1] || query != tc[2] {
+			t.Errorf("%q: got %q %q, want %q %q", tc[0], path, query, tc[1], tc[2])
+		}
+	}
+}
+
 func errOrNil(msg string) any {
 	if msg == "" {
 		return nil
