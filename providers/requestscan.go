@@ -97,51 +97,19 @@ func scanRequest(body []byte) (_ *Request, ok bool) {
 	w := &walker{data: body}
 	sc := &requestScan{body: body, messages: -1, system: -1}
 	r := &Request{Fields: make(map[string]json.RawMessage, 16), scan: sc}
-	i := jsonbytes.SkipSpace(body, 0)
-	end, ok := w.object(i, func(name []byte, i int) (end int, ok bool) {
-		if !plainName(name, requestFields) || body[i] == 'n' {
-			return 0, false
-		}
-		if _, dup := r.Fields[string(name)]; dup {
-			return 0, false
-		}
-		switch string(name) {
-		case "messages":
-			sc.messages = i
-			end, ok = w.array(i, func(i int) (int, bool) {
-				sc.nMessages++
-				end, signed, ok := w.scanMessage(i)
-				r.GatewayThinking = r.GatewayThinking || signed
-				return end, ok
-			})
-		case "system":
-			sc.system = i
-			end, ok = w.scanContent(i)
-		case "tools":
-			r.Tools, end, ok = w.tools(i)
-		case "model":
-			r.Model, end, ok = w.str(i)
-		case "stream":
-			switch {
-			case jsonbytes.HasAt(body, i, "true"):
-				r.Stream, end, ok = true, i+4, true
-			case jsonbytes.HasAt(body, i, "false"):
-				end, ok = i+5, true
-			}
-		default:
-			if end, ok = w.skip(i); ok {
-				ok = r.decodeSmallField(string(name), body[i:end])
-			}
-		}
-		if !ok {
-			return 0, false
-		}
-		k := string(name)
-		r.Fields[k] = body[i:end:end]
-		r.order = append(r.order, k)
-		return end, true
+	ok = w.request(r, func(i int) (int, bool) {
+		sc.messages = i
+		return w.array(i, func(i int) (int, bool) {
+			sc.nMessages++
+			end, signed, ok := w.scanMessage(i)
+			r.GatewayThinking = r.GatewayThinking || signed
+			return end, ok
+		})
+	}, func(i int) (int, bool) {
+		sc.system = i
+		return w.scanContent(i)
 	})
-	if !ok || jsonbytes.SkipSpace(body, end) != len(body) {
+	if !ok {
 		return nil, false
 	}
 	if _, ok := r.Fields["messages"]; !ok {

@@ -456,8 +456,28 @@ var requestFields = map[string]bool{
 func walkRequest(body []byte) (_ *Request, ok bool) {
 	w := &walker{data: body}
 	r := &Request{Fields: make(map[string]json.RawMessage, 16)}
-	i := jsonbytes.SkipSpace(body, 0)
-	end, ok := w.object(i, func(name []byte, i int) (end int, ok bool) {
+	ok = w.request(r, func(i int) (int, bool) {
+		r.Messages = make([]Message, 0, 16)
+		return w.array(i, func(i int) (int, bool) {
+			r.Messages = append(r.Messages, Message{})
+			return w.message(i, &r.Messages[len(r.Messages)-1])
+		})
+	}, func(i int) (end int, ok bool) {
+		r.System, end, ok = w.content(i)
+		return end, ok
+	})
+	return r, ok
+}
+
+// request reads the request object that is all of w.data into r, as
+// walkRequest and scanRequest both do: every member is kept raw in
+// r.Fields, in order, and decoded as ParseRequest decodes it, except
+// messages and system, which the caller's functions read (each returns the
+// index past the value). ok is false for a body either leaves to
+// encoding/json.
+func (w *walker) request(r *Request, messages, system func(i int) (end int, ok bool)) (ok bool) {
+	body := w.data
+	end, ok := w.object(jsonbytes.SkipSpace(body, 0), func(name []byte, i int) (end int, ok bool) {
 		if !plainName(name, requestFields) || body[i] == 'n' {
 			return 0, false
 		}
@@ -466,13 +486,9 @@ func walkRequest(body []byte) (_ *Request, ok bool) {
 		}
 		switch string(name) {
 		case "messages":
-			r.Messages = make([]Message, 0, 16)
-			end, ok = w.array(i, func(i int) (int, bool) {
-				r.Messages = append(r.Messages, Message{})
-				return w.message(i, &r.Messages[len(r.Messages)-1])
-			})
+			end, ok = messages(i)
 		case "system":
-			r.System, end, ok = w.content(i)
+			end, ok = system(i)
 		case "tools":
 			r.Tools, end, ok = w.tools(i)
 		case "model":
@@ -497,7 +513,7 @@ func walkRequest(body []byte) (_ *Request, ok bool) {
 		r.order = append(r.order, k)
 		return end, true
 	})
-	return r, ok && jsonbytes.SkipSpace(body, end) == len(body)
+	return ok && jsonbytes.SkipSpace(body, end) == len(body)
 }
 
 // decodeSmallField decodes one of the request's small members with

@@ -1,15 +1,10 @@
 package fallback_test
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
-	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -41,29 +36,29 @@ http://localhost:%d {
 }
 `, p.HTTP, accessLog, site("", first.Addr(), "", second.Addr()))
 	gw := testgw.StartConfig(t, slot, cfg)
-	before := metricValue(t, gw, "caddy_thinkgate_fallback_attempts_total", map[string]string{"step": "1", "provider": "openai", "outcome": "503"})
+	before := gw.Metric(t, "caddy_thinkgate_fallback_attempts_total", map[string]string{"step": "1", "provider": "openai", "outcome": "503"})
 	sm, _ := gw.Stream(params())
 	checkAnswered(t, &sm, geminiText)
 	gw.Tester.Client.CloseIdleConnections()
 
 	var line map[string]any
-	for _, l := range strings.Split(strings.TrimSpace(readFile(t, accessLog)), "\n") {
+	for _, l := range strings.Split(strings.TrimSpace(testgw.ReadFile(t, accessLog)), "\n") {
 		if strings.Contains(l, `"uri":"/v1/messages"`) {
 			_ = json.Unmarshal([]byte(l), &line)
 		}
 	}
 	if line == nil {
-		t.Fatalf("no access-log line for /v1/messages:\n%s", readFile(t, accessLog))
+		t.Fatalf("no access-log line for /v1/messages:\n%s", testgw.ReadFile(t, accessLog))
 	}
 	for k, want := range map[string]any{"thinkgate_fallback_step": 2.0, "thinkgate_fallback_tried": 2.0, "thinkgate_provider": "gemini", "status": 200.0} {
 		if line[k] != want {
 			t.Errorf("access log %s = %v, want %v", k, line[k], want)
 		}
 	}
-	if got := metricValue(t, gw, "caddy_thinkgate_fallback_attempts_total", map[string]string{"step": "1", "provider": "openai", "outcome": "503"}); got != before+1 {
+	if got := gw.Metric(t, "caddy_thinkgate_fallback_attempts_total", map[string]string{"step": "1", "provider": "openai", "outcome": "503"}); got != before+1 {
 		t.Errorf("step 1 failures: %v, want %v", got, before+1)
 	}
-	if got := metricValue(t, gw, "caddy_thinkgate_fallback_attempts_total", map[string]string{"step": "2", "provider": "gemini", "outcome": "answered"}); got < 1 {
+	if got := gw.Metric(t, "caddy_thinkgate_fallback_attempts_total", map[string]string{"step": "2", "provider": "gemini", "outcome": "answered"}); got < 1 {
 		t.Errorf("step 2 answers: %v", got)
 	}
 }
@@ -199,46 +194,4 @@ func TestConfigErrors(t *testing.T) {
 			t.Errorf("%q: error %q lacks %q", tc.block, got, tc.want)
 		}
 	}
-}
-
-// metricValue scrapes the site's /metrics for one sample.
-func metricValue(t *testing.T, gw *testgw.Gateway, name string, labels map[string]string) float64 {
-	t.Helper()
-	res, err := http.Get(gw.URL + "/metrics")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	sc := bufio.NewScanner(res.Body)
-	for sc.Scan() {
-		line := sc.Text()
-		if !strings.HasPrefix(line, name+"{") {
-			continue
-		}
-		ok := true
-		for k, v := range labels {
-			if !strings.Contains(line, fmt.Sprintf(`%s=%q`, k, v)) {
-				ok = false
-			}
-		}
-		if ok {
-			f, err := strconv.ParseFloat(line[strings.LastIndexByte(line, ' ')+1:], 64)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return f
-		}
-	}
-	return 0
-}
-
-func readFile(t *testing.T, path string) string {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	b, _ := io.ReadAll(f)
-	return string(b)
 }

@@ -116,7 +116,7 @@ func TestLogContext(t *testing.T) {
 	gw.Tester.Client.CloseIdleConnections()
 
 	var failed, converted map[string]any
-	for _, line := range strings.Split(readFile(t, debugLog), "\n") {
+	for _, line := range strings.Split(testgw.ReadFile(t, debugLog), "\n") {
 		var m map[string]any
 		if json.Unmarshal([]byte(line), &m) != nil {
 			continue
@@ -129,7 +129,7 @@ func TestLogContext(t *testing.T) {
 		}
 	}
 	if failed == nil || converted == nil {
-		t.Fatalf("log lacks a line:\n%s", readFile(t, debugLog))
+		t.Fatalf("log lacks a line:\n%s", testgw.ReadFile(t, debugLog))
 	}
 	id, _ := failed["request_id"].(string)
 	if !regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`).MatchString(id) {
@@ -153,7 +153,7 @@ func TestLogContext(t *testing.T) {
 	if converted["body_size"] != float64(len(sent)) {
 		t.Errorf("body_size %v, want %d", converted["body_size"], len(sent))
 	}
-	if access := readFile(t, accessLog); !strings.Contains(access, `"uuid":"`+id+`"`) {
+	if access := testgw.ReadFile(t, accessLog); !strings.Contains(access, `"uuid":"`+id+`"`) {
 		t.Errorf("access log lacks uuid %s:\n%s", id, access)
 	}
 	headers, _ := converted["headers"].(map[string]any)
@@ -163,7 +163,7 @@ func TestLogContext(t *testing.T) {
 		}
 	}
 	// thinkgate's own lines; reverse_proxy's are the log filter's business.
-	for _, line := range strings.Split(readFile(t, debugLog), "\n") {
+	for _, line := range strings.Split(testgw.ReadFile(t, debugLog), "\n") {
 		if strings.Contains(line, `"logger":"http.handlers.thinkgate"`) &&
 			(strings.Contains(line, "amz-secret-QRS") || strings.Contains(line, "project-secret-TUV")) {
 			t.Errorf("a credential reached the log: %s", line)

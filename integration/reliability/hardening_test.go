@@ -259,7 +259,7 @@ func TestNonStreamingAnswerTooLarge(t *testing.T) {
 
 // histogram returns a histogram's _count and _sum for the labels.
 func histogram(t *testing.T, gw *testgw.Gateway, name string, labels map[string]string) (count, sum float64) {
-	return metricValue(t, gw, name+"_count", labels), metricValue(t, gw, name+"_sum", labels)
+	return gw.Metric(t, name+"_count", labels), gw.Metric(t, name+"_sum", labels)
 }
 
 // TestTimeToFirstContent: time_to_first_content_seconds measures the first

@@ -1,14 +1,10 @@
 package reliability_test
 
 import (
-	"bufio"
 	"fmt"
-	"io"
 	"net/http"
-	"os"
 	"path/filepath"
 	"regexp"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -22,67 +18,34 @@ func splitUpstream(t *testing.T) *testgw.Upstream {
 	})
 }
 
-// metricValue scrapes the admin endpoint for one sample.
-func metricValue(t *testing.T, gw *testgw.Gateway, name string, labels map[string]string) float64 {
-	t.Helper()
-	// The site's metrics handler serves the registry of the config in force
-	// (the admin endpoint keeps the one of the config it started with).
-	res, err := http.Get(gw.URL + "/metrics")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	sc := bufio.NewScanner(res.Body)
-	for sc.Scan() {
-		line := sc.Text()
-		if !strings.HasPrefix(line, name+"{") {
-			continue
-		}
-		ok := true
-		for k, v := range labels {
-			if !strings.Contains(line, fmt.Sprintf(`%s=%q`, k, v)) {
-				ok = false
-			}
-		}
-		if ok {
-			f, err := strconv.ParseFloat(line[strings.LastIndexByte(line, ' ')+1:], 64)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return f
-		}
-	}
-	return 0
-}
-
 // TestMetrics: requests, thinking blocks, tokens, upstream errors and client
 // aborts show up in Caddy's metrics registry under caddy_thinkgate_*.
 func TestMetrics(t *testing.T) {
 	up := splitUpstream(t)
 	gw := metricsGateway(t, up)
 	reqs := map[string]string{"provider": "anthropic", "model": "metrics-model", "status": "200"}
-	before := metricValue(t, gw, "caddy_thinkgate_requests_total", reqs)
-	thinkBefore := metricValue(t, gw, "caddy_thinkgate_thinking_blocks_total", map[string]string{"provider": "anthropic"})
-	outBefore := metricValue(t, gw, "caddy_thinkgate_tokens_total", map[string]string{"model": "metrics-model", "direction": "output"})
+	before := gw.Metric(t, "caddy_thinkgate_requests_total", reqs)
+	thinkBefore := gw.Metric(t, "caddy_thinkgate_thinking_blocks_total", map[string]string{"provider": "anthropic"})
+	outBefore := gw.Metric(t, "caddy_thinkgate_tokens_total", map[string]string{"model": "metrics-model", "direction": "output"})
 	for range 3 {
 		res, _ := gw.PostRead("/v1/messages", strings.Replace(streamRequest, "claude-test", "metrics-model", 1))
 		if res.StatusCode != 200 {
 			t.Fatal(res.Status)
 		}
 	}
-	if d := metricValue(t, gw, "caddy_thinkgate_requests_total", reqs) - before; d != 3 {
+	if d := gw.Metric(t, "caddy_thinkgate_requests_total", reqs) - before; d != 3 {
 		t.Errorf("requests_total grew by %v, want 3", d)
 	}
-	if d := metricValue(t, gw, "caddy_thinkgate_thinking_blocks_total", map[string]string{"provider": "anthropic"}) - thinkBefore; d != 3 {
+	if d := gw.Metric(t, "caddy_thinkgate_thinking_blocks_total", map[string]string{"provider": "anthropic"}) - thinkBefore; d != 3 {
 		t.Errorf("thinking_blocks_total grew by %v, want 3", d)
 	}
-	if d := metricValue(t, gw, "caddy_thinkgate_tokens_total", map[string]string{"model": "metrics-model", "direction": "output"}) - outBefore; d != 27 {
+	if d := gw.Metric(t, "caddy_thinkgate_tokens_total", map[string]string{"model": "metrics-model", "direction": "output"}) - outBefore; d != 27 {
 		t.Errorf("output tokens grew by %v, want 27", d)
 	}
-	if n := metricValue(t, gw, "caddy_thinkgate_stream_duration_seconds_count", map[string]string{"provider": "anthropic"}); n < 3 {
+	if n := gw.Metric(t, "caddy_thinkgate_stream_duration_seconds_count", map[string]string{"provider": "anthropic"}); n < 3 {
 		t.Errorf("stream_duration_seconds_count = %v", n)
 	}
-	if n := metricValue(t, gw, "caddy_thinkgate_time_to_first_byte_seconds_count", map[string]string{"provider": "anthropic"}); n < 3 {
+	if n := gw.Metric(t, "caddy_thinkgate_time_to_first_byte_seconds_count", map[string]string{"provider": "anthropic"}); n < 3 {
 		t.Errorf("time_to_first_byte_seconds_count = %v", n)
 	}
 
@@ -90,9 +53,9 @@ func TestMetrics(t *testing.T) {
 		w.WriteHeader(503)
 	})
 	gw = metricsGateway(t, errUp)
-	errBefore := metricValue(t, gw, "caddy_thinkgate_upstream_errors_total", map[string]string{"provider": "anthropic", "status": "503"})
+	errBefore := gw.Metric(t, "caddy_thinkgate_upstream_errors_total", map[string]string{"provider": "anthropic", "status": "503"})
 	gw.PostRead("/v1/messages", streamRequest)
-	if d := metricValue(t, gw, "caddy_thinkgate_upstream_errors_total", map[string]string{"provider": "anthropic", "status": "503"}) - errBefore; d != 1 {
+	if d := gw.Metric(t, "caddy_thinkgate_upstream_errors_total", map[string]string{"provider": "anthropic", "status": "503"}) - errBefore; d != 1 {
 		t.Errorf("upstream_errors_total grew by %v, want 1", d)
 	}
 }
@@ -156,14 +119,14 @@ func TestLogsAndPlaceholders(t *testing.T) {
 	}
 	gw.Tester.Client.CloseIdleConnections()
 
-	access := readFile(t, accessLog)
+	access := testgw.ReadFile(t, accessLog)
 	for _, want := range []string{`"thinkgate_provider":"anthropic"`, `"thinkgate_upstream_model":"upstream-model-1"`,
 		`"thinkgate_input_tokens":3`, `"thinkgate_output_tokens":9`, `"thinkgate_thinking_blocks":1`} {
 		if !strings.Contains(access, want) {
 			t.Errorf("access log lacks %s:\n%s", want, access)
 		}
 	}
-	debug := readFile(t, debugLog)
+	debug := testgw.ReadFile(t, debugLog)
 	if !regexp.MustCompile(`"msg":"converted request".*"X-Api-Key":"REDACTED"`).MatchString(debug) {
 		t.Errorf("no redacted converted-request debug line:\n%s", debug)
 	}
@@ -174,17 +137,6 @@ func TestLogsAndPlaceholders(t *testing.T) {
 			}
 		}
 	}
-}
-
-func readFile(t *testing.T, path string) string {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	b, _ := io.ReadAll(f)
-	return string(b)
 }
 
 func metricsGateway(t *testing.T, up *testgw.Upstream) *testgw.Gateway {

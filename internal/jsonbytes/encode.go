@@ -6,7 +6,6 @@ import (
 	"reflect"
 	"strings"
 	"sync"
-	"unicode/utf8"
 )
 
 // Encode encodes v exactly as a json.Encoder with HTML escaping off
@@ -62,57 +61,8 @@ func appendJSONStringNoHTML(dst []byte, s string) []byte {
 
 // AppendStringBodyNoHTML is appendJSONStringNoHTML without the quotes.
 func AppendStringBodyNoHTML(dst, b []byte) []byte {
-	for i := 0; i < len(b); {
-		k, high := nextSpecialHigh(b, i)
-		if run := b[i:k]; !high || plainUTF8(run) {
-			dst = append(dst, run...)
-		} else {
-			for j := 0; j < len(run); {
-				r, n := utf8.DecodeRune(run[j:])
-				switch {
-				case r == utf8.RuneError && n == 1:
-					dst = append(dst, `\ufffd`...)
-				case r == '\u2028' || r == '\u2029':
-					dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
-				default:
-					dst = append(dst, run[j:j+n]...)
-				}
-				j += n
-			}
-		}
-		if k >= len(b) {
-			break
-		}
-		// IndexStringSpecial stops only at a quote, a backslash or a
-		// control character.
-		dst = appendEscapedASCII(dst, b[k])
-		i = k + 1
-	}
+	dst, _ = appendEscaped(dst, b, plainEscapes)
 	return dst
-}
-
-// nextSpecialHigh is nextStringSpecial that also reports whether a byte of
-// 0x80 or more may come before the index (false: the run is ASCII, with
-// nothing to check). A short run, as between the escapes of code, is
-// stepped through rather than handed to the vector search.
-func nextSpecialHigh(b []byte, i int) (int, bool) {
-	var seen byte
-	k := i
-	for ; k < len(b) && k-i < 16; k++ {
-		c := b[k]
-		if c == '"' || c == '\\' || c < 0x20 {
-			return k, seen >= 0x80
-		}
-		seen |= c
-	}
-	if k == len(b) {
-		return k, seen >= 0x80
-	}
-	if useAVX2 && len(b)-k >= 32 {
-		n, high := indexSpecialAVX2(b[k:], '"', '"', '"')
-		return k + n, high || seen >= 0x80
-	}
-	return stringSpecialSWAR(b, k), true
 }
 
 func encodeValue(w *appendWriter, enc *json.Encoder, v reflect.Value) error {

@@ -13,9 +13,11 @@ import (
 // their quotes and still escaped). It exists for the streaming hot path:
 // most of an OpenAI or Gemini chunk is wrapper (ids, model names, nested
 // objects) around a few bytes of text, and jsonparser walks every byte of
-// every string one at a time, where this finds the end of a string with a
-// vectorised bytes.IndexByte. Like jsonparser it checks structure, not every
-// detail of JSON's grammar.
+// every string one at a time, where this finds the end of a string with
+// StringEnd's search. Like jsonparser it checks structure, not every detail
+// of JSON's grammar, with one exception: a string holding a raw control
+// character is malformed, as JSON has it (jsonparser lets one through), by
+// the rule StringEnd applies.
 func ScanObject(data []byte, fn func(key, value []byte, typ jsonparser.ValueType, offset int) error) error {
 	i := SkipSpace(data, 0)
 	if i >= len(data) || data[i] != '{' {
@@ -86,31 +88,11 @@ func SkipSpace(data []byte, i int) int {
 }
 
 // scanStringEnd returns the index of the quote that closes the string whose
-// content starts at from, or -1: the first quote not escaped by a
-// backslash. Short runs between escapes (code, logs) are stepped through;
-// a long one goes to the vector search.
+// content starts at from, or -1 for a string that does not end or is
+// malformed: stringEnd's rule.
 func scanStringEnd(data []byte, from int) int {
-	for j := from; j < len(data); {
-		k := j
-		for k < len(data) && k-j < 16 && data[k] != '"' && data[k] != '\\' {
-			k++
-		}
-		if k-j == 16 {
-			k = IndexStringSpecial(data, k) // also stops at a control byte
-		}
-		if k >= len(data) {
-			return -1
-		}
-		switch data[k] {
-		case '"':
-			return k
-		case '\\':
-			j = k + 2
-		default:
-			j = k + 1
-		}
-	}
-	return -1
+	end, _ := stringEnd(data, from)
+	return end
 }
 
 // scanValue returns the type of the value at i and the index just past it

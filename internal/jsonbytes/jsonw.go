@@ -37,20 +37,44 @@ func appendEscapedASCII(dst []byte, c byte) []byte {
 	return append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
 }
 
-// safeASCII reports the ASCII bytes that need no escaping inside a JSON string.
-var safeASCII = func() (t [utf8.RuneSelf]bool) {
-	for i := 0x20; i < utf8.RuneSelf; i++ {
-		t[i] = true
+// escapeSet is what one escaper writes as it is: JSON's rules, with or
+// without encoding/json's HTML escaping.
+type escapeSet struct {
+	safe [utf8.RuneSelf]bool // the ASCII bytes that need no escaping
+	stop [3]byte             // the vector search's stops beyond JSON's
+	word wordStops           // the word test's
+}
+
+// wordStops are the two byte tests of escapeStops beside the control
+// character and backslash ones: the bytes of w|or^xor that are zero stop.
+// Or-ing in one bit maps '"' and '&' to '&', '<' and '>' to '>'; without
+// HTML escaping both test for '"'.
+type wordStops struct{ qOr, qXor, aOr, aXor uint64 }
+
+var (
+	// htmlEscapes escapes '<', '>' and '&' the way encoding/json's Marshal
+	// does, so our output and a re-marshalled one never differ.
+	htmlEscapes = newEscapeSet("<>&")
+	// plainEscapes is json.Encoder's with HTML escaping off: the markup
+	// of a request's text goes as it is.
+	plainEscapes = newEscapeSet("")
+)
+
+func newEscapeSet(html string) *escapeSet {
+	e := &escapeSet{stop: [3]byte{'"', '"', '"'}, word: wordStops{0, '"' * lsbs, 0, '"' * lsbs}}
+	if html != "" {
+		e.word = wordStops{0x04 * lsbs, '&' * lsbs, 0x02 * lsbs, '>' * lsbs}
 	}
-	t['"'] = false
-	t['\\'] = false
-	// HTML-sensitive characters are escaped the way encoding/json escapes them,
-	// so our output and a re-marshalled one never differ.
-	t['<'] = false
-	t['>'] = false
-	t['&'] = false
-	return t
-}()
+	for i := 0x20; i < utf8.RuneSelf; i++ {
+		e.safe[i] = true
+	}
+	e.safe['"'], e.safe['\\'] = false, false
+	for i := range len(html) {
+		e.safe[html[i]] = false
+		e.stop[i] = html[i]
+	}
+	return e
+}
 
 // AppendString appends s to dst as a quoted JSON string. Invalid UTF-8 is
 // replaced by U+FFFD, as encoding/json does.
@@ -84,11 +108,18 @@ func bytesOf[S ~string | ~[]byte](s S) []byte {
 // U+2028 or U+2029, goes through the rune-by-rune loop instead. Without
 // AVX2 the word test below does all of it, eight bytes at a time.
 func AppendStringBody(dst, s []byte) (_ []byte, replaced bool) {
+	return appendEscaped(dst, s, htmlEscapes)
+}
+
+// appendEscaped is the one escaper: AppendStringBody with the escapes of
+// set.
+func appendEscaped(dst, s []byte, set *escapeSet) (_ []byte, replaced bool) {
 	start, i := 0, 0
+	word := set.word
 	slowTo := 0 // s[:slowTo] goes through the rune-by-rune loop
 	for i < len(s) {
 		if i+8 <= len(s) {
-			m := escapeStops(binary.LittleEndian.Uint64(s[i:]))
+			m := escapeStops(binary.LittleEndian.Uint64(s[i:]), word)
 			if m == 0 {
 				i += 8
 			} else {
@@ -100,7 +131,7 @@ func AppendStringBody(dst, s []byte) (_ []byte, replaced bool) {
 			// together are found by the word test above, sooner than by
 			// setting up the vector scan.
 			if (m == 0 || s[i] >= utf8.RuneSelf) && useAVX2 && i >= slowTo && len(s)-i >= 32 {
-				if n, high := indexSpecialAVX2(s[i:], '<', '>', '&'); high && !plainUTF8(s[i:i+n]) {
+				if n, high := indexSpecialAVX2(s[i:], set.stop[0], set.stop[1], set.stop[2]); high && !plainUTF8(s[i:i+n]) {
 					slowTo = i + n
 				} else {
 					i += n
@@ -114,7 +145,7 @@ func AppendStringBody(dst, s []byte) (_ []byte, replaced bool) {
 			break
 		}
 		if b := s[i]; b < utf8.RuneSelf {
-			if safeASCII[b] {
+			if set.safe[b] {
 				i++
 				continue
 			}
@@ -147,9 +178,8 @@ func AppendStringBody(dst, s []byte) (_ []byte, replaced bool) {
 
 // escapeStops flags (0x80) the bytes of w that may need escaping or are not
 // ASCII. Flags above the lowest may be false; the lowest is always true.
-func escapeStops(w uint64) uint64 {
-	// Or-ing in one bit maps '"' and '&' to '&', '<' and '>' to '>'.
-	q, a, bs := w|0x04*lsbs^'&'*lsbs, w|0x02*lsbs^'>'*lsbs, w^'\\'*lsbs
+func escapeStops(w uint64, stops wordStops) uint64 {
+	q, a, bs := w|stops.qOr^stops.qXor, w|stops.aOr^stops.aXor, w^'\\'*lsbs
 	return ((w-0x20*lsbs)&^w | // control characters
 		(q-lsbs)&^q | (a-lsbs)&^a | (bs-lsbs)&^bs |
 		w) & msbs // not ASCII

@@ -10,10 +10,10 @@ import (
 // contents start at p[0], and whether the string holds an escape (without
 // one, the string is its own value). end is -1 if p holds no end or if a
 // control character comes first: JSON forbids one in a string, and in an
-// SSE data line it could be the line's end. It looks at 32 bytes at a time
-// with AVX2, eight without.
+// SSE data line it could be the line's end. After sixteen bytes it looks
+// at 32 at a time with AVX2, eight without.
 func StringEnd(p []byte) (end int, escaped bool) {
-	return stringEndAt(p, IndexStringSpecial(p, 0))
+	return stringEnd(p, 0)
 }
 
 // StringEndAfter is StringEnd for the string whose contents start right
@@ -31,7 +31,7 @@ func StringEndAfter(p, head []byte) (end int, escaped bool) {
 		if i < 0 {
 			return -1, false
 		}
-		end, escaped = stringEndAt(p[h:], i-h)
+		end, escaped = stringEnd(p[h:], i-h) // i: the string's first special byte
 	} else {
 		if !bytes.Equal(p[:h], head) {
 			return -1, false
@@ -44,27 +44,52 @@ func StringEndAfter(p, head []byte) (end int, escaped bool) {
 	return h + end, escaped
 }
 
-// stringEndAt is StringEnd given the index of p's first quote, backslash or
-// control character (or len(p)).
-func stringEndAt(p []byte, i int) (end int, escaped bool) {
-	for ; ; i = IndexStringSpecial(p, i) {
-		if i >= len(p) {
+// stringEnd returns the index of the quote that ends the JSON string in p
+// whose contents, or the rest of them, start at i. It is the one rule every
+// scanner here applies to the end of a string: the first quote not escaped
+// by a backslash; a raw control character (below 0x20), in the string or
+// right after a backslash, makes the string malformed (-1), as does its
+// end missing. Each run up to the next quote, backslash or control byte is
+// stepped through for 16 bytes (ShortRun's loop, written out here: the
+// scanners call this for every name and short value of a chunk), then
+// handed to the vector search.
+func stringEnd(p []byte, i int) (end int, escaped bool) {
+	for {
+		k := i
+		for k < len(p) && k-i < 16 && !stringStops[p[k]] {
+			k++
+		}
+		if k-i == 16 {
+			k = IndexStringSpecial(p, k)
+		}
+		if k >= len(p) {
 			return -1, escaped
 		}
-		switch c := p[i]; {
+		switch c := p[k]; {
 		case c == '"':
-			return i, escaped
+			return k, escaped
 		case c == '\\':
-			if i+1 >= len(p) || p[i+1] < 0x20 {
+			if k+1 >= len(p) || p[k+1] < 0x20 {
 				return -1, escaped
 			}
 			escaped = true
-			i += 2
+			i = k + 2
 		default: // a control character
 			return -1, escaped
 		}
 	}
 }
+
+// stringStops marks the bytes that end or interrupt a run of a JSON
+// string's text: a quote, a backslash, a control character. One load a
+// byte is cheaper than the three compares.
+var stringStops = func() (t [256]bool) {
+	for c := range 0x20 {
+		t[c] = true
+	}
+	t['"'], t['\\'] = true, true
+	return t
+}()
 
 // IndexStringSpecial returns the index of the first quote, backslash or
 // control character in p from i on, or len(p).
@@ -100,7 +125,7 @@ func stringSpecialSWAR(p []byte, i int) int {
 // vector search.
 func ShortRun(data []byte, i int) int {
 	k := i
-	for k < len(data) && k-i < 16 && data[k] != '"' && data[k] != '\\' && data[k] >= 0x20 {
+	for k < len(data) && k-i < 16 && !stringStops[data[k]] {
 		k++
 	}
 	if k-i == 16 {

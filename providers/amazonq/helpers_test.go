@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/thinkgate/thinkgate/internal/providertest"
+
 	"github.com/aws/aws-sdk-go-v2/aws/protocol/eventstream"
 
 	"github.com/thinkgate/thinkgate/internal/ssetest"
@@ -36,13 +38,7 @@ func testProvider(cfg Config) *Provider {
 // exchange parses an Anthropic request body into an Exchange.
 func exchange(t testing.TB, s *providers.Settings, body string) *providers.Exchange {
 	t.Helper()
-	req, err := providers.ParseRequest([]byte(body))
-	if err != nil {
-		t.Fatalf("ParseRequest: %v", err)
-	}
-	x := providers.NewExchange(s, req, []byte(body), providers.ExchangeOptions{})
-	x.MessageID = "msg_test"
-	return x
+	return providertest.Exchange(t, s, body)
 }
 
 // Frames as Amazon Q sends them, encoded with the same library's Encoder.

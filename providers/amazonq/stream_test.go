@@ -5,9 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/thinkgate/thinkgate/internal/ssetest"
 	"strings"
 	"testing"
+
+	"github.com/thinkgate/thinkgate/internal/ssetest"
 
 	"github.com/thinkgate/thinkgate/providers"
 )
@@ -422,18 +423,7 @@ func TestStreamReasoning(t *testing.T) {
 // TestStreamCumulative: an upstream that resends the whole text so far in
 // every event gives the same answer as one that sends deltas.
 func TestStreamCumulative(t *testing.T) {
-	want := []string{
-		"message_start",
-		`content_block_start 0 {"type":"thinking","thinking":""}`,
-		`thinking_delta 0 "Plan it"`,
-		`signature_delta 0 "SIG"`,
-		"content_block_stop 0",
-		`content_block_start 1 {"type":"text","text":""}`,
-		`text_delta 1 "Result: 42."`,
-		"content_block_stop 1",
-		`message_delta end_turn {"input_tokens":0,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":0}`,
-		"message_stop",
-	}
+	want := ssetest.Seq([]string{"message_start"}, ssetest.ThinkingBlock(0, "Plan it", "SIG"), ssetest.TextBlock(1, "Result: 42."), endTurn(0))
 	cumulative := concat(
 		textFrame(t, "<thinking>Pl"),
 		textFrame(t, "<thinking>Plan it</thi"),
@@ -483,48 +473,36 @@ func TestAccumulator(t *testing.T) {
 	}
 }
 
+// endTurn is how a summarised stream that ends its turn ends.
+func endTurn(outputTokens int) []string {
+	return []string{"message_delta end_turn " + ssetest.UsageJSON(0, outputTokens, 0), "message_stop"}
+}
+
 // TestStreamTagOptions: with split_tags off, or thinking off for the
-// request, the model's tags stay in the text.
+// request, the model's tags stay in the text; with thinking_block text,
+// thinking spans become text blocks (docs/thinking.md).
 func TestStreamTagOptions(t *testing.T) {
 	data := textFrame(t, "<thinking>hmm</thinking>ok")
-	want := []string{
-		"message_start",
-		`content_block_start 0 {"type":"text","text":""}`,
-		`text_delta 0 "<thinking>hmm</thinking>ok"`,
-		"content_block_stop 0",
-		`message_delta end_turn {"input_tokens":0,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":0}`,
-		"message_stop",
+	tagsKept := ssetest.Seq([]string{"message_start"}, ssetest.TextBlock(0, "<thinking>hmm</thinking>ok"), endTurn(0))
+	for _, tc := range []struct {
+		name     string
+		settings func(*providers.Settings)
+		request  string
+		want     []string
+	}{
+		{"split_tags off", func(s *providers.Settings) { s.SplitTags = false }, basicRequest, tagsKept},
+		{"thinking off", func(*providers.Settings) {}, `{"model":"claude-test","max_tokens":1,"thinking":{"type":"disabled"},"messages":[{"role":"user","content":"Q"}]}`, tagsKept},
+		{"thinking_block text", func(s *providers.Settings) { s.Form = providers.FormText }, basicRequest,
+			ssetest.Seq([]string{"message_start"}, ssetest.TextBlock(0, "hmm"), ssetest.TextBlock(1, "ok"), endTurn(0))},
+	} {
+		s := testSettings()
+		tc.settings(s)
+		_, out, err := translate(t, exchange(t, s, tc.request), data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		diff(t, tc.name, summary(t, out), tc.want)
 	}
-	s := testSettings()
-	s.SplitTags = false
-	_, out, err := translate(t, exchange(t, s, basicRequest), data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	diff(t, "split_tags off", summary(t, out), want)
-	_, out, err = translate(t, exchange(t, testSettings(), `{"model":"claude-test","max_tokens":1,"thinking":{"type":"disabled"},"messages":[{"role":"user","content":"Q"}]}`), data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	diff(t, "thinking off", summary(t, out), want)
-	// Form text: thinking spans become text blocks (docs/thinking.md).
-	s = testSettings()
-	s.Form = providers.FormText
-	_, out, err = translate(t, exchange(t, s, basicRequest), data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	diff(t, "thinking_block text", summary(t, out), []string{
-		"message_start",
-		`content_block_start 0 {"type":"text","text":""}`,
-		`text_delta 0 "hmm"`,
-		"content_block_stop 0",
-		`content_block_start 1 {"type":"text","text":""}`,
-		`text_delta 1 "ok"`,
-		"content_block_stop 1",
-		`message_delta end_turn {"input_tokens":0,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":0}`,
-		"message_stop",
-	})
 }
 
 // TestStreamEventsWithoutType: frames without an :event-type header are
@@ -540,14 +518,7 @@ func TestStreamEventsWithoutType(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	diff(t, "events", summary(t, out), []string{
-		"message_start",
-		`content_block_start 0 {"type":"text","text":""}`,
-		`text_delta 0 "Hi"`,
-		"content_block_stop 0",
-		`message_delta end_turn {"input_tokens":0,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":2}`,
-		"message_stop",
-	})
+	diff(t, "events", summary(t, out), ssetest.Seq([]string{"message_start"}, ssetest.TextBlock(0, "Hi"), endTurn(2)))
 }
 
 func TestStreamMalformedPayload(t *testing.T) {

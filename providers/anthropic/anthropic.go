@@ -364,25 +364,13 @@ func fastTextDelta(data []byte) (raw []byte, ok bool) {
 		return nil, false
 	}
 	rest = rest[i+len(textDeltaMiddle):]
-	// The string ends at the first quote not escaped by an odd run of backslashes.
-	for j := 0; ; {
-		q := bytes.IndexByte(rest[j:], '"')
-		if q < 0 {
-			return nil, false
-		}
-		q += j
-		bs := 0
-		for k := q - 1; k >= 0 && rest[k] == '\\'; k-- {
-			bs++
-		}
-		if bs%2 == 0 {
-			if string(rest[q:]) != `"}}` {
-				return nil, false
-			}
-			return rest[:q], true
-		}
-		j = q + 1
+	// A string StringEnd finds malformed (a raw control character in it)
+	// takes the general path, which is jsonparser's.
+	end, _ := jsonbytes.StringEnd(rest)
+	if end < 0 || string(rest[end:]) != `"}}` {
+		return nil, false
 	}
+	return rest[:end], true
 }
 
 func (s *SplitStream) event(name, data []byte) error {

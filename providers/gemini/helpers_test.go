@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"testing"
 
+	"github.com/thinkgate/thinkgate/internal/providertest"
+
 	"github.com/thinkgate/thinkgate/providers"
 )
 
@@ -22,13 +24,7 @@ func testSettings() *providers.Settings {
 // exchange parses body as the handler would.
 func exchange(t testing.TB, s *providers.Settings, body string) *providers.Exchange {
 	t.Helper()
-	req, err := providers.ParseRequest([]byte(body))
-	if err != nil {
-		t.Fatalf("ParseRequest: %v", err)
-	}
-	x := providers.NewExchange(s, req, []byte(body), providers.ExchangeOptions{})
-	x.MessageID = "msg_test"
-	return x
+	return providertest.Exchange(t, s, body)
 }
 
 // rewrite runs the provider's Rewrite on a fresh outbound request.

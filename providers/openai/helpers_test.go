@@ -1,14 +1,13 @@
 package openai
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/anthropics/anthropic-sdk-go"
 
+	"github.com/thinkgate/thinkgate/internal/providertest"
 	"github.com/thinkgate/thinkgate/internal/ssetest"
 	"github.com/thinkgate/thinkgate/providers"
 )
@@ -29,84 +28,27 @@ func exchange(t testing.TB, s *providers.Settings, body string) *providers.Excha
 	if s == nil {
 		s = testSettings()
 	}
-	req, err := providers.ParseRequest([]byte(body))
-	if err != nil {
-		t.Fatalf("ParseRequest: %v", err)
-	}
-	x := providers.NewExchange(s, req, []byte(body), providers.ExchangeOptions{})
-	x.MessageID = "msg_test"
-	return x
+	return providertest.Exchange(t, s, body)
 }
 
 const streamRequest = `{"model":"claude-test","max_tokens":1024,"stream":true,"messages":[{"role":"user","content":"Hi"}]}`
 
-// runStream drives a Stream the way the response writer does: upstream bytes
-// in writes of chunk bytes, the emitter's output collected after each; a
-// failed Write or Close becomes an error event.
-func runStream(t testing.TB, tr *Translator, upstream []byte, chunk int) (out []byte, err error) {
+// runStream drives a Stream as the response writer does
+// (providertest.RunStream).
+func runStream(t testing.TB, tr *Translator, upstream []byte, chunk int) ([]byte, error) {
 	t.Helper()
-	x := tr.x
-	em := providers.NewEmitter(x.Settings.Form, x.Settings.Signer)
-	s := tr.NewStream(em)
-	take := func() {
-		out = append(out, em.Events()...)
-		em.Flush()
-	}
-	take()
-	for p := upstream; len(p) > 0 && err == nil; {
-		n := min(chunk, len(p))
-		err = s.Write(p[:n])
-		p = p[n:]
-		if err == nil {
-			take()
-		}
-	}
-	if err == nil {
-		err = s.Close()
-	}
-	if err != nil {
-		e := providers.AsError(err)
-		em.Fail(e.Type, e.Message)
-	}
-	take()
-	return out, err
+	em := providers.NewEmitter(tr.x.Settings.Form, tr.x.Settings.Signer)
+	return providertest.RunStream(t, em, tr.NewStream(em), upstream, chunk)
 }
 
-// summary renders events one per line (ssetest.Summary, with message_start's
-// message and message_delta's stop_sequence and usage), and accumulates them
-// with the official SDK, which must accept every event.
+// summary renders events one per line and accumulates them with the
+// official SDK (providertest.Summary).
 func summary(t testing.TB, out []byte) ([]string, anthropic.Message) {
 	t.Helper()
-	events, err := ssetest.Parse(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var msg anthropic.Message
-	for _, ev := range events {
-		if ev.Name == "error" {
-			continue
-		}
-		var u anthropic.MessageStreamEventUnion
-		if err := json.Unmarshal([]byte(ev.Data), &u); err != nil {
-			t.Fatalf("SDK cannot decode %s: %v", ev.Name, err)
-		}
-		if err := msg.Accumulate(u); err != nil {
-			t.Fatalf("SDK Accumulate(%s): %v", ev.Name, err)
-		}
-	}
-	lines, err := ssetest.Summary(events, ssetest.MessageJSON|ssetest.StopSequence|ssetest.Usage)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return lines, msg
+	return providertest.Summary(t, out, ssetest.MessageJSON|ssetest.StopSequence|ssetest.Usage)
 }
 
-func diff(t testing.TB, what string, got, want []string) {
-	t.Helper()
-	if strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("%s differs.\n--- got\n%s\n--- want\n%s", what, strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
-}
+var diff = providertest.Diff
 
 func readFile(t testing.TB, name string) string {
 	t.Helper()

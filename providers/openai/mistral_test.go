@@ -8,6 +8,7 @@ import (
 	"github.com/anthropics/anthropic-sdk-go"
 
 	"github.com/thinkgate/thinkgate/internal/golden"
+	"github.com/thinkgate/thinkgate/internal/ssetest"
 	"github.com/thinkgate/thinkgate/providers"
 )
 
@@ -36,8 +37,8 @@ func TestMistralStream(t *testing.T) {
 	thinking := `The user wants A, B, C. "Easy".`
 	want := []string{messageStart}
 	want = append(want, thinkingBlock(0, thinking)...)
-	want = append(want, textBlock(1, "The first three letters are A, B and C.")...)
-	want = append(want, "message_delta end_turn null "+usageJSON(10, 25, 0), "message_stop")
+	want = append(want, ssetest.TextBlock(1, "The first three letters are A, B and C.")...)
+	want = append(want, "message_delta end_turn null "+ssetest.UsageJSON(10, 25, 0), "message_stop")
 	for _, n := range []int{1, 7, 64, 1 << 16} {
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
 			x := exchange(t, nil, streamRequest)
@@ -75,10 +76,10 @@ data: [DONE]
 	got, _ := summary(t, out)
 	want := []string{messageStart}
 	want = append(want, thinkingBlock(0, "plan")...)
-	want = append(want, textBlock(1, "x ")...)
+	want = append(want, ssetest.TextBlock(1, "x ")...)
 	want = append(want, thinkingBlock(2, "y")...)
-	want = append(want, textBlock(3, "z")...)
-	want = append(want, "message_delta end_turn null "+usageJSON(0, 0, 0), "message_stop")
+	want = append(want, ssetest.TextBlock(3, "z")...)
+	want = append(want, "message_delta end_turn null "+ssetest.UsageJSON(0, 0, 0), "message_stop")
 	diff(t, "events", got, want)
 }
 

@@ -13,7 +13,6 @@ package openai
 
 import (
 	"net/http"
-	"strings"
 
 	"github.com/thinkgate/thinkgate/providers"
 )
@@ -75,13 +74,8 @@ type Provider struct {
 
 // New returns a provider for cfg, which must be valid.
 func New(cfg Config) *Provider {
-	p := &Provider{cfg: cfg, path: cfg.Path}
-	if p.path == "" {
-		p.path = DefaultPath
-	}
-	if i := strings.IndexByte(p.path, '?'); i >= 0 {
-		p.path, p.rawQuery = p.path[:i], p.path[i+1:]
-	}
+	p := &Provider{cfg: cfg}
+	p.path, p.rawQuery = UpstreamPath(cfg.Path, DefaultPath)
 	return p
 }
 

@@ -8,6 +8,7 @@ import (
 	"github.com/anthropics/anthropic-sdk-go"
 
 	"github.com/thinkgate/thinkgate/internal/golden"
+	"github.com/thinkgate/thinkgate/internal/ssetest"
 	"github.com/thinkgate/thinkgate/providers"
 )
 
@@ -61,9 +62,9 @@ func TestOpenRouterStream(t *testing.T) {
 		`content_block_start 1 {"type":"redacted_thinking","data":` + q(data) + `}`,
 		"content_block_stop 1",
 	}
-	want = append(want, textBlock(2, "Checking.")...)
-	want = append(want, toolBlock(3, "toolu_01", "get_weather", `{"city":"Paris"}`)...)
-	want = append(want, "message_delta tool_use null "+usageJSON(40, 60, 0), "message_stop")
+	want = append(want, ssetest.TextBlock(2, "Checking.")...)
+	want = append(want, ssetest.ToolBlock(3, "toolu_01", "get_weather", `{"city":"Paris"}`)...)
+	want = append(want, "message_delta tool_use null "+ssetest.UsageJSON(40, 60, 0), "message_stop")
 	for _, n := range []int{1, 5, 64, 1 << 16} {
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
 			x := exchange(t, nil, streamRequest)
@@ -106,7 +107,7 @@ data: [DONE]
 	got, _ := summary(t, out)
 	s := orSigner()
 	want := []string{messageStart}
-	want = append(want, toolBlock(0, "call_1", "f", `{"a":1}`)...)
+	want = append(want, ssetest.ToolBlock(0, "call_1", "f", `{"a":1}`)...)
 	want = append(want,
 		"content_block_start 1 "+thinkStart, "thinking_delta 1 "+q("one"),
 		"signature_delta 1 "+q(s.Sign(providers.OriginOpenRouter, `{"type":"reasoning.text","signature":"s1","index":0}`, "one")), "content_block_stop 1",
@@ -114,7 +115,7 @@ data: [DONE]
 		"content_block_stop 2",
 		"content_block_start 3 "+thinkStart, "thinking_delta 3 "+q("two"),
 		"signature_delta 3 "+q(s.Sign(providers.OriginOpenRouter, `{"type":"reasoning.summary","index":2}`, "two")), "content_block_stop 3",
-		"message_delta tool_use null "+usageJSON(0, 0, 0), "message_stop")
+		"message_delta tool_use null "+ssetest.UsageJSON(0, 0, 0), "message_stop")
 	diff(t, "events", got, want)
 }
 

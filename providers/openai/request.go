@@ -227,21 +227,17 @@ type converter struct {
 	hinted bool
 }
 
-func unsupported(path, what string) error {
-	return providers.InvalidRequest(fmt.Sprintf("%s: %s is not supported by the openai provider", path, what))
-}
+func unsupported(path, what string) error { return Unsupported("openai", path, what) }
 
-// tools converts client tools to functions. Server tools run only on
-// Anthropic's side and cannot be offered, except tool_search: its job (making
-// deferred tools available) is done by sending every tool in full.
+// tools converts the client tools OfferedAsFunction keeps to functions.
 func (c *converter) tools(tools []providers.Tool) ([]chatTool, error) {
 	var out []chatTool
 	for i, t := range tools {
-		if !t.IsCustom() {
-			if strings.HasPrefix(t.Type, "tool_search_tool") {
-				continue
+		if offered, err := OfferedAsFunction(i, &t, "openai"); !offered {
+			if err != nil {
+				return nil, err
 			}
-			return nil, unsupported(fmt.Sprintf("tools.%d", i), fmt.Sprintf("server tool %q (type %q)", t.Name, t.Type))
+			continue
 		}
 		params := t.InputSchema
 		if len(bytes.TrimSpace(params)) == 0 || string(bytes.TrimSpace(params)) == "null" {
@@ -257,43 +253,22 @@ func (c *converter) tools(tools []providers.Tool) ([]chatTool, error) {
 }
 
 func (c *converter) toolChoice(tc *providers.ToolChoice) (any, *bool, error) {
-	var parallel *bool
-	if tc.DisableParallelToolUse && tc.Type != "none" {
-		f := false
-		parallel = &f
+	choice, parallel, err := ToolChoice(tc)
+	if err != nil {
+		return nil, nil, err
 	}
-	switch tc.Type {
-	case "auto", "":
-		return "auto", parallel, nil
-	case "any":
-		return "required", parallel, nil
-	case "none":
-		return "none", nil, nil
-	case "tool":
-		var n namedToolChoice
-		n.Type = "function"
-		n.Function.Name = c.state.shorten(tc.Name)
-		return n, parallel, nil
+	if choice != "function" {
+		return choice, parallel, nil
 	}
-	return nil, nil, providers.InvalidRequest(fmt.Sprintf("tool_choice.type: must be auto, any, tool or none, got %q", tc.Type))
+	var n namedToolChoice
+	n.Type = "function"
+	n.Function.Name = c.state.shorten(tc.Name)
+	return n, parallel, nil
 }
 
 // systemText joins the text blocks of a system prompt or system message.
 func systemText(c providers.Content, path string) (string, error) {
-	var b strings.Builder
-	for j, blk := range c.Blocks {
-		if blk.Type != "text" {
-			return "", unsupported(fmt.Sprintf("%s.%d", path, j), fmt.Sprintf("content block type %q in a system prompt", blk.Type))
-		}
-		if blk.Text == "" {
-			continue
-		}
-		if b.Len() > 0 {
-			b.WriteByte('\n')
-		}
-		b.WriteString(blk.Text)
-	}
-	return b.String(), nil
+	return SystemText(c, path, "openai")
 }
 
 func (c *converter) message(i int, m *providers.Message) error {

@@ -29,47 +29,11 @@ func sig(thinking string) string {
 // q is s as the summary writes a text.
 func q(s string) string { return ssetest.Quote(s) }
 
-func usageJSON(in, out, cacheRead int) string {
-	return fmt.Sprintf(`{"input_tokens":%d,"cache_creation_input_tokens":0,"cache_read_input_tokens":%d,"output_tokens":%d}`, in, cacheRead, out)
-}
-
 func thinkingBlock(i int, text string) []string {
-	return []string{
-		fmt.Sprintf("content_block_start %d %s", i, thinkStart),
-		fmt.Sprintf("thinking_delta %d %s", i, q(text)),
-		fmt.Sprintf("signature_delta %d %s", i, q(sig(text))),
-		fmt.Sprintf("content_block_stop %d", i),
-	}
-}
-
-func textBlock(i int, text string) []string {
-	return []string{
-		fmt.Sprintf("content_block_start %d %s", i, textStart),
-		fmt.Sprintf("text_delta %d %s", i, q(text)),
-		fmt.Sprintf("content_block_stop %d", i),
-	}
-}
-
-func toolBlock(i int, id, name, input string) []string {
-	return []string{
-		fmt.Sprintf(`content_block_start %d {"type":"tool_use","id":%s,"name":%s,"input":{}}`, i, q(id), q(name)),
-		fmt.Sprintf("input_json_delta %d %s", i, q(input)),
-		fmt.Sprintf("content_block_stop %d", i),
-	}
-}
-
-func seq(parts ...[]string) []string {
-	var out []string
-	for _, p := range parts {
-		out = append(out, p...)
-	}
-	return out
+	return ssetest.ThinkingBlock(i, text, sig(text))
 }
 
 func line(s ...string) []string { return s }
-
-// writeSizes are the upstream write sizes every stream is tested with.
-var writeSizes = []int{1, 2, 3, 7, 64, 1 << 20}
 
 type streamCase struct {
 	name     string
@@ -90,35 +54,35 @@ func TestStream(t *testing.T) {
 		{
 			name:     "tags split from content",
 			upstream: openaitest.New().Content(seedText, 3).Finish("stop").Usage(21, 87, 5).Done().Bytes(),
-			want: seq(line(messageStart), textBlock(0, seedIntro), thinkingBlock(1, seedThinking), textBlock(2, seedAnswer),
-				line("message_delta end_turn null "+usageJSON(16, 87, 5), "message_stop")),
+			want: ssetest.Seq(line(messageStart), ssetest.TextBlock(0, seedIntro), thinkingBlock(1, seedThinking), ssetest.TextBlock(2, seedAnswer),
+				line("message_delta end_turn null "+ssetest.UsageJSON(16, 87, 5), "message_stop")),
 		},
 		{
 			name:     "tags one rune per delta",
 			upstream: openaitest.New().Content("答：<thinking>想😀</thinking>A, B, C", 1).Finish("stop").Done().Bytes(),
-			want: seq(line(messageStart), textBlock(0, "答："), thinkingBlock(1, "想😀"), textBlock(2, "A, B, C"),
-				line("message_delta end_turn null "+usageJSON(0, 0, 0), "message_stop")),
+			want: ssetest.Seq(line(messageStart), ssetest.TextBlock(0, "答："), thinkingBlock(1, "想😀"), ssetest.TextBlock(2, "A, B, C"),
+				line("message_delta end_turn null "+ssetest.UsageJSON(0, 0, 0), "message_stop")),
 		},
 		{
 			name: "reasoning_content (DeepSeek)",
 			upstream: openaitest.New().ReasoningContent("The user wants ABC.", 4).Content("A, B, C.", 2).
 				Finish("stop").Data(`{"id":"1","object":"chat.completion.chunk","created":1,"model":"deepseek-reasoner","choices":[],"usage":{"prompt_tokens":30,"completion_tokens":12,"total_tokens":42,"prompt_cache_hit_tokens":10,"prompt_cache_miss_tokens":20}}`).
 				Done().Bytes(),
-			want: seq(line(messageStart), thinkingBlock(0, "The user wants ABC."), textBlock(1, "A, B, C."),
-				line("message_delta end_turn null "+usageJSON(20, 12, 10), "message_stop")),
+			want: ssetest.Seq(line(messageStart), thinkingBlock(0, "The user wants ABC."), ssetest.TextBlock(1, "A, B, C."),
+				line("message_delta end_turn null "+ssetest.UsageJSON(20, 12, 10), "message_stop")),
 		},
 		{
 			name: "reasoning (vLLM) and tags in the content",
 			upstream: openaitest.New().Reasoning("First thought.", 5).Content("Intro <thinking>second thought</thinking>answer", 6).
 				Finish("stop").Done().Bytes(),
-			want: seq(line(messageStart), thinkingBlock(0, "First thought."), textBlock(1, "Intro "), thinkingBlock(2, "second thought"),
-				textBlock(3, "answer"), line("message_delta end_turn null "+usageJSON(0, 0, 0), "message_stop")),
+			want: ssetest.Seq(line(messageStart), thinkingBlock(0, "First thought."), ssetest.TextBlock(1, "Intro "), thinkingBlock(2, "second thought"),
+				ssetest.TextBlock(3, "answer"), line("message_delta end_turn null "+ssetest.UsageJSON(0, 0, 0), "message_stop")),
 		},
 		{
 			name: "both reasoning fields mean the same text",
 			upstream: openaitest.New().Delta(`{"reasoning_content":"one","reasoning":"one"}`).Delta(`{"reasoning_content":null,"reasoning":null,"content":"two"}`).
 				Finish("stop").Done().Bytes(),
-			want: seq(line(messageStart), thinkingBlock(0, "one"), textBlock(1, "two"), line("message_delta end_turn null "+usageJSON(0, 0, 0), "message_stop")),
+			want: ssetest.Seq(line(messageStart), thinkingBlock(0, "one"), ssetest.TextBlock(1, "two"), line("message_delta end_turn null "+ssetest.UsageJSON(0, 0, 0), "message_stop")),
 		},
 		{
 			name: "tool calls one after another (OpenAI)",
@@ -126,8 +90,8 @@ func TestStream(t *testing.T) {
 				ToolStart(0, "call_a1", "get_weather").ToolArgs(0, `{"ci`).ToolArgs(0, `ty": "Par`).ToolArgs(0, `is"}`).
 				ToolStart(1, "call_b2", "get_time").ToolArgs(1, `{}`).
 				Finish("tool_calls").Usage(50, 20, 0).Done().Bytes(),
-			want: seq(line(messageStart), textBlock(0, "Let me check."), toolBlock(1, "call_a1", "get_weather", `{"city": "Paris"}`),
-				toolBlock(2, "call_b2", "get_time", `{}`), line("message_delta tool_use null "+usageJSON(50, 20, 0), "message_stop")),
+			want: ssetest.Seq(line(messageStart), ssetest.TextBlock(0, "Let me check."), ssetest.ToolBlock(1, "call_a1", "get_weather", `{"city": "Paris"}`),
+				ssetest.ToolBlock(2, "call_b2", "get_time", `{}`), line("message_delta tool_use null "+ssetest.UsageJSON(50, 20, 0), "message_stop")),
 		},
 		{
 			name: "tool calls interleaved by index",
@@ -135,8 +99,8 @@ func TestStream(t *testing.T) {
 				ToolStart(0, "call_a", "get_weather").ToolStart(1, "call_b", "get_time").
 				ToolArgs(0, `{"city":`).ToolArgs(1, `{"tz":`).ToolArgs(0, `"Paris"}`).ToolArgs(1, `"CET"}`).
 				Finish("tool_calls").Done().Bytes(),
-			want: seq(line(messageStart), textBlock(0, "Checking both."), toolBlock(1, "call_a", "get_weather", `{"city":"Paris"}`),
-				toolBlock(2, "call_b", "get_time", `{"tz":"CET"}`), line("message_delta tool_use null "+usageJSON(0, 0, 0), "message_stop")),
+			want: ssetest.Seq(line(messageStart), ssetest.TextBlock(0, "Checking both."), ssetest.ToolBlock(1, "call_a", "get_weather", `{"city":"Paris"}`),
+				ssetest.ToolBlock(2, "call_b", "get_time", `{"tz":"CET"}`), line("message_delta tool_use null "+ssetest.UsageJSON(0, 0, 0), "message_stop")),
 		},
 		{
 			name: "text while a call is open waits for it, in order",
@@ -144,16 +108,16 @@ func TestStream(t *testing.T) {
 				ToolStart(0, "call_a", "a").ToolArgs(0, `{"s":"}{\"`).Content("Note <thin", 0).Content("king>hm</thinking>.", 0).
 				ToolStart(1, "call_b", "b").ToolArgs(0, `"}`).ToolArgs(1, `{"n":1}`).Content(" Done.", 0).
 				Finish("tool_calls").Done().Bytes(),
-			want: seq(line(messageStart), toolBlock(0, "call_a", "a", `{"s":"}{\""}`), textBlock(1, "Note "), thinkingBlock(2, "hm"), textBlock(3, "."),
-				toolBlock(4, "call_b", "b", `{"n":1}`), textBlock(5, " Done."), line("message_delta tool_use null "+usageJSON(0, 0, 0), "message_stop")),
+			want: ssetest.Seq(line(messageStart), ssetest.ToolBlock(0, "call_a", "a", `{"s":"}{\""}`), ssetest.TextBlock(1, "Note "), thinkingBlock(2, "hm"), ssetest.TextBlock(3, "."),
+				ssetest.ToolBlock(4, "call_b", "b", `{"n":1}`), ssetest.TextBlock(5, " Done."), line("message_delta tool_use null "+ssetest.UsageJSON(0, 0, 0), "message_stop")),
 		},
 		{
 			name: "several whole calls in one delta, arguments as an object",
 			upstream: openaitest.New().
 				Delta(`{"tool_calls":[{"index":0,"id":"c1","type":"function","function":{"name":"a","arguments":"{\"x\":1}"}},{"index":1,"id":"c2","type":"function","function":{"name":"b","arguments":{"y":[2]}}}]}`).
 				Finish("tool_calls").Done().Bytes(),
-			want: seq(line(messageStart), toolBlock(0, "c1", "a", `{"x":1}`), toolBlock(1, "c2", "b", `{"y":[2]}`),
-				line("message_delta tool_use null "+usageJSON(0, 0, 0), "message_stop")),
+			want: ssetest.Seq(line(messageStart), ssetest.ToolBlock(0, "c1", "a", `{"x":1}`), ssetest.ToolBlock(1, "c2", "b", `{"y":[2]}`),
+				line("message_delta tool_use null "+ssetest.UsageJSON(0, 0, 0), "message_stop")),
 		},
 		{
 			name: "calls without index, told apart by id",
@@ -162,109 +126,109 @@ func TestStream(t *testing.T) {
 				Delta(`{"tool_calls":[{"function":{"arguments":":1}"}}]}`).
 				Delta(`{"tool_calls":[{"id":"c2","type":"function","function":{"name":"b","arguments":"{}"}}]}`).
 				Finish("tool_calls").Done().Bytes(),
-			want: seq(line(messageStart), toolBlock(0, "c1", "a", `{"x":1}`), toolBlock(1, "c2", "b", `{}`),
-				line("message_delta tool_use null "+usageJSON(0, 0, 0), "message_stop")),
+			want: ssetest.Seq(line(messageStart), ssetest.ToolBlock(0, "c1", "a", `{"x":1}`), ssetest.ToolBlock(1, "c2", "b", `{}`),
+				line("message_delta tool_use null "+ssetest.UsageJSON(0, 0, 0), "message_stop")),
 		},
 		{
 			name: "every call numbered 0, told apart by id",
 			upstream: openaitest.New().ToolStart(0, "c1", "a").ToolArgs(0, `{"x":1}`).ToolStart(0, "c2", "b").ToolArgs(0, `{"y":`).ToolArgs(0, `2}`).
 				Finish("tool_calls").Done().Bytes(),
-			want: seq(line(messageStart), toolBlock(0, "c1", "a", `{"x":1}`), toolBlock(1, "c2", "b", `{"y":2}`),
-				line("message_delta tool_use null "+usageJSON(0, 0, 0), "message_stop")),
+			want: ssetest.Seq(line(messageStart), ssetest.ToolBlock(0, "c1", "a", `{"x":1}`), ssetest.ToolBlock(1, "c2", "b", `{"y":2}`),
+				line("message_delta tool_use null "+ssetest.UsageJSON(0, 0, 0), "message_stop")),
 		},
 		{
 			name:     "shortened tool name mapped back, odd id made safe",
 			state:    func(s *State) { s.shorten(longTool) },
 			upstream: openaitest.New().ToolStart(0, "chatcmpl-tool:7f.3", shortName).ToolArgs(0, `{"city":"Oslo"}`).Finish("tool_calls").Done().Bytes(),
-			want: seq(line(messageStart), toolBlock(0, "chatcmpl-tool_7f_3", longTool, `{"city":"Oslo"}`),
-				line("message_delta tool_use null "+usageJSON(0, 0, 0), "message_stop")),
+			want: ssetest.Seq(line(messageStart), ssetest.ToolBlock(0, "chatcmpl-tool_7f_3", longTool, `{"city":"Oslo"}`),
+				line("message_delta tool_use null "+ssetest.UsageJSON(0, 0, 0), "message_stop")),
 		},
 		{
 			name:     "forced call ends with stop: still tool_use",
 			upstream: openaitest.New().ToolStart(0, "call_1", "a").ToolArgs(0, `{}`).Finish("stop").Done().Bytes(),
-			want:     seq(line(messageStart), toolBlock(0, "call_1", "a", `{}`), line("message_delta tool_use null "+usageJSON(0, 0, 0), "message_stop")),
+			want:     ssetest.Seq(line(messageStart), ssetest.ToolBlock(0, "call_1", "a", `{}`), line("message_delta tool_use null "+ssetest.UsageJSON(0, 0, 0), "message_stop")),
 		},
 		{
 			name:     "length",
 			upstream: openaitest.New().Content("A, B", 0).Finish("length").Usage(9, 4, 0).Done().Bytes(),
-			want:     seq(line(messageStart), textBlock(0, "A, B"), line("message_delta max_tokens null "+usageJSON(9, 4, 0), "message_stop")),
+			want:     ssetest.Seq(line(messageStart), ssetest.TextBlock(0, "A, B"), line("message_delta max_tokens null "+ssetest.UsageJSON(9, 4, 0), "message_stop")),
 		},
 		{
 			name:     "length inside thinking closes the span",
 			upstream: openaitest.New().Content("<thinking>Long thou", 0).Finish("length").Done().Bytes(),
-			want:     seq(line(messageStart), thinkingBlock(0, "Long thou"), line("message_delta max_tokens null "+usageJSON(0, 0, 0), "message_stop")),
+			want:     ssetest.Seq(line(messageStart), thinkingBlock(0, "Long thou"), line("message_delta max_tokens null "+ssetest.UsageJSON(0, 0, 0), "message_stop")),
 		},
 		{
 			name:     "content_filter",
 			upstream: openaitest.New().Content("I can", 0).Finish("content_filter").Done().Bytes(),
-			want:     seq(line(messageStart), textBlock(0, "I can"), line("message_delta refusal null "+usageJSON(0, 0, 0), "message_stop")),
+			want:     ssetest.Seq(line(messageStart), ssetest.TextBlock(0, "I can"), line("message_delta refusal null "+ssetest.UsageJSON(0, 0, 0), "message_stop")),
 		},
 		{
 			name:     "refusal field",
 			upstream: openaitest.New().Delta(`{"refusal":"I can't help with that."}`).Finish("stop").Done().Bytes(),
-			want:     seq(line(messageStart), textBlock(0, "I can't help with that."), line("message_delta refusal null "+usageJSON(0, 0, 0), "message_stop")),
+			want:     ssetest.Seq(line(messageStart), ssetest.TextBlock(0, "I can't help with that."), line("message_delta refusal null "+ssetest.UsageJSON(0, 0, 0), "message_stop")),
 		},
 		{
 			name:    "stop sequence reported by vLLM",
 			request: `{"model":"claude-test","max_tokens":10,"stream":true,"stop_sequences":["END","\n\n"],"messages":[{"role":"user","content":"Hi"}]}`,
 			upstream: openaitest.New().Content("A, B, C", 0).
 				Data(`{"id":"x","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":""},"logprobs":null,"finish_reason":"stop","stop_reason":"\n\n"}]}`).Done().Bytes(),
-			want: seq(line(messageStart), textBlock(0, "A, B, C"), line("message_delta stop_sequence \n\n "+usageJSON(0, 0, 0), "message_stop")),
+			want: ssetest.Seq(line(messageStart), ssetest.TextBlock(0, "A, B, C"), line("message_delta stop_sequence \n\n "+ssetest.UsageJSON(0, 0, 0), "message_stop")),
 		},
 		{
 			name:     "no finish_reason",
 			upstream: openaitest.New().Content("ok", 0).Done().Bytes(),
-			want:     seq(line(messageStart), textBlock(0, "ok"), line("message_delta end_turn null "+usageJSON(0, 0, 0), "message_stop")),
+			want:     ssetest.Seq(line(messageStart), ssetest.TextBlock(0, "ok"), line("message_delta end_turn null "+ssetest.UsageJSON(0, 0, 0), "message_stop")),
 		},
 		{
 			name:     "split_tags off",
 			settings: func(s *providers.Settings) { s.SplitTags = false },
 			upstream: openaitest.New().Reasoning("r", 0).Content("a <thinking>b</thinking> c", 4).Finish("stop").Done().Bytes(),
-			want: seq(line(messageStart), thinkingBlock(0, "r"), textBlock(1, "a <thinking>b</thinking> c"),
-				line("message_delta end_turn null "+usageJSON(0, 0, 0), "message_stop")),
+			want: ssetest.Seq(line(messageStart), thinkingBlock(0, "r"), ssetest.TextBlock(1, "a <thinking>b</thinking> c"),
+				line("message_delta end_turn null "+ssetest.UsageJSON(0, 0, 0), "message_stop")),
 		},
 		{
 			name:     "thinking_block text",
 			settings: func(s *providers.Settings) { s.Form = providers.FormText },
 			upstream: openaitest.New().ReasoningContent("r1", 0).Content("<thinking>t</thinking>a", 0).Finish("stop").Done().Bytes(),
-			want: seq(line(messageStart), textBlock(0, "r1"), textBlock(1, "t"), textBlock(2, "a"),
-				line("message_delta end_turn null "+usageJSON(0, 0, 0), "message_stop")),
+			want: ssetest.Seq(line(messageStart), ssetest.TextBlock(0, "r1"), ssetest.TextBlock(1, "t"), ssetest.TextBlock(2, "a"),
+				line("message_delta end_turn null "+ssetest.UsageJSON(0, 0, 0), "message_stop")),
 		},
 		{
 			name:     "custom tags",
 			settings: func(s *providers.Settings) { s.Parse.Tags = []string{"think"} },
 			upstream: openaitest.New().Content("<think>x</think>y<thinking>z</thinking>", 2).Finish("stop").Done().Bytes(),
-			want: seq(line(messageStart), thinkingBlock(0, "x"), textBlock(1, "y<thinking>z</thinking>"),
-				line("message_delta end_turn null "+usageJSON(0, 0, 0), "message_stop")),
+			want: ssetest.Seq(line(messageStart), thinkingBlock(0, "x"), ssetest.TextBlock(1, "y<thinking>z</thinking>"),
+				line("message_delta end_turn null "+ssetest.UsageJSON(0, 0, 0), "message_stop")),
 		},
 		{
 			name: "CRLF, comments and [DONE] without a final blank line",
 			upstream: []byte(": OPENROUTER PROCESSING\r\n\r\n" + strings.ReplaceAll(string(openaitest.New().Content("hi", 0).Finish("stop").Bytes()), "\n", "\r\n") +
 				"data: [DONE]"),
-			want: seq(line(messageStart), textBlock(0, "hi"), line("message_delta end_turn null "+usageJSON(0, 0, 0), "message_stop")),
+			want: ssetest.Seq(line(messageStart), ssetest.TextBlock(0, "hi"), line("message_delta end_turn null "+ssetest.UsageJSON(0, 0, 0), "message_stop")),
 		},
 		{
 			name:     "bytes after [DONE] are ignored",
 			upstream: append(openaitest.New().Content("hi", 0).Done().Bytes(), "data: {\"error\":{\"message\":\"late\"}}\n\n"...),
-			want:     seq(line(messageStart), textBlock(0, "hi"), line("message_delta end_turn null "+usageJSON(0, 0, 0), "message_stop")),
+			want:     ssetest.Seq(line(messageStart), ssetest.TextBlock(0, "hi"), line("message_delta end_turn null "+ssetest.UsageJSON(0, 0, 0), "message_stop")),
 		},
 		{
 			name:     "missing [DONE] inside thinking",
 			upstream: openaitest.New().Content("Hi <thinking>half a thou", 3).Bytes(),
-			want: seq(line(messageStart), textBlock(0, "Hi "), thinkingBlock(1, "half a thou"),
+			want: ssetest.Seq(line(messageStart), ssetest.TextBlock(0, "Hi "), thinkingBlock(1, "half a thou"),
 				line(`error {"type":"api_error","message":"upstream stream ended without [DONE]: the response is incomplete"}`)),
 			wantErr: "api_error: upstream stream ended without [DONE]: the response is incomplete",
 		},
 		{
 			name:     "missing [DONE] after finish_reason and usage",
 			upstream: openaitest.New().Content("ok", 0).Finish("stop").Usage(3, 1, 0).Bytes(),
-			want:     seq(line(messageStart), textBlock(0, "ok"), line(`error {"type":"api_error","message":"upstream stream ended without [DONE]: the response is incomplete"}`)),
+			want:     ssetest.Seq(line(messageStart), ssetest.TextBlock(0, "ok"), line(`error {"type":"api_error","message":"upstream stream ended without [DONE]: the response is incomplete"}`)),
 			wantErr:  "api_error: upstream stream ended without [DONE]: the response is incomplete",
 		},
 		{
 			name:     "cut inside tool arguments, a later call queued",
 			upstream: openaitest.New().ToolStart(0, "c1", "a").ToolArgs(0, `{"x":`).ToolStart(1, "c2", "b").ToolArgs(1, `{}`).Bytes(),
-			want: seq(line(messageStart), toolBlock(0, "c1", "a", `{"x":`), toolBlock(1, "c2", "b", `{}`),
+			want: ssetest.Seq(line(messageStart), ssetest.ToolBlock(0, "c1", "a", `{"x":`), ssetest.ToolBlock(1, "c2", "b", `{}`),
 				line(`error {"type":"api_error","message":"upstream stream ended without [DONE]: the response is incomplete"}`)),
 			wantErr: "api_error: upstream stream ended without [DONE]: the response is incomplete",
 		},
@@ -272,38 +236,38 @@ func TestStream(t *testing.T) {
 			name: "error object mid-stream: overloaded",
 			upstream: openaitest.New().Content("Hello <thinking>wor", 2).
 				Data(`{"error":{"message":"The server is overloaded, please try again later.","type":"server_error","param":null,"code":null}}`).Bytes(),
-			want: seq(line(messageStart), textBlock(0, "Hello "), thinkingBlock(1, "wor"),
+			want: ssetest.Seq(line(messageStart), ssetest.TextBlock(0, "Hello "), thinkingBlock(1, "wor"),
 				line(`error {"type":"overloaded_error","message":"The server is overloaded, please try again later."}`)),
 			wantErr: "overloaded_error: The server is overloaded, please try again later.",
 		},
 		{
 			name:     "error object mid-stream: OpenRouter rate limit code",
 			upstream: openaitest.New().Content("Hel", 0).Data(`{"id":"gen-1","object":"chat.completion.chunk","error":{"code":429,"message":"Rate limit exceeded: free-models-per-min"},"choices":[{"index":0,"delta":{"content":""},"finish_reason":"error"}]}`).Bytes(),
-			want:     seq(line(messageStart), textBlock(0, "Hel"), line(`error {"type":"rate_limit_error","message":"Rate limit exceeded: free-models-per-min"}`)),
+			want:     ssetest.Seq(line(messageStart), ssetest.TextBlock(0, "Hel"), line(`error {"type":"rate_limit_error","message":"Rate limit exceeded: free-models-per-min"}`)),
 			wantErr:  "rate_limit_error: Rate limit exceeded: free-models-per-min",
 		},
 		{
 			name:     "named error event",
 			upstream: []byte("data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"a\"}}]}\n\nevent: error\ndata: {\"message\":\"context_length_exceeded\",\"code\":\"context_length_exceeded\"}\n\n"),
-			want:     seq(line(messageStart), textBlock(0, "a"), line(`error {"type":"invalid_request_error","message":"prompt is too long: context_length_exceeded"}`)),
+			want:     ssetest.Seq(line(messageStart), ssetest.TextBlock(0, "a"), line(`error {"type":"invalid_request_error","message":"prompt is too long: context_length_exceeded"}`)),
 			wantErr:  "invalid_request_error: prompt is too long: context_length_exceeded",
 		},
 		{
 			name:     "truncated JSON chunk",
 			upstream: []byte("data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"a\"}}]}\n\ndata: {\"choices\":[{\"delta\":\n\n"),
-			want:     seq(line(messageStart), textBlock(0, "a"), line(`error {"type":"api_error","message":"malformed upstream response: chunk is not valid JSON: {\"choices\":[{\"delta\":"}`)),
+			want:     ssetest.Seq(line(messageStart), ssetest.TextBlock(0, "a"), line(`error {"type":"api_error","message":"malformed upstream response: chunk is not valid JSON: {\"choices\":[{\"delta\":"}`)),
 			wantErr:  `api_error: malformed upstream response: chunk is not valid JSON: {"choices":[{"delta":`,
 		},
 		{
 			name:     "malformed chunk",
 			upstream: []byte("data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"a\"}}]}\n\ndata: <html>Bad Gateway</html>\n\n"),
-			want:     seq(line(messageStart), textBlock(0, "a"), line(`error {"type":"api_error","message":"malformed upstream response: chunk is not a JSON object: \u003chtml\u003eBad Gateway\u003c/html\u003e"}`)),
+			want:     ssetest.Seq(line(messageStart), ssetest.TextBlock(0, "a"), line(`error {"type":"api_error","message":"malformed upstream response: chunk is not a JSON object: \u003chtml\u003eBad Gateway\u003c/html\u003e"}`)),
 			wantErr:  "api_error: malformed upstream response: chunk is not a JSON object: <html>Bad Gateway</html>",
 		},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			for _, n := range writeSizes {
+			for _, n := range ssetest.WriteSizes {
 				s := testSettings()
 				if tc.settings != nil {
 					tc.settings(s)

@@ -198,7 +198,7 @@ func (t *translator) endContent() {
 func (t *translator) toolDelta(index int64, hasIndex bool, id, name, args []byte) {
 	c := t.findCall(index, hasIndex, id)
 	if c < 0 {
-		t.calls = append(t.calls, toolCall{index: index, upID: string(id), id: toolUseID(id), name: append([]byte(nil), name...)})
+		t.calls = append(t.calls, toolCall{index: index, upID: string(id), id: providers.ToolUseID(id), name: append([]byte(nil), name...)})
 		c = len(t.calls) - 1
 	} else if call := &t.calls[c]; call.state == callWaiting && len(call.name) == 0 {
 		call.name = append(call.name, name...)

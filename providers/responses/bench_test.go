@@ -28,7 +28,7 @@ func longStream() []byte {
 func BenchmarkStream(b *testing.B) {
 	up := longStream()
 	x := exchange(b, nil, streamRequest)
-	tr := NewTranslator(x, &State{})
+	tr := NewTranslator(x, new(State))
 	em := providers.NewEmitter(x.Settings.Form, x.Settings.Signer)
 	b.SetBytes(int64(len(up)))
 	b.ReportAllocs()

@@ -8,6 +8,7 @@ import (
 
 	"github.com/thinkgate/thinkgate/internal/jsonbytes"
 	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/openai"
 )
 
 // request is the Responses request body, fields in wire order.
@@ -130,7 +131,7 @@ func ConvertRequest(x *providers.Exchange, cfg Config) ([]byte, *State, error) {
 	if len(req.StopSequences) > 0 {
 		return nil, nil, unsupported("stop_sequences", "stop_sequences (the Responses API has no stop parameter)")
 	}
-	c := converter{x: x, cfg: cfg, state: &State{}, tag: "thinking"}
+	c := converter{x: x, cfg: cfg, state: new(State), tag: "thinking"}
 	if tags := x.Settings.Parse.Tags; len(tags) > 0 {
 		c.tag = tags[0]
 	}
@@ -202,20 +203,19 @@ type converter struct {
 }
 
 func unsupported(path, what string) error {
-	return providers.InvalidRequest(fmt.Sprintf("%s: %s is not supported by the responses provider", path, what))
+	return openai.Unsupported("responses", path, what)
 }
 
-// tools converts client tools to function tools. Server tools run only on
-// Anthropic's side, except tool_search, whose job (making deferred tools
-// available) is done by sending every tool in full.
+// tools converts the client tools openai.OfferedAsFunction keeps to
+// function tools.
 func (c *converter) tools(tools []providers.Tool) ([]tool, error) {
 	var out []tool
 	for i, t := range tools {
-		if !t.IsCustom() {
-			if strings.HasPrefix(t.Type, "tool_search_tool") {
-				continue
+		if offered, err := openai.OfferedAsFunction(i, &t, "responses"); !offered {
+			if err != nil {
+				return nil, err
 			}
-			return nil, unsupported(fmt.Sprintf("tools.%d", i), fmt.Sprintf("server tool %q (type %q)", t.Name, t.Type))
+			continue
 		}
 		params := bytes.TrimSpace(t.InputSchema)
 		if len(params) == 0 || string(params) == "null" {
@@ -223,46 +223,25 @@ func (c *converter) tools(tools []providers.Tool) ([]tool, error) {
 		}
 		// strict false: Anthropic schemas need not meet strict mode's rules
 		// (every property required, additionalProperties false).
-		out = append(out, tool{Type: "function", Name: c.state.shorten(t.Name), Description: t.Description, Parameters: params})
+		out = append(out, tool{Type: "function", Name: c.state.Shorten(t.Name), Description: t.Description, Parameters: params})
 	}
 	return out, nil
 }
 
 func (c *converter) toolChoice(tc *providers.ToolChoice) (any, *bool, error) {
-	var parallel *bool
-	if tc.DisableParallelToolUse && tc.Type != "none" {
-		f := false
-		parallel = &f
+	choice, parallel, err := openai.ToolChoice(tc)
+	if err != nil {
+		return nil, nil, err
 	}
-	switch tc.Type {
-	case "auto", "":
-		return "auto", parallel, nil
-	case "any":
-		return "required", parallel, nil
-	case "none":
-		return "none", nil, nil
-	case "tool":
-		return namedToolChoice{Type: "function", Name: c.state.shorten(tc.Name)}, parallel, nil
+	if choice != "function" {
+		return choice, parallel, nil
 	}
-	return nil, nil, providers.InvalidRequest(fmt.Sprintf("tool_choice.type: must be auto, any, tool or none, got %q", tc.Type))
+	return namedToolChoice{Type: "function", Name: c.state.Shorten(tc.Name)}, parallel, nil
 }
 
 // systemText joins the text blocks of a system prompt or system message.
 func systemText(c providers.Content, path string) (string, error) {
-	var b strings.Builder
-	for j, blk := range c.Blocks {
-		if blk.Type != "text" {
-			return "", unsupported(fmt.Sprintf("%s.%d", path, j), fmt.Sprintf("content block type %q in a system prompt", blk.Type))
-		}
-		if blk.Text == "" {
-			continue
-		}
-		if b.Len() > 0 {
-			b.WriteByte('\n')
-		}
-		b.WriteString(blk.Text)
-	}
-	return b.String(), nil
+	return openai.SystemText(c, path, "responses")
 }
 
 func (c *converter) message(i int, m *providers.Message) error {
@@ -440,7 +419,7 @@ func (c *converter) assistant(path string, m *providers.Message) error {
 				args = buf.String()
 			}
 			flush()
-			c.items = append(c.items, functionCallItem{Type: "function_call", CallID: b.ID, Name: c.state.shorten(b.Name), Arguments: args})
+			c.items = append(c.items, functionCallItem{Type: "function_call", CallID: b.ID, Name: c.state.Shorten(b.Name), Arguments: args})
 		default:
 			return unsupported(fmt.Sprintf("%s.content.%d", path, j), fmt.Sprintf("content block type %q in an assistant message", b.Type))
 		}

@@ -19,13 +19,8 @@ type Provider struct {
 
 // New returns a provider for cfg, which must be valid.
 func New(cfg Config) *Provider {
-	p := &Provider{cfg: cfg, path: cfg.Path}
-	if p.path == "" {
-		p.path = DefaultPath
-	}
-	if i := strings.IndexByte(p.path, '?'); i >= 0 {
-		p.path, p.rawQuery = p.path[:i], p.path[i+1:]
-	}
+	p := &Provider{cfg: cfg}
+	p.path, p.rawQuery = openai.UpstreamPath(cfg.Path, DefaultPath)
 	return p
 }
 

@@ -171,7 +171,7 @@ func (t *translator) toolStart(itemID, callID, name []byte) {
 	t.endItem()
 	t.open, t.itemID, t.sawArgs = itemCall, string(itemID), false
 	t.toolUsed = true
-	t.em.ToolUseStart(toolUseID(string(callID)), t.state.original(string(name)))
+	t.em.ToolUseStart(toolUseID(callID), t.state.Original(name))
 }
 
 // toolArgs takes a fragment of the open call's arguments; false for a

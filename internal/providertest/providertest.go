@@ -1,0 +1,93 @@
+// Package providertest drives a provider's translation the way the
+// response writer does, without Caddy, for the provider packages' tests.
+package providertest
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/anthropics/anthropic-sdk-go"
+
+	"github.com/thinkgate/thinkgate/internal/ssetest"
+	"github.com/thinkgate/thinkgate/providers"
+)
+
+// Exchange parses body as the handler does and prepares an exchange whose
+// message id is msg_test.
+func Exchange(t testing.TB, s *providers.Settings, body string) *providers.Exchange {
+	t.Helper()
+	req, err := providers.ParseRequest([]byte(body))
+	if err != nil {
+		t.Fatalf("ParseRequest: %v", err)
+	}
+	x := providers.NewExchange(s, req, []byte(body), providers.ExchangeOptions{})
+	x.MessageID = "msg_test"
+	return x
+}
+
+// RunStream drives s the way the response writer does: upstream bytes in
+// writes of chunk bytes, em's output taken after each; a failed Write or
+// Close becomes an error event.
+func RunStream(t testing.TB, em *providers.Emitter, s providers.Stream, upstream []byte, chunk int) (out []byte, err error) {
+	t.Helper()
+	take := func() {
+		out = append(out, em.Events()...)
+		em.Flush()
+	}
+	take()
+	for p := upstream; len(p) > 0 && err == nil; {
+		n := min(chunk, len(p))
+		err = s.Write(p[:n])
+		p = p[n:]
+		if err == nil {
+			take()
+		}
+	}
+	if err == nil {
+		err = s.Close()
+	}
+	if err != nil {
+		e := providers.AsError(err)
+		em.Fail(e.Type, e.Message)
+	}
+	take()
+	return out, err
+}
+
+// Summary renders the events of out one per line (ssetest.Summary with
+// detail d), and accumulates them with the official SDK, which must accept
+// every event.
+func Summary(t testing.TB, out []byte, d ssetest.Detail) ([]string, anthropic.Message) {
+	t.Helper()
+	events, err := ssetest.Parse(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var msg anthropic.Message
+	for _, ev := range events {
+		if ev.Name == "error" {
+			continue
+		}
+		var u anthropic.MessageStreamEventUnion
+		if err := json.Unmarshal([]byte(ev.Data), &u); err != nil {
+			t.Fatalf("SDK cannot decode %s: %v", ev.Name, err)
+		}
+		if err := msg.Accumulate(u); err != nil {
+			t.Fatalf("SDK Accumulate(%s): %v", ev.Name, err)
+		}
+	}
+	lines, err := ssetest.Summary(events, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return lines, msg
+}
+
+// Diff reports lines that differ from want, both in full.
+func Diff(t testing.TB, what string, got, want []string) {
+	t.Helper()
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("%s differs.\n--- got\n%s\n--- want\n%s", what, strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
