@@ -207,9 +207,10 @@ type Outbound struct {
 	RawPath  string
 	RawQuery string
 	Header   http.Header
-	// Host, when set, is the Host the upstream request carries in place of
-	// the client's, which reverse_proxy otherwise passes on: the host a
-	// signature covers (unless header_up Host overrides it).
+	// Host, when set, replaces the client's Host on the upstream request:
+	// the host a signature covers. reverse_proxy sends it to a plain-HTTP
+	// upstream; to an https one it sends the upstream's host:port unless a
+	// header_up Host says otherwise.
 	Host string
 	// ProxyHost, set by the gateway, reports the host:port reverse_proxy
 	// dialled, once the upstream has answered; "" when unknown.
