@@ -101,11 +101,11 @@ type fastConverter struct {
 	toolNames map[string]string
 
 	// The turn being written: role "" when none is open.
-	role      string
-	turns     int
-	parts     int
-	pending   string // a signature waiting for the model turn's next part
-	callSeen  bool   // the model turn's first functionCall is written
+	role     string
+	turns    int
+	parts    int
+	pending  string // a signature waiting for the model turn's next part
+	callSeen bool   // the model turn's first functionCall is written
 }
 
 // fastRequest writes the upstream body for x from the client's bytes; ok
