@@ -28,6 +28,40 @@ func AppendCanonical(dst, data []byte, i int) (_ []byte, end int, escaped, ok bo
 	if i >= len(data) || data[i] != '"' {
 		return dst, 0, false, false
 	}
+	// Runs are copied unchecked and the text's UTF-8 checked once at the
+	// end, in one vector pass: code and logs have an escape every few
+	// bytes, too short a run to check on its own. Escapes write ASCII
+	// or whole runes, so the runs are valid if and only if the text is.
+	start, anyHigh := len(dst), false
+	j := i + 1
+	for {
+		k, high := nextSpecialHigh(data, j)
+		dst = append(dst, data[j:k]...)
+		anyHigh = anyHigh || high
+		if k >= len(data) {
+			return dst, 0, escaped, false
+		}
+		switch c := data[k]; {
+		case c == '"':
+			if anyHigh && !plainUTF8(dst[start:]) {
+				return appendCanonicalRunes(dst[:start], data, i)
+			}
+			return dst, k + 1, escaped, true
+		case c < 0x20 || k+1 >= len(data):
+			return dst, 0, escaped, false
+		}
+		escaped = true
+		var n int
+		if dst, n = appendEscape(dst, data, k); n == 0 {
+			return dst, 0, escaped, false
+		}
+		j = k + n
+	}
+}
+
+// appendCanonicalRunes is AppendCanonical for text with invalid UTF-8, or
+// with U+2028 or U+2029 written raw: each run is checked on its own.
+func appendCanonicalRunes(dst, data []byte, i int) (_ []byte, end int, escaped, ok bool) {
 	j := i + 1
 	for {
 		k, high := nextSpecialHigh(data, j)
@@ -46,31 +80,37 @@ func AppendCanonical(dst, data []byte, i int) (_ []byte, end int, escaped, ok bo
 			return dst, 0, escaped, false
 		}
 		escaped = true
-		switch e := data[k+1]; e {
-		case '"', '\\', 'n', 'r', 't', 'b', 'f':
-			dst = append(dst, '\\', e)
-			j = k + 2
-		case '/':
-			dst = append(dst, '/')
-			j = k + 2
-		case 'u':
-			r, n := hexRune(data[k:])
-			if n == 0 {
-				return dst, 0, escaped, false
-			}
-			switch {
-			case r < 0x20 || r == '"' || r == '\\':
-				dst = appendEscapedASCII(dst, byte(r))
-			case r == '\u2028' || r == '\u2029':
-				dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
-			default:
-				dst = utf8.AppendRune(dst, r)
-			}
-			j = k + n
-		default:
+		var n int
+		if dst, n = appendEscape(dst, data, k); n == 0 {
 			return dst, 0, escaped, false
 		}
+		j = k + n
 	}
+}
+
+// appendEscape appends the escape at data[k] as the escaper writes its
+// character and returns its length, 0 for a malformed one or a lone
+// surrogate.
+func appendEscape(dst, data []byte, k int) ([]byte, int) {
+	switch e := data[k+1]; e {
+	case '"', '\\', 'n', 'r', 't', 'b', 'f':
+		return append(dst, '\\', e), 2
+	case '/':
+		return append(dst, '/'), 2
+	case 'u':
+		r, n := hexRune(data[k:])
+		switch {
+		case n == 0:
+		case r < 0x20 || r == '"' || r == '\\':
+			dst = appendEscapedASCII(dst, byte(r))
+		case r == '\u2028' || r == '\u2029':
+			dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
+		default:
+			dst = utf8.AppendRune(dst, r)
+		}
+		return dst, n
+	}
+	return dst, 0
 }
 
 // appendRunes appends run, which holds bytes of 0x80 or more, with U+2028

@@ -14,9 +14,15 @@ import (
 func checkCanonical(t *testing.T, raw []byte) {
 	t.Helper()
 	data := append(append([]byte{'"'}, raw...), '"', ',')
+	data = data[:len(data):len(data)]
+	str := data[:len(data)-1] // the JSON string
 	got, end, escaped, ok := AppendCanonical([]byte("x"), data, 0)
+	if ok {
+		// raw may hold a quote: the string ends there.
+		str, raw = data[:end], data[1:end-1]
+	}
 	var text string
-	if err := json.Unmarshal(data[:len(data)-1], &text); err != nil {
+	if err := json.Unmarshal(str, &text); err != nil {
 		if ok {
 			t.Fatalf("%q: ok for a string encoding/json refuses (%v)", raw, err)
 		}
@@ -32,9 +38,6 @@ func checkCanonical(t *testing.T, raw []byte) {
 	want = append(want[:1], want[2:len(want)-1]...) // without quotes
 	if !bytes.Equal(got, want) {
 		t.Fatalf("%q: got %q, want %q", raw, got, want)
-	}
-	if end != len(data)-1 {
-		t.Fatalf("%q: end %d, want %d", raw, end, len(data)-1)
 	}
 	if escaped != bytes.Contains(raw, []byte{'\\'}) {
 		t.Fatalf("%q: escaped %v", raw, escaped)
