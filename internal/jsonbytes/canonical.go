@@ -28,35 +28,70 @@ func AppendCanonical(dst, data []byte, i int) (_ []byte, end int, escaped, ok bo
 	if i >= len(data) || data[i] != '"' {
 		return dst, 0, false, false
 	}
-	// Runs are copied unchecked and the text's UTF-8 checked once at the
-	// end, in one vector pass: code and logs have an escape every few
-	// bytes, too short a run to check on its own. Escapes write ASCII
-	// or whole runes, so the runs are valid if and only if the text is.
-	start, anyHigh := len(dst), false
-	j := i + 1
+	// First the string's end, checking that each escape is the escaper's;
+	// then one copy of the whole string. Code and logs have an escape
+	// every few bytes: copying run by run would cost a call per run. The
+	// UTF-8 is checked once, in one vector pass.
+	j, anyHigh := i+1, false
 	for {
 		k, high := nextSpecialHigh(data, j)
-		dst = append(dst, data[j:k]...)
 		anyHigh = anyHigh || high
 		if k >= len(data) {
 			return dst, 0, escaped, false
 		}
 		switch c := data[k]; {
 		case c == '"':
-			if anyHigh && !plainUTF8(dst[start:]) {
-				return appendCanonicalRunes(dst[:start], data, i)
+			text := data[i+1 : k]
+			if anyHigh && !plainUTF8(text) {
+				return appendCanonicalRunes(dst, data, i)
 			}
-			return dst, k + 1, escaped, true
+			return append(dst, text...), k + 1, escaped, true
 		case c < 0x20 || k+1 >= len(data):
 			return dst, 0, escaped, false
 		}
 		escaped = true
-		var n int
-		if dst, n = appendEscape(dst, data, k); n == 0 {
-			return dst, 0, escaped, false
+		e := data[k+1]
+		if shortEscape[e] {
+			j = k + 2
+			continue
 		}
-		j = k + n
+		if e == 'u' && canonicalU(data[k:]) {
+			j = k + 6
+			continue
+		}
+		return appendCanonicalRunes(dst, data, i)
 	}
+}
+
+// shortEscape are the escapes the escaper writes as a backslash and one
+// character.
+var shortEscape = [256]bool{'"': true, '\\': true, 'n': true, 'r': true, 't': true, 'b': true, 'f': true}
+
+// canonicalU reports a \u escape at the start of p that the escaper writes
+// as it is: a control character without a short form, or U+2028 or
+// U+2029, in lower-case hex.
+func canonicalU(p []byte) bool {
+	if len(p) < 6 {
+		return false
+	}
+	h := p[2:6]
+	switch {
+	case h[0] == '0' && h[1] == '0' && (h[2] == '0' || h[2] == '1'):
+		var v byte
+		switch c := h[3]; {
+		case c >= '0' && c <= '9':
+			v = c - '0'
+		case c >= 'a' && c <= 'f':
+			v = c - 'a' + 10
+		default:
+			return false
+		}
+		v |= (h[2] - '0') << 4
+		return v != '\b' && v != '\t' && v != '\n' && v != '\f' && v != '\r'
+	case h[0] == '2' && h[1] == '0' && h[2] == '2':
+		return h[3] == '8' || h[3] == '9'
+	}
+	return false
 }
 
 // appendCanonicalRunes is AppendCanonical for text with invalid UTF-8, or
