@@ -3,7 +3,6 @@ package gemini
 import (
 	"bytes"
 	"errors"
-	"unsafe"
 
 	"github.com/thinkgate/thinkgate/internal/jsonbytes"
 	"github.com/thinkgate/thinkgate/providers"
@@ -99,6 +98,7 @@ type fastConverter struct {
 	buf    [2][]byte // decoded text, when a string has escapes
 
 	toolNames map[string]string
+	opener    *providers.Opener
 
 	// The turn being written: role "" when none is open.
 	role     string
@@ -602,17 +602,17 @@ func (c *fastConverter) modelParts() error {
 
 // thinkingPart converts a history thinking block (thinkingPart).
 func (c *fastConverter) thinkingPart(b *fblock) {
-	s := c.x.Settings
-	if s.Signer == nil {
+	if c.x.Settings.Signer == nil {
 		return
 	}
-	thinking := c.text(&b.thinking, 0)
-	sig := c.text(&b.signature, 1)
-	origin, foreign, ok := s.Signer.Open(unsafe.String(unsafe.SliceData(sig), len(sig)),
-		unsafe.String(unsafe.SliceData(thinking), len(thinking)))
+	if c.opener == nil {
+		c.opener = c.x.Settings.Signer.NewOpener()
+	}
+	origin, f, ok := c.opener.Open(c.text(&b.signature, 1), c.text(&b.thinking, 0))
 	if !ok {
 		return
 	}
+	foreign := string(f)
 	switch origin {
 	case providers.OriginGemini:
 		if len(b.thinking.raw) == 0 && foreign != "" {
