@@ -115,3 +115,25 @@ func FuzzAppendCompact(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkAppendCanonical: a tool's output of source code, an escape
+// every few bytes.
+func BenchmarkAppendCanonical(b *testing.B) {
+	code, _ := json.Marshal(strings.Repeat("func main() {\n\tfmt.Println(\"héllo, \\\"wörld\\\"\")\t// 日本語\n}\n", 80))
+	b.SetBytes(int64(len(code)))
+	var dst []byte
+	for b.Loop() {
+		var ok bool
+		if dst, _, _, ok = AppendCanonical(dst[:0], code, 0); !ok {
+			b.Fatal("not ok")
+		}
+	}
+}
+
+func BenchmarkValidStringCode(b *testing.B) {
+	code, _ := json.Marshal(strings.Repeat("func main() {\n\tfmt.Println(\"héllo, \\\"wörld\\\"\")\t// 日本語\n}\n", 80))
+	b.SetBytes(int64(len(code)))
+	for b.Loop() {
+		ValidString(code, 0)
+	}
+}
