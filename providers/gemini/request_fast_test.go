@@ -231,3 +231,50 @@ func FuzzGeminiFastMatchesTyped(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, body []byte, countTokens bool) { checkSame(t, body, countTokens) })
 }
+
+// TestFastLeavesHistoryUndecoded: the handler reads a gemini request with
+// ScanRequest, and converting it never decodes the history into Go
+// strings; a request the fast converter leaves to the typed one is
+// completed first and converts the same.
+func TestFastLeavesHistoryUndecoded(t *testing.T) {
+	p := New(Config{APIKey: "k"})
+	if !p.ScansRequest() {
+		t.Fatal("gemini does not read requests with ScanRequest")
+	}
+	body := historyRequest(3)
+	req, err := providers.ParseRequestFor(p, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := providers.NewExchange(testSettings(), req, body, providers.ExchangeOptions{Path: "/v1/messages"})
+	if _, err := rewrite(t, p, x, nil); err != nil {
+		t.Fatal(err)
+	}
+	if !req.Scanned() || req.Messages != nil {
+		t.Error("the history was decoded")
+	}
+
+	// A tool_result before its tool_use: left to the typed converter,
+	// whose error the client gets.
+	early := `{"model":"gemini-2.5-flash","max_tokens":5,"messages":[` +
+		`{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"x"}]},` +
+		`{"role":"assistant","content":[{"type":"tool_use","id":"toolu_1","name":"f","input":{}}]}]}`
+	req, err = providers.ParseRequestFor(p, []byte(early))
+	if err != nil {
+		t.Fatal(err)
+	}
+	x = providers.NewExchange(testSettings(), req, []byte(early), providers.ExchangeOptions{Path: "/v1/messages"})
+	out, err := rewrite(t, p, x, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"contents":[{"role":"user","parts":[{"functionResponse":{"name":"f","response":{"output":"x"}}}]},` +
+		`{"role":"model","parts":[{"functionCall":{"name":"f","args":{}},"thoughtSignature":"skip_thought_signature_validator"}]}],` +
+		`"generationConfig":{"maxOutputTokens":5,"thinkingConfig":{"includeThoughts":true,"thinkingBudget":1024}}}`
+	if string(out.Body) != want {
+		t.Errorf("body\n%s\nwant\n%s", out.Body, want)
+	}
+	if req.Scanned() {
+		t.Error("the typed converter ran on a request not completed")
+	}
+}
