@@ -58,7 +58,6 @@ var errTyped = errors.New("gemini: left to the typed converter")
 // sfield is one string member of a block: where its text is in the
 // client's bytes and where its escaped form is in the converter's stage.
 type sfield struct {
-	set      bool
 	raw      []byte // between the quotes
 	off, end int    // the escaped form, stage[off:end]
 	escaped  bool   // raw holds escapes; else raw is the text
@@ -72,9 +71,9 @@ type fsource struct {
 
 // fcontent is a Content: a string or blocks.
 type fcontent struct {
-	present, isString bool
-	str               sfield
-	blocks            []fblock
+	isString bool
+	str      sfield
+	blocks   []fblock
 }
 
 // fblock is one content block as walked: the members the converter reads.
@@ -241,7 +240,7 @@ func (c *fastConverter) str(data []byte, i int, f *sfield) (int, error) {
 	if !ok {
 		return 0, errTyped
 	}
-	f.set, f.raw, f.off, f.end = true, data[i+1:end-1], off, len(c.stage)
+	f.raw, f.off, f.end = data[i+1:end-1], off, len(c.stage)
 	return end, nil
 }
 
@@ -271,7 +270,6 @@ func (c *fastConverter) escaped(f *sfield) []byte { return c.stage[f.off:f.end] 
 
 // content walks the Content at i.
 func (c *fastConverter) content(data []byte, i int, ct *fcontent) (int, error) {
-	ct.present = true
 	switch {
 	case i >= len(data):
 		return 0, errTyped
@@ -405,7 +403,7 @@ func (c *fastConverter) walkContent(data []byte, i int) (int, error) {
 	}
 	if ct.isString {
 		ct.blocks = append(ct.blocks, fblock{text: ct.str})
-		ct.blocks[len(ct.blocks)-1].typ = sfield{set: true, raw: []byte("text")}
+		ct.blocks[len(ct.blocks)-1].typ = sfield{raw: []byte("text")}
 	}
 	c.blocks = ct.blocks
 	return end, nil
