@@ -34,7 +34,7 @@ func AppendCanonical(dst, data []byte, i int) (_ []byte, end int, escaped, ok bo
 	// UTF-8 is checked once, in one vector pass.
 	j, anyHigh := i+1, false
 	for {
-		k, high := nextSpecialHigh(data, j)
+		k, high := canonicalRunEnd(data, j)
 		anyHigh = anyHigh || high
 		if k >= len(data) {
 			return dst, 0, escaped, false
@@ -55,7 +55,7 @@ func AppendCanonical(dst, data []byte, i int) (_ []byte, end int, escaped, ok bo
 			j = k + 2
 			continue
 		}
-		if e == 'u' && canonicalU(data[k:]) {
+		if e == 'u' && escaperWritesU(data[k:]) {
 			j = k + 6
 			continue
 		}
@@ -63,14 +63,38 @@ func AppendCanonical(dst, data []byte, i int) (_ []byte, end int, escaped, ok bo
 	}
 }
 
+// canonicalRunEnd returns the index of the first quote, backslash or
+// control byte in data from j on (or len(data)), and whether a byte of
+// 0x80 or more may come before it. A short run, as between the escapes of
+// code, is stepped through rather than handed to the vector search.
+func canonicalRunEnd(data []byte, j int) (int, bool) {
+	var seen byte
+	k := j
+	for ; k < len(data) && k-j < 16; k++ {
+		c := data[k]
+		if c == '"' || c == '\\' || c < 0x20 {
+			return k, seen >= 0x80
+		}
+		seen |= c
+	}
+	if k == len(data) {
+		return k, seen >= 0x80
+	}
+	if useAVX2 && len(data)-k >= 32 {
+		n, high := indexSpecialAVX2(data[k:], '"', '"', '"')
+		return k + n, high || seen >= 0x80
+	}
+	return stringSpecialSWAR(data, k), true
+}
+
 // shortEscape are the escapes the escaper writes as a backslash and one
 // character.
 var shortEscape = [256]bool{'"': true, '\\': true, 'n': true, 'r': true, 't': true, 'b': true, 'f': true}
 
-// canonicalU reports a \u escape at the start of p that the escaper writes
+// escaperWritesU reports a \u escape at the start of p that the escaper writes
 // as it is: a control character without a short form, or U+2028 or
 // U+2029, in lower-case hex.
-func canonicalU(p []byte) bool {
+func escaperWritesU(p []byte) bool {
 	if len(p) < 6 {
 		return false
 	}
@@ -99,7 +123,7 @@ func canonicalU(p []byte) bool {
 func appendCanonicalRunes(dst, data []byte, i int) (_ []byte, end int, escaped, ok bool) {
 	j := i + 1
 	for {
-		k, high := nextSpecialHigh(data, j)
+		k, high := canonicalRunEnd(data, j)
 		if run := data[j:k]; !high || plainUTF8(run) {
 			dst = append(dst, run...)
 		} else if dst, ok = appendRunes(dst, run); !ok {
