@@ -28,26 +28,42 @@ func AppendCanonical(dst, data []byte, i int) (_ []byte, end int, escaped, ok bo
 	if i >= len(data) || data[i] != '"' {
 		return dst, 0, false, false
 	}
-	// First the string's end, checking that each escape is the escaper's;
-	// then one copy of the whole string. Code and logs have an escape
-	// every few bytes: copying run by run would cost a call per run. The
-	// UTF-8 is checked once, in one vector pass.
+	if end, escaped, asIs := CanonicalAsIs(data, i); asIs {
+		return append(dst, data[i+1:end-1]...), end, escaped, true
+	}
+	return appendCanonicalRunes(dst, data, i)
+}
+
+// CanonicalAsIs reports whether the JSON string whose opening quote is at
+// data[i] is, between its quotes, exactly what AppendCanonical writes, so
+// that a caller may use those bytes without a copy; if so, it returns the
+// index past the closing quote and whether the string holds an escape.
+// Any other string (one to rewrite, or not valid) is left to
+// AppendCanonical.
+//
+// It finds the string's end, checking that each escape is the escaper's,
+// and checks the UTF-8 once, in one vector pass: code and logs have an
+// escape every few bytes, and checking or copying run by run would cost a
+// call per run.
+func CanonicalAsIs(data []byte, i int) (end int, escaped, asIs bool) {
+	if i >= len(data) || data[i] != '"' {
+		return 0, false, false
+	}
 	j, anyHigh := i+1, false
 	for {
 		k, high := canonicalRunEnd(data, j)
 		anyHigh = anyHigh || high
 		if k >= len(data) {
-			return dst, 0, escaped, false
+			return 0, escaped, false
 		}
 		switch c := data[k]; {
 		case c == '"':
-			text := data[i+1 : k]
-			if anyHigh && !plainUTF8(text) {
-				return appendCanonicalRunes(dst, data, i)
+			if anyHigh && !plainUTF8(data[i+1:k]) {
+				return 0, escaped, false
 			}
-			return append(dst, text...), k + 1, escaped, true
+			return k + 1, escaped, true
 		case c < 0x20 || k+1 >= len(data):
-			return dst, 0, escaped, false
+			return 0, escaped, false
 		}
 		escaped = true
 		e := data[k+1]
@@ -59,7 +75,7 @@ func AppendCanonical(dst, data []byte, i int) (_ []byte, end int, escaped, ok bo
 			j = k + 6
 			continue
 		}
-		return appendCanonicalRunes(dst, data, i)
+		return 0, escaped, false
 	}
 }
 
@@ -118,8 +134,9 @@ func escaperWritesU(p []byte) bool {
 	return false
 }
 
-// appendCanonicalRunes is AppendCanonical for text with invalid UTF-8, or
-// with U+2028 or U+2029 written raw: each run is checked on its own.
+// appendCanonicalRunes is AppendCanonical for a string CanonicalAsIs
+// leaves to it: each escape is written as the escaper writes its
+// character, each run's UTF-8 checked on its own.
 func appendCanonicalRunes(dst, data []byte, i int) (_ []byte, end int, escaped, ok bool) {
 	j := i + 1
 	for {

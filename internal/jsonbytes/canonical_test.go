@@ -17,6 +17,9 @@ func checkCanonical(t *testing.T, raw []byte) {
 	data = data[:len(data):len(data)]
 	str := data[:len(data)-1] // the JSON string
 	got, end, escaped, ok := AppendCanonical([]byte("x"), data, 0)
+	if e, esc, asIs := CanonicalAsIs(data, 0); asIs && (!ok || e != end || esc != escaped || !bytes.Equal(got[1:], data[1:e-1])) {
+		t.Fatalf("%q: CanonicalAsIs says as is, AppendCanonical writes %q (ok %v)", raw, got[1:], ok)
+	}
 	if ok {
 		// raw may hold a quote: the string ends there.
 		str, raw = data[:end], data[1:end-1]
@@ -69,6 +72,15 @@ func TestAppendCanonical(t *testing.T) {
 		got, _, _, ok := AppendCanonical(nil, []byte(`"`+raw+`"`), 0)
 		if !ok || string(got) != want {
 			t.Errorf("%s: got %q (ok %v), want %q", raw, got, ok, want)
+		}
+	}
+	// Strings whose bytes are what the escaper writes are used as they are.
+	for raw, asIs := range map[string]bool{
+		`plain`: true, `tab\there \"q\" \u001b \u2028 é`: true, `a\/b`: false, `\u001B`: false,
+		`\u000a`: false, "\u2028": false, "h\xffllo": false, `\u0041`: false,
+	} {
+		if _, _, got := CanonicalAsIs([]byte(`"`+raw+`"`), 0); got != asIs {
+			t.Errorf("CanonicalAsIs(%s) = %v", raw, got)
 		}
 	}
 	// A closing quote that is the last byte of the data.
