@@ -55,12 +55,14 @@ func (p *Provider) requestBody(x *providers.Exchange, model string) ([]byte, err
 // errTyped stops the walk: the request is left to the typed converter.
 var errTyped = errors.New("gemini: left to the typed converter")
 
-// sfield is one string member of a block: where its text is in the
-// client's bytes and where its escaped form is in the converter's stage.
+// sfield is one string member of a block: its text in the client's bytes
+// and its escaped form, those same bytes or, for a string to rewrite, a
+// stretch of the converter's stage.
 type sfield struct {
 	raw      []byte // between the quotes
-	off, end int    // the escaped form, stage[off:end]
 	escaped  bool   // raw holds escapes; else raw is the text
+	staged   bool   // the escaped form is stage[off:end], not raw
+	off, end int
 }
 
 // fsource is a block's source.
@@ -92,7 +94,7 @@ type fastConverter struct {
 	out    []byte
 	sys    []byte // systemInstruction's parts, written after the contents
 	nsys   int
-	stage  []byte // the escaped strings of the message being converted
+	stage  []byte // the rewritten strings of the message being converted
 	blocks []fblock
 	buf    [2][]byte // decoded text, when a string has escapes
 
@@ -231,8 +233,14 @@ func skip(data []byte, i int) (int, error) {
 	return end, nil
 }
 
-// str stages the string at i into f.
+// str reads the string at i into f: its bytes as they are when they are
+// what the escaper writes, which is almost always; else rewritten into
+// the stage.
 func (c *fastConverter) str(data []byte, i int, f *sfield) (int, error) {
+	if end, escaped, asIs := jsonbytes.CanonicalAsIs(data, i); asIs {
+		f.raw, f.escaped = data[i+1:end-1], escaped
+		return end, nil
+	}
 	off := len(c.stage)
 	var end int
 	var ok bool
@@ -240,7 +248,7 @@ func (c *fastConverter) str(data []byte, i int, f *sfield) (int, error) {
 	if !ok {
 		return 0, errTyped
 	}
-	f.raw, f.off, f.end = data[i+1:end-1], off, len(c.stage)
+	f.raw, f.staged, f.off, f.end = data[i+1:end-1], true, off, len(c.stage)
 	return end, nil
 }
 
@@ -266,7 +274,12 @@ func (c *fastConverter) is(f *sfield, s string) bool {
 }
 
 // escaped returns f's escaped form, without quotes.
-func (c *fastConverter) escaped(f *sfield) []byte { return c.stage[f.off:f.end] }
+func (c *fastConverter) escaped(f *sfield) []byte {
+	if !f.staged {
+		return f.raw
+	}
+	return c.stage[f.off:f.end]
+}
 
 // content walks the Content at i.
 func (c *fastConverter) content(data []byte, i int, ct *fcontent) (int, error) {
