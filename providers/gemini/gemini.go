@@ -14,7 +14,6 @@ import (
 
 	"github.com/buger/jsonparser"
 
-	"github.com/thinkgate/thinkgate/internal/jsonbytes"
 	"github.com/thinkgate/thinkgate/providers"
 )
 
@@ -48,24 +47,17 @@ func (p *Provider) Rewrite(x *providers.Exchange, out *providers.Outbound) (prov
 	if err != nil {
 		return nil, err
 	}
-	req, err := buildRequest(x, p.cfg.ThinkingBudget, p.cfg.SchemaExpansion, p.levelsFor(model))
-	if err != nil {
+	if out.Body, err = p.requestBody(x, model); err != nil {
 		return nil, err
 	}
 	method := ":generateContent"
 	out.RawQuery = "" // the client's query (e.g. ?beta=true) means nothing to Gemini
-	var body any = req
 	switch {
 	case x.CountTokens:
 		method = ":countTokens"
-		req.Model = "models/" + model
-		body = countTokensRequest{GenerateContentRequest: req}
 	case x.Stream:
 		method = ":streamGenerateContent"
 		out.RawQuery = "alt=sse"
-	}
-	if out.Body, err = jsonbytes.Encode(body, len(x.Body)); err != nil {
-		return nil, err
 	}
 	out.Path = "/" + p.cfg.APIVersion + "/models/" + model + method
 	p.setHeaders(out.Header)
