@@ -200,9 +200,14 @@ type fastConverter struct {
 	first     []byte // that text, escaped
 	firstDone bool
 
-	// items and itemImages gather one tool_result's content.
-	items      []span
-	itemImages int
+	// The message being walked: its strings escaped in mstage, its blocks,
+	// and its tool results' text and images. A message's role may follow
+	// its content, and decides its turn: what the message adds is settled
+	// once it is walked (apply).
+	mstage  []byte
+	mblocks []wblock
+	mitems  []span
+	mimages []fimage
 
 	scratch, scratch2 []byte
 	model, origin     []byte // quoted
@@ -230,9 +235,11 @@ func (p *Provider) convertFast(x *providers.Exchange) (_ []byte, _ *state, ok bo
 	system, hasSystem := req.Fields["system"]
 	if hasSystem {
 		c.data = system
-		if err := c.content(0, inSystem); err != nil {
+		c.startMessage()
+		if _, err := c.content(0, inSystem); err != nil {
 			return nil, nil, false
 		}
+		c.apply(inSystem)
 	}
 	c.sysTop = len(c.sys)
 
@@ -584,11 +591,31 @@ func field(name []byte, fields map[string]int) (f int, ok bool) {
 	return 0, true
 }
 
+// wblock is a walked block of a message, with its tool result's text
+// (mitems[itemsLo:itemsHi]) and images (mimages[imagesLo:imagesHi]).
+type wblock struct {
+	fblock
+	itemsLo, itemsHi   int
+	imagesLo, imagesHi int
+}
+
+// unknownRole stands for a role that follows the content.
+const unknownRole = -1
+
+// startMessage empties the message's collections.
+func (c *fastConverter) startMessage() {
+	c.mstage = c.mstage[:0]
+	c.mblocks = c.mblocks[:0]
+	c.mitems = c.mitems[:0]
+	c.mimages = c.mimages[:0]
+}
+
 // message walks one message into the turns.
 func (c *fastConverter) message(i int) (int, error) {
 	data := c.data
-	role := -1 // inUser, inAssistant or inSystem
-	content := -1
+	role := unknownRole // inUser, inAssistant or inSystem
+	var seenContent bool
+	c.startMessage()
 	end, err := jsonbytes.ScanObjectAt(data, i, func(name []byte, at int) (int, error) {
 		f, ok := field(name, fastMessageFields)
 		if !ok {
@@ -596,7 +623,7 @@ func (c *fastConverter) message(i int) (int, error) {
 		}
 		switch f {
 		case 1:
-			if role >= 0 {
+			if role != unknownRole {
 				return 0, errTyped
 			}
 			v, end, ok := c.str(at)
@@ -615,223 +642,206 @@ func (c *fastConverter) message(i int) (int, error) {
 			}
 			return end, nil
 		case 2:
-			if content >= 0 || data[at] == 'n' {
+			if seenContent || data[at] == 'n' {
 				return 0, errTyped
 			}
-			if role >= 0 {
-				content = len(data) // walked
-				c.begin(role)
-				return c.contentEnd(at, role)
-			}
-			content = at // walked once the role is known
+			seenContent = true
+			return c.content(at, role)
 		}
 		return skipValue(data, at)
 	})
 	if err != nil {
 		return 0, err
 	}
-	if role < 0 {
+	if role == unknownRole {
 		return 0, errTyped
 	}
-	if content < len(data) {
-		c.begin(role)
-		if content >= 0 {
-			if err := c.content(content, role); err != nil {
-				return 0, err
-			}
-		}
-	}
+	c.apply(role)
 	if role == inUser {
 		c.firstDone = true
 	}
 	return end, nil
 }
 
-// begin starts a message of role: a new turn, or more of the same one.
-func (c *fastConverter) begin(role int) {
-	if role == inSystem {
-		return
-	}
-	assistant := role == inAssistant
-	if c.turns > 0 && c.turn.assistant == assistant {
-		return // same role twice: merged, so the history alternates
-	}
-	if c.turns > 0 {
-		c.flush()
-	}
-	c.turn.reset(assistant)
-	c.turns++
-}
-
-// collectFirst reports whether a user message's text is the first user
-// message's, wanted for the conversation id.
-func (c *fastConverter) collectFirst(in int) bool {
-	return in == inUser && c.needFirst && !c.firstDone
-}
-
-// content walks a message's (or the system prompt's) content at i.
-func (c *fastConverter) content(i, in int) error {
-	_, err := c.contentEnd(i, in)
-	return err
-}
-
-// contentEnd is content that returns the index past the content.
-func (c *fastConverter) contentEnd(i, in int) (int, error) {
+// content walks a message's (or the system prompt's) content at i into
+// the message's collections; role may be unknownRole.
+func (c *fastConverter) content(i, role int) (int, error) {
 	data := c.data
 	if i >= len(data) {
 		return 0, errTyped
 	}
 	switch data[i] {
 	case '"':
-		if in == inSystem {
-			n := len(c.sys)
-			if c.nsys > 0 {
-				c.sys = append(c.sys, `\n`...)
-			}
-			s, end, err := c.copyString(&c.sys, i)
-			if err != nil {
-				return 0, err
-			}
-			if s.empty() {
-				c.sys = c.sys[:n]
-			} else {
-				c.nsys++
-			}
-			return end, nil
-		}
-		t := &c.turn
-		s, end, err := c.copyString(&t.stage, i)
+		s, end, err := c.copyString(&c.mstage, i)
 		if err != nil {
 			return 0, err
 		}
-		if !s.empty() {
-			t.text = append(t.text, s)
-		}
-		if c.collectFirst(in) {
-			c.first = append(c.first, t.stage[s.off:s.end]...)
-		}
+		c.mblocks = append(c.mblocks, wblock{fblock: fblock{kind: kText, typ: "text", hasType: true, text: s, hasText: true, content: -1}})
 		return end, nil
 	case '[':
-		var b fblock
 		return jsonbytes.ScanArrayAt(data, i, func(i int) (int, error) {
-			return c.topBlock(i, in, &b)
+			c.mblocks = append(c.mblocks, wblock{})
+			b := &c.mblocks[len(c.mblocks)-1]
+			b.itemsLo, b.imagesLo = len(c.mitems), len(c.mimages)
+			end, err := c.block(i, role, &b.fblock)
+			// c.mblocks may have grown: b is found again.
+			b = &c.mblocks[len(c.mblocks)-1]
+			b.itemsHi, b.imagesHi = len(c.mitems), len(c.mimages)
+			return end, err
 		})
 	}
 	return 0, errTyped
 }
 
-// topBlock walks a block of a message or of the system prompt and adds
-// what the typed converter takes of it.
-func (c *fastConverter) topBlock(i, in int, b *fblock) (int, error) {
-	if in == inSystem {
-		n := len(c.sys)
-		if c.nsys > 0 {
-			c.sys = append(c.sys, `\n`...)
-		}
-		end, err := c.block(i, in, b, &c.sys)
-		if err != nil {
-			return 0, err
-		}
-		if b.kind == kText && b.hasText && !b.text.empty() {
+// apply adds the walked message of role to the system text or its turn.
+func (c *fastConverter) apply(role int) {
+	if role == inSystem {
+		for i := range c.mblocks {
+			b := &c.mblocks[i]
+			if b.kind != kText || !b.hasText || b.text.empty() {
+				continue
+			}
+			if c.nsys > 0 {
+				c.sys = append(c.sys, `\n`...)
+			}
+			c.sys = append(c.sys, c.mstage[b.text.off:b.text.end]...)
 			c.nsys++
-		} else {
-			c.sys = c.sys[:n]
 		}
-		return end, nil
+		return
 	}
+	c.begin(role)
 	t := &c.turn
-	c.items, c.itemImages = c.items[:0], 0
-	end, err := c.block(i, in, b, &t.stage)
-	if err != nil {
-		return 0, err
-	}
-	if in == inAssistant {
+	for i := range c.mblocks {
+		b := &c.mblocks[i]
+		if role == inAssistant {
+			switch b.kind {
+			case kText, kThinking:
+				s, ok := b.text, b.hasText
+				if b.kind == kThinking {
+					s, ok = b.thinking, b.hasThinking
+				}
+				if ok && !s.empty() {
+					t.text = append(t.text, s)
+				}
+			case kToolUse:
+				t.uses = append(t.uses, fuse{id: b.id, name: c.conv.toolName(b.name), input: b.input})
+			}
+			continue
+		}
 		switch b.kind {
-		case kText, kThinking:
-			s, ok := b.text, b.hasText
-			if b.kind == kThinking {
-				s, ok = b.thinking, b.hasThinking
+		case kText:
+			if b.hasText && !b.text.empty() {
+				t.text = append(t.text, b.text)
 			}
-			if ok && !s.empty() {
-				t.text = append(t.text, s)
+			if c.collectFirst(role) && b.hasText {
+				c.first = append(c.first, t.stage[b.text.off:b.text.end]...)
 			}
-		case kToolUse:
-			t.uses = append(t.uses, fuse{id: b.id, name: c.conv.toolName(b.name), input: b.input})
+		case kImage:
+			if img, ok := imageOf(&b.source); ok {
+				t.images = append(t.images, img)
+			} else {
+				t.text = append(t.text, c.omitted(&b.fblock))
+			}
+		case kDocument:
+			if s := &b.source; s.present && s.typ == "text" && !s.data.empty() {
+				t.text = append(t.text, s.data)
+			} else {
+				t.text = append(t.text, c.omitted(&b.fblock))
+			}
+		case kToolResult:
+			t.images = append(t.images, c.mimages[b.imagesLo:b.imagesHi]...)
+			t.addResult(b.toolUseID, c.mitems[b.itemsLo:b.itemsHi], b.imagesHi-b.imagesLo, b.isError)
 		}
-		return end, nil
 	}
-	switch b.kind {
-	case kText:
-		if b.hasText && !b.text.empty() {
-			t.text = append(t.text, b.text)
-		}
-		if c.collectFirst(in) && b.hasText {
-			c.first = append(c.first, t.stage[b.text.off:b.text.end]...)
-		}
-	case kImage:
-		if img, ok := imageOf(&b.source); ok {
-			t.images = append(t.images, img)
-		} else {
-			t.text = append(t.text, c.omitted(b))
-		}
-	case kDocument:
-		if s := &b.source; s.present && s.typ == "text" && !s.data.empty() {
-			t.text = append(t.text, s.data)
-		} else {
-			t.text = append(t.text, c.omitted(b))
-		}
-	case kToolResult:
-		if b.content >= 0 {
-			if _, err := c.resultContent(b.content); err != nil {
-				return 0, err
-			}
-		}
-		t.addResult(b.toolUseID, c.items, c.itemImages, b.isError)
-	}
-	return end, nil
 }
 
-// resultContent walks a tool_result's content into c.items and the turn's
-// images.
+// begin starts a message of role (user or assistant): a new turn, whose
+// stage is the message's, or more of the same turn, the message's strings
+// moved to the turn's stage.
+func (c *fastConverter) begin(role int) {
+	assistant := role == inAssistant
+	if c.turns > 0 && c.turn.assistant == assistant {
+		// Same role twice: merged, so the history alternates.
+		base := len(c.turn.stage)
+		c.turn.stage = append(c.turn.stage, c.mstage...)
+		c.rebase(base)
+		return
+	}
+	if c.turns > 0 {
+		c.flush()
+	}
+	c.turn.reset(assistant)
+	c.turn.stage, c.mstage = c.mstage, c.turn.stage[:0]
+	c.turns++
+}
+
+// rebase moves the message's spans by base.
+func (c *fastConverter) rebase(base int) {
+	if base == 0 {
+		return
+	}
+	move := func(s *span) { s.off += base; s.end += base }
+	for i := range c.mblocks {
+		b := &c.mblocks[i]
+		move(&b.text)
+		move(&b.thinking)
+		move(&b.id)
+		move(&b.toolUseID)
+		move(&b.source.data)
+	}
+	for i := range c.mitems {
+		move(&c.mitems[i])
+	}
+	for i := range c.mimages {
+		move(&c.mimages[i].data)
+	}
+}
+
+// collectFirst reports whether a user message's text is the first user
+// message's, wanted for the conversation id.
+func (c *fastConverter) collectFirst(role int) bool {
+	return role == inUser && c.needFirst && !c.firstDone
+}
+
+// resultContent walks a tool_result's content into the message's items
+// and images.
 func (c *fastConverter) resultContent(i int) (int, error) {
 	data := c.data
-	t := &c.turn
 	switch data[i] {
 	case '"':
-		s, end, err := c.copyString(&t.stage, i)
+		s, end, err := c.copyString(&c.mstage, i)
 		if err != nil {
 			return 0, err
 		}
 		if !s.empty() {
-			c.items = append(c.items, s)
+			c.mitems = append(c.mitems, s)
 		}
 		return end, nil
 	case '[':
 		var b fblock
 		return jsonbytes.ScanArrayAt(data, i, func(i int) (int, error) {
-			end, err := c.block(i, inResult, &b, &t.stage)
+			end, err := c.block(i, inResult, &b)
 			if err != nil {
 				return 0, err
 			}
 			switch b.kind {
 			case kText:
 				if b.hasText && !b.text.empty() {
-					c.items = append(c.items, b.text)
+					c.mitems = append(c.mitems, b.text)
 				}
 				return end, nil
 			case kImage:
 				if img, ok := imageOf(&b.source); ok {
-					t.images = append(t.images, img)
-					c.itemImages++
+					c.mimages = append(c.mimages, img)
 					return end, nil
 				}
 			case kDocument:
 				if s := &b.source; s.present && s.typ == "text" && !s.data.empty() {
-					c.items = append(c.items, s.data)
+					c.mitems = append(c.mitems, s.data)
 					return end, nil
 				}
 			}
-			c.items = append(c.items, c.omitted(&b))
+			c.mitems = append(c.mitems, c.omittedIn(&c.mstage, &b))
 			return end, nil
 		})
 	}
@@ -855,6 +865,11 @@ func imageOf(s *fsource) (fimage, bool) {
 
 // omitted writes omitted's text for b into the turn's stage.
 func (c *fastConverter) omitted(b *fblock) span {
+	return c.omittedIn(&c.turn.stage, b)
+}
+
+// omittedIn writes omitted's text for b into stage.
+func (c *fastConverter) omittedIn(stage *[]byte, b *fblock) span {
 	what := b.typ
 	if s := &b.source; s.present {
 		switch {
@@ -864,17 +879,21 @@ func (c *fastConverter) omitted(b *fblock) span {
 			what += " (" + s.mediaType + ")"
 		}
 	}
-	t := &c.turn
-	n := len(t.stage)
-	t.stage = appendText(t.stage, "["+what+" omitted: not supported by Amazon Q]")
-	return span{n, len(t.stage)}
+	n := len(*stage)
+	*stage = appendText(*stage, "["+what+" omitted: not supported by Amazon Q]")
+	return span{n, len(*stage)}
 }
 
-// block walks the block object at i into b, its strings copied into dst
-// as far as the converter may need them where the block stands.
-func (c *fastConverter) block(i, in int, b *fblock, dst *[]byte) (int, error) {
+// block walks the block object at i into b, copying into the message's
+// stage the strings the converter may need of a block where it stands: in
+// a message of role (unknownRole before the role is read, inSystem) or in
+// a tool_result's content (inResult). Until the block's type is read,
+// every member it might need is kept.
+func (c *fastConverter) block(i, in int, b *fblock) (int, error) {
 	data := c.data
 	*b = fblock{content: -1}
+	user := in == inUser || in == unknownRole
+	assistant := in == inAssistant || in == unknownRole
 	return jsonbytes.ScanObjectAt(data, i, func(name []byte, at int) (int, error) {
 		f, ok := field(name, fastBlockFields)
 		if !ok {
@@ -883,7 +902,7 @@ func (c *fastConverter) block(i, in int, b *fblock, dst *[]byte) (int, error) {
 		if f != bUnknown && data[at] == 'n' {
 			return 0, errTyped // the walk leaves a null to encoding/json
 		}
-		// wants reports whether the field matters for a block of kind k.
+		// wants reports whether the member matters for a block of kind k.
 		wants := func(k int) bool { return !b.hasType || b.kind == k }
 		switch f {
 		case bType:
@@ -898,51 +917,50 @@ func (c *fastConverter) block(i, in int, b *fblock, dst *[]byte) (int, error) {
 			if !wants(kText) {
 				return skipString(data, at)
 			}
-			s, end, err := c.copyString(dst, at)
+			s, end, err := c.copyString(&c.mstage, at)
 			b.text, b.hasText = s, true
 			return end, err
 		case bThinking:
-			if in != inAssistant || !c.conv.x.Thinking || !wants(kThinking) {
+			if !assistant || !c.conv.x.Thinking || !wants(kThinking) {
 				return skipString(data, at)
 			}
-			n := len(*dst)
-			*dst = append(*dst, "<thinking>"...)
-			s, end, err := c.copyString(dst, at)
+			n := len(c.mstage)
+			c.mstage = append(c.mstage, "<thinking>"...)
+			s, end, err := c.copyString(&c.mstage, at)
 			if err != nil {
 				return 0, err
 			}
 			if s.empty() {
-				*dst = (*dst)[:n]
+				c.mstage = c.mstage[:n]
 				b.thinking = span{n, n}
 			} else {
-				*dst = append(*dst, "</thinking>"...)
-				b.thinking = span{n, len(*dst)}
+				c.mstage = append(c.mstage, "</thinking>"...)
+				b.thinking = span{n, len(c.mstage)}
 			}
 			b.hasThinking = true
 			return end, nil
 		case bSource:
-			if in != inUser && in != inResult {
+			if !user && in != inResult {
 				return skipValue(data, at)
 			}
-			return c.source(at, &b.source, !b.hasType || b.kind == kImage || b.kind == kDocument, dst)
-		case bID:
-			if in != inAssistant || !wants(kToolUse) {
-				return skipString(data, at)
+			return c.source(at, &b.source, !b.hasType || b.kind == kImage || b.kind == kDocument)
+		case bID, bName, bInput:
+			if !assistant || !wants(kToolUse) {
+				return skipValue(data, at)
 			}
-			s, end, err := c.copyString(dst, at)
-			b.id = s
-			return end, err
-		case bName:
-			if in != inAssistant || !wants(kToolUse) {
-				return skipString(data, at)
+			switch f {
+			case bID:
+				s, end, err := c.copyString(&c.mstage, at)
+				b.id = s
+				return end, err
+			case bName:
+				v, end, ok := c.str(at)
+				if !ok {
+					return 0, errTyped
+				}
+				b.name = string(v)
+				return end, nil
 			}
-			v, end, ok := c.str(at)
-			if !ok {
-				return 0, errTyped
-			}
-			b.name = string(v)
-			return end, nil
-		case bInput:
 			end, err := skipValue(data, at)
 			if err != nil {
 				return 0, err
@@ -950,24 +968,22 @@ func (c *fastConverter) block(i, in int, b *fblock, dst *[]byte) (int, error) {
 			b.input = data[at:end]
 			return end, nil
 		case bToolUseID:
-			if in != inUser || !wants(kToolResult) {
+			if !user || !wants(kToolResult) {
 				return skipString(data, at)
 			}
-			s, end, err := c.copyString(dst, at)
+			s, end, err := c.copyString(&c.mstage, at)
 			b.toolUseID = s
 			return end, err
 		case bContent:
-			if in != inUser || !wants(kToolResult) {
+			if !user || !wants(kToolResult) {
 				return skipValue(data, at)
 			}
 			if data[at] != '"' && data[at] != '[' {
 				return 0, errTyped
 			}
-			if b.hasType {
-				return c.resultContent(at)
-			}
-			b.content = at // walked once the type is known
-			return skipValue(data, at)
+			// Walked as a tool result's even before the type is read:
+			// what it gathers is dropped if the block is another kind.
+			return c.resultContent(at)
 		case bIsError:
 			switch {
 			case jsonbytes.HasAt(data, at, "true"):
@@ -985,9 +1001,9 @@ func (c *fastConverter) block(i, in int, b *fblock, dst *[]byte) (int, error) {
 	})
 }
 
-// source walks a block's source at i into s; its data is copied into dst
-// when wantData.
-func (c *fastConverter) source(i int, s *fsource, wantData bool, dst *[]byte) (int, error) {
+// source walks a block's source at i into s; its data is copied into the
+// message's stage when wantData.
+func (c *fastConverter) source(i int, s *fsource, wantData bool) (int, error) {
 	data := c.data
 	s.present = true
 	if data[i] == '"' {
@@ -1023,7 +1039,7 @@ func (c *fastConverter) source(i int, s *fsource, wantData bool, dst *[]byte) (i
 				s.data = span{} // only its emptiness would count, and it does not
 				return end, err
 			}
-			sp, end, err := c.copyString(dst, at)
+			sp, end, err := c.copyString(&c.mstage, at)
 			s.data = sp
 			return end, err
 		}
@@ -1047,7 +1063,7 @@ func (c *fastConverter) source(i int, s *fsource, wantData bool, dst *[]byte) (i
 // converter writes its text, and returns where it is.
 func (c *fastConverter) copyString(dst *[]byte, i int) (span, int, error) {
 	off := len(*dst)
-	out, end, _, ok := jsonbytes.AppendCanonical(*dst, c.data, i)
+	out, end, _, ok := jsonbytes.AppendVerbatim(*dst, c.data, i)
 	*dst = out
 	if !ok {
 		*dst = out[:off]

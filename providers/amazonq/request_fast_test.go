@@ -237,3 +237,43 @@ func FuzzAmazonQFastMatchesTyped(f *testing.F) {
 		checkFastMatchesTyped(t, p, testSettings(), body)
 	})
 }
+
+// BenchmarkConvert compares the fast converter with the typed one on a
+// Claude Code request of about 1 MB, each from the request as the handler
+// reads it (a scan for the fast one, a full parse for the typed one).
+func BenchmarkConvert(b *testing.B) {
+	body := claudeCodeBody(b, 360, true)
+	p := testProvider(Config{})
+	for _, name := range []string{"scan", "fast", "parse", "typed"} {
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(int64(len(body)))
+			b.ReportAllocs()
+			cpu0 := cpuTime()
+			for b.Loop() {
+				var req *providers.Request
+				var err error
+				if name == "scan" || name == "fast" {
+					req, err = providers.ScanRequest(body)
+				} else {
+					req, err = providers.ParseRequest(body)
+				}
+				if err != nil {
+					b.Fatal(err)
+				}
+				x := providers.NewExchange(testSettings(), req, body, providers.ExchangeOptions{})
+				switch name {
+				case "fast":
+					if _, _, ok := p.convertFast(x); !ok {
+						b.Fatal("left to the typed converter")
+					}
+				case "typed":
+					if _, _, err := p.convertTyped(x); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+			mb := float64(len(body)) / (1 << 20)
+			b.ReportMetric(float64((cpuTime()-cpu0).Nanoseconds())/1e6/float64(b.N)/mb, "cpu-ms/MB")
+		})
+	}
+}
