@@ -49,7 +49,7 @@ var errTyped = errors.New("amazonq: left to the typed converter")
 // new buffer.
 const (
 	headTemplate    = 4 << 10
-	headTurnShare   = 4       // a quarter of the messages …
+	headTurnShare   = 16      // a sixteenth of the messages …
 	maxHeadLastTurn = 1 << 20 // … up to 1 MiB
 )
 
@@ -591,6 +591,32 @@ func field(name []byte, fields map[string]int) (f int, ok bool) {
 	return 0, true
 }
 
+// blockField is field of a block's member name, the common ones found
+// without hashing.
+func blockField(name []byte) (f int, ok bool) {
+	switch string(name) {
+	case "type":
+		return bType, true
+	case "text":
+		return bText, true
+	case "tool_use_id":
+		return bToolUseID, true
+	case "content":
+		return bContent, true
+	case "thinking":
+		return bThinking, true
+	case "signature":
+		return bSignature, true
+	case "id":
+		return bID, true
+	case "name":
+		return bName, true
+	case "input":
+		return bInput, true
+	}
+	return field(name, fastBlockFields)
+}
+
 // wblock is a walked block of a message, with its tool result's text
 // (mitems[itemsLo:itemsHi]) and images (mimages[imagesLo:imagesHi]).
 type wblock struct {
@@ -895,7 +921,7 @@ func (c *fastConverter) block(i, in int, b *fblock) (int, error) {
 	user := in == inUser || in == unknownRole
 	assistant := in == inAssistant || in == unknownRole
 	return jsonbytes.ScanObjectAt(data, i, func(name []byte, at int) (int, error) {
-		f, ok := field(name, fastBlockFields)
+		f, ok := blockField(name)
 		if !ok {
 			return 0, errTyped
 		}
