@@ -15,12 +15,13 @@ import (
 // Go string and escaping it again (convertTyped) cost more than the rest of
 // the request's way upstream. convertFast writes the same body from the
 // client's bytes in one walk of the history: each string is copied as it
-// is, or with only its escapes rewritten (jsonbytes.AppendCanonical), and
+// is, or with only its escapes rewritten (jsonbytes.AppendVerbatim), and
 // only the small parts (tools, the thinking hint, the conversation id) go
 // through the typed converter.
 //
-// A turn is gathered in a stage (its strings, escaped, and where each one
-// is) and written into the history when the next turn starts. The current
+// A message's strings are gathered, escaped, in a stage, with where each
+// one is; once its role is read (it may follow the content) they join
+// their turn, which is written into the history when the next turn starts. The current
 // message comes before the history in the body but is known only at the
 // end, so the history is written after room left for it, and the current
 // message is put in front of the history when the walk is done.
@@ -177,7 +178,6 @@ type fblock struct {
 	input       []byte
 	toolUseID   span
 	isError     bool
-	content     int // a tool_result's content left for after its type, else -1
 	source      fsource
 }
 
@@ -702,7 +702,7 @@ func (c *fastConverter) content(i, role int) (int, error) {
 		if err != nil {
 			return 0, err
 		}
-		c.mblocks = append(c.mblocks, wblock{fblock: fblock{kind: kText, typ: "text", hasType: true, text: s, hasText: true, content: -1}})
+		c.mblocks = append(c.mblocks, wblock{fblock: fblock{kind: kText, typ: "text", hasType: true, text: s, hasText: true}})
 		return end, nil
 	case '[':
 		return jsonbytes.ScanArrayAt(data, i, func(i int) (int, error) {
@@ -917,7 +917,7 @@ func (c *fastConverter) omittedIn(stage *[]byte, b *fblock) span {
 // every member it might need is kept.
 func (c *fastConverter) block(i, in int, b *fblock) (int, error) {
 	data := c.data
-	*b = fblock{content: -1}
+	*b = fblock{}
 	user := in == inUser || in == unknownRole
 	assistant := in == inAssistant || in == unknownRole
 	return jsonbytes.ScanObjectAt(data, i, func(name []byte, at int) (int, error) {
