@@ -124,6 +124,7 @@ var fastCases = []struct {
 	{"case-folded name", `{"model":"m","messages":[{"role":"user","content":[{"Type":"text","text":"a"}]}]}`, false},
 	{"case-folded source name", `{"model":"m","messages":[{"role":"user","content":[{"type":"image","source":{"type":"base64","media_type":"image/png","Data":"AA"}}]}]}`, false},
 	{"unknown members", `{"model":"m","messages":[{"role":"user","extra":{"a":[1,2,{"b":"c"}]},"content":[{"type":"text","text":"a","cache_control":{"type":"ephemeral"},"citations":null}]}],"zz":1}`, true},
+	{"current message past the room for it", `{"model":"m","system":"` + strings.Repeat("s", 9000) + `","messages":[{"role":"user","content":"a"},{"role":"assistant","content":"b"},{"role":"user","content":"` + strings.Repeat(`long \"turn\" \u00e9 `, 8000) + `"}]}`, true},
 	{"whitespace", " { \"model\" : \"m\" , \"messages\" : [ { \"role\" : \"user\" , \"content\" : [ { \"type\" : \"text\" , \"text\" : \"a\" } , { \"type\" : \"tool_result\" , \"tool_use_id\" : \"t\" , \"content\" : [ ] } ] } ] } ", true},
 }
 
