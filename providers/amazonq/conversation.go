@@ -29,25 +29,39 @@ const conversationLabel = "amazonq conversationId"
 // session id get different ids when their keys differ, and without the
 // signing key no one can compute another's id.
 func ConversationID(x *providers.Exchange) string {
-	req := x.Request
-	userID := ""
-	if req.Metadata != nil {
-		userID = req.Metadata.UserID
-	}
+	return conversationIDOf(x, func() (system, first string) {
+		req := x.Request
+		for _, m := range req.Messages {
+			if m.Role == "user" {
+				first = m.Content.Text()
+				break
+			}
+		}
+		return joinText(req.System), first
+	})
+}
+
+// conversationIDOf is ConversationID with the system prompt's text and the
+// first user message's text from texts, asked for only without a session
+// id.
+func conversationIDOf(x *providers.Exchange, texts func() (system, first string)) string {
+	userID := metadataUserID(x.Request)
 	if sid := SessionID(userID); sid != "" {
 		if isUUID(sid) {
 			sid = strings.ToLower(sid)
 		}
 		return uuidOf(x.Settings.Signer.KeyedID(conversationLabel, x.ClientID, "session", sid))
 	}
-	first := ""
-	for _, m := range req.Messages {
-		if m.Role == "user" {
-			first = m.Content.Text()
-			break
-		}
+	system, first := texts()
+	return uuidOf(x.Settings.Signer.KeyedID(conversationLabel, x.ClientID, "conversation", userID, system, first))
+}
+
+// metadataUserID is the request's metadata.user_id, or "".
+func metadataUserID(req *providers.Request) string {
+	if req.Metadata != nil {
+		return req.Metadata.UserID
 	}
-	return uuidOf(x.Settings.Signer.KeyedID(conversationLabel, x.ClientID, "conversation", userID, joinText(req.System), first))
+	return ""
 }
 
 // SessionID extracts a session id from a metadata.user_id, or "".

@@ -154,8 +154,24 @@ type converter struct {
 	toolDocs []string
 }
 
-// convert builds the upstream body.
+// convert builds the upstream body: from the client's bytes where the fast
+// converter can (request_fast.go), else from the decoded request, the same
+// bytes either way.
 func (p *Provider) convert(x *providers.Exchange) ([]byte, *state, error) {
+	if !typedRequest {
+		if body, st, ok := p.convertFast(x); ok {
+			return body, st, nil
+		}
+	}
+	if err := x.Request.Complete(); err != nil {
+		return nil, nil, err
+	}
+	return p.convertTyped(x)
+}
+
+// convertTyped builds the upstream body from the decoded request: the
+// reference the fast converter is held to.
+func (p *Provider) convertTyped(x *providers.Exchange) ([]byte, *state, error) {
 	c := &converter{p: p, x: x, st: &state{}}
 	req := x.Request
 	if s := joinText(req.System); s != "" {

@@ -16,38 +16,57 @@ const claudeCodeUserID = `{\"device_id\":\"d41d8cd98f00b204e9800998ecf8427e\",\"
 // that matter: the template and double hint, history with thinking,
 // tools and tool results, merged and padded turns, images and documents.
 func TestRewriteGolden(t *testing.T) {
-	cases := []struct {
-		name   string
-		cfg    Config
-		models []providers.ModelRule
-		body   string
-	}{
-		{
-			name:   "basic",
-			cfg:    Config{ProfileARN: "arn:aws:codewhisperer:us-east-1:123456789012:profile/ABCDEF"},
-			models: []providers.ModelRule{{From: "claude-sonnet-4-5*", To: "CLAUDE_SONNET_4_5_20250929_V1_0"}},
-			body: `{"model":"claude-sonnet-4-5-20250929","max_tokens":1024,"system":"You are terse.",
+	for _, tc := range rewriteGoldenCases {
+		t.Run(tc.name, func(t *testing.T) {
+			s := testSettings()
+			s.Models = tc.models
+			x := exchange(t, s, tc.body)
+			out := &providers.Outbound{Path: "/v1/messages", RawQuery: "beta=true", Header: http.Header{}}
+			if _, err := testProvider(tc.cfg).Rewrite(x, out); err != nil {
+				t.Fatalf("Rewrite: %v", err)
+			}
+			golden.JSON(t, "requests/"+tc.name+".json", out.Body)
+			if out.Path != PathJSON || out.RawQuery != "" {
+				t.Errorf("path %q query %q", out.Path, out.RawQuery)
+			}
+		})
+	}
+}
+
+// rewriteGoldenCases are the request shapes whose upstream bodies are
+// pinned in testdata/requests.
+var rewriteGoldenCases = []struct {
+	name   string
+	cfg    Config
+	models []providers.ModelRule
+	body   string
+}{
+	{
+		name:   "basic",
+		cfg:    Config{ProfileARN: "arn:aws:codewhisperer:us-east-1:123456789012:profile/ABCDEF"},
+		models: []providers.ModelRule{{From: "claude-sonnet-4-5*", To: "CLAUDE_SONNET_4_5_20250929_V1_0"}},
+		body: `{"model":"claude-sonnet-4-5-20250929","max_tokens":1024,"system":"You are terse.",
 				"metadata":{"user_id":"` + claudeCodeUserID + `"},
 				"messages":[{"role":"user","content":"What are the first three letters of the alphabet?"}]}`,
-		},
-		{
-			name: "thinking_budget",
-			body: `{"model":"claude-sonnet-4.5","max_tokens":4096,"thinking":{"type":"enabled","budget_tokens":2048},
+	},
+	{
+		name: "thinking_budget",
+		body: `{"model":"claude-sonnet-4.5","max_tokens":4096,"thinking":{"type":"enabled","budget_tokens":2048},
 				"system":[{"type":"text","text":"You are Claude Code."},{"type":"text","text":"Be careful.","cache_control":{"type":"ephemeral"}}],
 				"messages":[{"role":"user","content":[{"type":"text","text":"Plan the change."},{"type":"text","text":"Then do it.","cache_control":{"type":"ephemeral"}}]}]}`,
-		},
-		{
-			name: "thinking_off",
-			body: `{"model":"claude-sonnet-4.5","max_tokens":1024,"thinking":{"type":"disabled"},
+	},
+	{
+		name: "thinking_off",
+		body: `{"model":"claude-sonnet-4.5","max_tokens":1024,"thinking":{"type":"disabled"},
 				"metadata":{"user_id":"user_0123abcd_account__session_1f0c2c8e-4d4e-4a55-9a0b-6c1d2e3f4a5b"},
 				"messages":[
 					{"role":"user","content":"Hi"},
 					{"role":"assistant","content":[{"type":"thinking","thinking":"Greet back.","signature":"sig"},{"type":"text","text":"Hello!"}]},
 					{"role":"user","content":"Bye"}]}`,
-		},
-		{
-			name: "tools_history",
-			body: `{"model":"claude-sonnet-4.5","max_tokens":1024,"system":"Use tools.",
+	},
+	{
+		name: "tools_history",
+		body: `{"model":"claude-sonnet-4.5","max_tokens":1024,"system":"Use tools.",
 				"tools":[
 					{"name":"get_weather","description":"Get the weather for a city.","input_schema":{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}},
 					{"type":"web_search_20250305","name":"web_search","max_uses":3},
@@ -69,43 +88,27 @@ func TestRewriteGolden(t *testing.T) {
 						{"type":"tool_result","tool_use_id":"tooluse_3","content":"21°C"},
 						{"type":"tool_result","tool_use_id":"tooluse_4"},
 						{"type":"tool_result","tool_use_id":"tooluse_5","content":[{"type":"image","source":{"type":"base64","media_type":"image/png","data":"iVBORw0KGgo="}}]}]}]}`,
-		},
-		{
-			name: "merge_pad",
-			body: `{"model":"claude-sonnet-4.5","max_tokens":1024,"thinking":false,
+	},
+	{
+		name: "merge_pad",
+		body: `{"model":"claude-sonnet-4.5","max_tokens":1024,"thinking":false,
 				"messages":[
 					{"role":"assistant","content":"Hello, I'm ready."},
 					{"role":"user","content":"a"},
 					{"role":"user","content":[{"type":"text","text":"b"}]},
 					{"role":"system","content":"Extra rule."},
 					{"role":"assistant","content":"The answer is"}]}`,
-		},
-		{
-			name: "images_docs",
-			body: `{"model":"claude-sonnet-4.5","max_tokens":1024,"thinking":false,
+	},
+	{
+		name: "images_docs",
+		body: `{"model":"claude-sonnet-4.5","max_tokens":1024,"thinking":false,
 				"messages":[{"role":"user","content":[
 					{"type":"image","source":{"type":"base64","media_type":"image/jpeg","data":"/9j/4AAQSkZJRg=="}},
 					{"type":"image","source":{"type":"url","url":"https://example.com/cat.png"}},
 					{"type":"document","source":{"type":"text","media_type":"text/plain","data":"Plain notes."}},
 					{"type":"document","source":{"type":"base64","media_type":"application/pdf","data":"JVBERi0x"}},
 					{"type":"text","text":"Describe these."}]}]}`,
-		},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			s := testSettings()
-			s.Models = tc.models
-			x := exchange(t, s, tc.body)
-			out := &providers.Outbound{Path: "/v1/messages", RawQuery: "beta=true", Header: http.Header{}}
-			if _, err := testProvider(tc.cfg).Rewrite(x, out); err != nil {
-				t.Fatalf("Rewrite: %v", err)
-			}
-			golden.JSON(t, "requests/"+tc.name+".json", out.Body)
-			if out.Path != PathJSON || out.RawQuery != "" {
-				t.Errorf("path %q query %q", out.Path, out.RawQuery)
-			}
-		})
-	}
+	},
 }
 
 // TestRewriteTemplate checks the documented template and the hint, piece by
