@@ -10,6 +10,7 @@ import (
 
 	"github.com/anthropics/anthropic-sdk-go"
 
+	"github.com/thinkgate/thinkgate/internal/eventstreamtest"
 	"github.com/thinkgate/thinkgate/internal/testgw"
 )
 
@@ -30,7 +31,7 @@ func converseFrame(typ string, fields map[string]any) []byte {
 	if err != nil {
 		panic(err)
 	}
-	return testgw.BedrockFrame(map[string]string{":event-type": typ, ":content-type": "application/json", ":message-type": "event"}, payload)
+	return eventstreamtest.Event(typ, payload)
 }
 
 func delta(i int, d map[string]any) []byte {
