@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -369,41 +370,31 @@ func TestConverseExceptionBeforeFirstEvent(t *testing.T) {
 	}
 }
 
-// TestConverseExceptionAfterFirstEvent: an exception inside the text
-// closes the open block and ends the stream with an error event.
-func TestConverseExceptionAfterFirstEvent(t *testing.T) {
+// TestConverseStreamEndsWithError: an exception inside the text, or an
+// upstream that stops inside a frame, closes the open block and ends the
+// client's stream with an error event that says what happened.
+func TestConverseStreamEndsWithError(t *testing.T) {
 	frames := converseFrames()
-	stream := append(joinFrames(frames[:6]), testgw.BedrockException("modelStreamErrorException", "The model stream failed.")...)
-	up := testgw.NewBedrockUpstream(t, converseAnswer(stream, 5))
-	envCredentials(t, up)
-	gw := testgw.Start(t, slot, converseSite(up, ""))
-	res := gw.Post("/v1/messages", converseRequest)
-	defer res.Body.Close()
-	events := testgw.ReadEvents(t, res.Body)
-	sig := signatureOf(t, events)
-	testgw.Diff(t, "events", testgw.Summary(t, events), append(wantConverseSummary(sig)[:6:6],
-		`text_delta 1 "Let me check "`,
-		"content_block_stop 1",
-		`error {"type":"api_error","message":"ModelStreamErrorException: The model stream failed."}`,
-	))
-}
-
-// TestConverseCutStream: an upstream that stops inside a frame ends the
-// client's stream with an error event naming it.
-func TestConverseCutStream(t *testing.T) {
-	frames := converseFrames()
-	cut := joinFrames(frames[:7])
-	cut = append(cut, frames[7][:30]...)
-	up := testgw.NewBedrockUpstream(t, converseAnswer(cut, 16))
-	envCredentials(t, up)
-	gw := testgw.Start(t, slot, converseSite(up, ""))
-	res := gw.Post("/v1/messages", converseRequest)
-	defer res.Body.Close()
-	events := testgw.ReadEvents(t, res.Body)
-	sig := signatureOf(t, events)
-	testgw.Diff(t, "events", testgw.Summary(t, events), append(wantConverseSummary(sig)[:6:6],
-		`text_delta 1 "Let me check Paris, 答案 😀."`,
-		"content_block_stop 1",
-		`error {"type":"api_error","message":"malformed upstream event stream: event stream ended inside a frame (30 bytes of it received)"}`,
-	))
+	for _, tc := range []struct {
+		name     string
+		upstream []byte
+		text     string
+		err      string
+	}{
+		{"exception", append(joinFrames(frames[:6]), testgw.BedrockException("modelStreamErrorException", "The model stream failed.")...),
+			"Let me check ", `{"type":"api_error","message":"ModelStreamErrorException: The model stream failed."}`},
+		{"cut inside a frame", append(joinFrames(frames[:7]), frames[7][:30]...),
+			"Let me check Paris, 答案 😀.", `{"type":"api_error","message":"malformed upstream event stream: event stream ended inside a frame (30 bytes of it received)"}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			up := testgw.NewBedrockUpstream(t, converseAnswer(tc.upstream, 5))
+			envCredentials(t, up)
+			gw := testgw.Start(t, slot, converseSite(up, ""))
+			res := gw.Post("/v1/messages", converseRequest)
+			defer res.Body.Close()
+			events := testgw.ReadEvents(t, res.Body)
+			testgw.Diff(t, "events", testgw.Summary(t, events), append(wantConverseSummary(signatureOf(t, events))[:6:6],
+				"text_delta 1 "+strconv.Quote(tc.text), "content_block_stop 1", "error "+tc.err))
+		})
+	}
 }
