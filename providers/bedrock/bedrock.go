@@ -172,7 +172,8 @@ func (p *Provider) Rewrite(x *providers.Exchange, out *providers.Outbound) (prov
 			return nil, err
 		}
 		var st *converse.State
-		if body, st, err = converse.ConvertRequest(x, p.cfg.Options); err != nil {
+		betas := p.betas(out.Header.Values("Anthropic-Beta"), x.Body)
+		if body, st, err = converse.ConvertRequestWithBetas(x, p.cfg.Options, betas); err != nil {
 			return nil, err
 		}
 		switch {

@@ -92,6 +92,9 @@ func (c *converter) thinking(out *request) {
 		} else if req.TopK != nil {
 			fields["top_k"] = *req.TopK
 		}
+		if len(c.betas) > 0 {
+			fields["anthropic_beta"] = c.betas
+		}
 	case FamilyNova:
 		if x.Thinking {
 			effort := providers.ReasoningEffort(x.ThinkingBudget(), true, c.opts.Efforts)

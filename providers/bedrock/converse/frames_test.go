@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 
-	"github.com/aws/aws-sdk-go-v2/aws/protocol/eventstream"
+	"github.com/thinkgate/thinkgate/internal/eventstreamtest"
 )
 
 // frames builds a ConverseStream answer frame by frame with the SDK's
@@ -12,15 +12,7 @@ import (
 type frames struct{ b bytes.Buffer }
 
 func (f *frames) frame(headers map[string]string, payload []byte) *frames {
-	var h eventstream.Headers
-	for _, k := range []string{":event-type", ":exception-type", ":content-type", ":message-type"} {
-		if v, ok := headers[k]; ok {
-			h.Set(k, eventstream.StringValue(v))
-		}
-	}
-	if err := eventstream.NewEncoder().Encode(&f.b, eventstream.Message{Headers: h, Payload: payload}); err != nil {
-		panic(err)
-	}
+	f.b.Write(eventstreamtest.Frame(headers, payload))
 	return f
 }
 
@@ -31,12 +23,13 @@ func (f *frames) event(typ string, fields map[string]any) *frames {
 	if err != nil {
 		panic(err)
 	}
-	return f.frame(map[string]string{":event-type": typ, ":content-type": "application/json", ":message-type": "event"}, payload)
+	f.b.Write(eventstreamtest.Event(typ, payload))
+	return f
 }
 
 func (f *frames) exception(typ, message string) *frames {
-	payload, _ := json.Marshal(map[string]string{"message": message})
-	return f.frame(map[string]string{":exception-type": typ, ":content-type": "application/json", ":message-type": "exception"}, payload)
+	f.b.Write(eventstreamtest.Exception(typ, message))
+	return f
 }
 
 func (f *frames) start() *frames {

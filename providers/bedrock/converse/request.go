@@ -164,15 +164,17 @@ type converter struct {
 	// toolConfig: the history's tool calls and results go as text.
 	toolsAsText bool
 	docs        int
+	// betas are the client's betas, for Claude's anthropic_beta.
+	betas []string
 }
 
 func unsupported(path, what string) error {
 	return providers.InvalidRequest(fmt.Sprintf("%s: %s is not supported by Bedrock's Converse API", path, what))
 }
 
-func convert(x *providers.Exchange, opts Options) ([]byte, *State, error) {
+func convert(x *providers.Exchange, opts Options, betas []string) ([]byte, *State, error) {
 	req := x.Request
-	c := converter{x: x, opts: opts, family: opts.ThinkingFamily, tag: "thinking"}
+	c := converter{x: x, opts: opts, family: opts.ThinkingFamily, tag: "thinking", betas: betas}
 	if c.family == "" {
 		c.family = familyOf(x.UpstreamModel)
 	}
