@@ -173,7 +173,7 @@ func (p *Provider) Rewrite(x *providers.Exchange, out *providers.Outbound) (prov
 		}
 		var st *converse.State
 		betas := p.betas(out.Header.Values("Anthropic-Beta"), x.Body)
-		if body, st, err = converse.ConvertRequestWithBetas(x, p.cfg.Options, betas); err != nil {
+		if body, st, err = converse.ConvertRequest(x, p.cfg.Options, betas); err != nil {
 			return nil, err
 		}
 		switch {

@@ -69,7 +69,7 @@ func BenchmarkConvertRequest(b *testing.B) {
 	b.SetBytes(int64(len(body)))
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, _, err := ConvertRequest(x, Options{}); err != nil {
+		if _, _, err := ConvertRequest(x, Options{}, nil); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -19,7 +19,7 @@ func TestConvertBetas(t *testing.T) {
 	} {
 		t.Run(tc.golden, func(t *testing.T) {
 			x := exchange(t, testSettings(), "", tc.body)
-			out, _, err := ConvertRequestWithBetas(x, Options{}, betas)
+			out, _, err := ConvertRequest(x, Options{}, betas)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -68,17 +68,12 @@ type State struct {
 }
 
 // ConvertRequest converts x's request into a Converse request body (for
-// count_tokens, a count-tokens body).
-func ConvertRequest(x *providers.Exchange, opts Options) ([]byte, *State, error) {
-	return convert(x, opts, nil)
-}
-
-// ConvertRequestWithBetas is ConvertRequest for a client that sent betas
-// (its anthropic-beta values, less those the provider drops). Claude takes
-// them as additionalModelRequestFields.anthropic_beta, which is how
-// interleaved thinking is asked for on Converse; the other families refuse
-// fields they do not know and are sent none.
-func ConvertRequestWithBetas(x *providers.Exchange, opts Options, betas []string) ([]byte, *State, error) {
+// count_tokens, a count-tokens body). betas are the client's anthropic-beta
+// values, less those the provider drops: Claude takes them as
+// additionalModelRequestFields.anthropic_beta, which is how interleaved
+// thinking is asked for on Converse; the other families refuse fields they
+// do not know and are sent none.
+func ConvertRequest(x *providers.Exchange, opts Options, betas []string) ([]byte, *State, error) {
 	return convert(x, opts, betas)
 }
 

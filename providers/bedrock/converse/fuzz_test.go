@@ -14,7 +14,7 @@ import (
 type fuzzProvider struct{ opts Options }
 
 func (p fuzzProvider) Rewrite(x *providers.Exchange, out *providers.Outbound) (providers.Translator, error) {
-	body, st, err := ConvertRequest(x, p.opts)
+	body, st, err := ConvertRequest(x, p.opts, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -52,7 +52,7 @@ func FuzzConvertRequest(f *testing.F) {
 			return
 		}
 		x := providers.NewExchange(&providers.Settings{SplitTags: true, DefaultThinking: true, Signer: signer}, req, body, providers.ExchangeOptions{Path: "/v1/messages"})
-		out, _, err := ConvertRequest(x, Options{})
+		out, _, err := ConvertRequest(x, Options{}, nil)
 		if err != nil {
 			return
 		}

@@ -27,7 +27,7 @@ func runConvert(t *testing.T, tc convertCase) {
 		tc.settings(s)
 	}
 	x := exchange(t, s, tc.path, tc.body)
-	out, st, err := ConvertRequest(x, tc.opts)
+	out, st, err := ConvertRequest(x, tc.opts, nil)
 	if err != nil {
 		t.Fatalf("%s: ConvertRequest: %v", tc.golden, err)
 	}
@@ -176,7 +176,7 @@ func TestConvertRequestErrors(t *testing.T) {
 			`messages.0.content.0.content.0: content block type "search_result" in a tool_result is not supported by Bedrock's Converse API`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, _, err := ConvertRequest(exchange(t, nil, "", tc.body), Options{})
+			_, _, err := ConvertRequest(exchange(t, nil, "", tc.body), Options{}, nil)
 			e, ok := err.(*providers.Error)
 			if !ok || e.Status != 400 || e.Type != "invalid_request_error" || e.Message != tc.want {
 				t.Fatalf("got %#v\nwant 400 invalid_request_error %q", err, tc.want)

@@ -334,7 +334,7 @@ func TestStreamHistoryRoundTrip(t *testing.T) {
 	}
 	body := `{"model":"` + claude + `","max_tokens":2000,"thinking":{"type":"enabled","budget_tokens":1024},"messages":[{"role":"user","content":"Hi"},` +
 		`{"role":"assistant","content":[` + strings.Join(blocks, ",") + `]},{"role":"user","content":"Go on"}]}`
-	got, _, err := ConvertRequest(exchange(t, nil, "", body), Options{})
+	got, _, err := ConvertRequest(exchange(t, nil, "", body), Options{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
