@@ -167,6 +167,9 @@ func AppendCanonicalBody(dst, body []byte) (_ []byte, replaced bool) {
 		} else {
 			var ch rune
 			ch, n = Hex4(body[j:]), 6
+			if ch < 0 {
+				return append(dst, body[j:]...), replaced // not a string body: the rest as it is
+			}
 			if utf16.IsSurrogate(ch) {
 				// A pair only if a low half follows at once; otherwise this
 				// half alone is U+FFFD and what follows decodes on its own.

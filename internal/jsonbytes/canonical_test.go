@@ -112,6 +112,10 @@ func TestCanonicalValues(t *testing.T) {
 			t.Errorf("%s: got %q (end %d), want %q", raw, got, end, want)
 		}
 	}
+	// Not a string body (a caller's mistake): the rest as it is, no panic.
+	if got, _ := AppendCanonicalBody(nil, []byte(`a\/b\u12`)); string(got) != `a/b\u12` {
+		t.Errorf("a malformed body: %q", got)
+	}
 	for raw, canonical := range map[string]bool{
 		`plain`: true, `tab\there \"q\" \u001b \u2028 é`: true, `a\/b`: false, `\u001B`: false,
 		`\u000a`: false, "\u2028": false, "h\xffllo": false, `\u0041`: false, `\ud83d`: false,
