@@ -5,237 +5,256 @@ import (
 	"unicode/utf8"
 )
 
-// A converter that decodes a client's string only to escape it again
-// writes, for almost every string, the bytes it read: clients escape what
-// the escaper escapes. AppendCanonical copies those bytes as they are and
-// rewrites only the escapes the escaper writes otherwise, in the same pass
-// that finds the string's end.
+// A converter that moves a client's text into another JSON body would
+// decode each string and escape it again; clients escape what the escaper
+// escapes, so almost every string comes out exactly as it went in.
+// ScanString tells those strings in the walk that finds their end, so that
+// their bytes can be copied; AppendCanonical copies the others a stretch
+// at a time, rewriting only the escapes the escaper writes otherwise.
 
-// AppendCanonical appends the text of the JSON string whose opening quote
-// is at data[i] to dst, without quotes, escaped exactly as Encode (a
-// json.Encoder with HTML escaping off) writes that text: runs and escapes
-// the escaper writes the same are copied as they are; \/, a \u escape of a
-// character the escaper writes plainly or in short form, and upper-case
-// hex are rewritten; a raw U+2028 or U+2029 is escaped. It returns the
-// index past the closing quote and whether the string held an escape (if
-// not, its bytes are its text).
+// ScanString steps over the JSON string whose opening quote is at data[i]
+// and returns the index past its closing quote (-1 for what is not a valid
+// JSON string), whether it holds an escape (if not, its bytes are its
+// text), and whether its bytes between the quotes are exactly what
+// AppendStringBodyNoHTML writes for the text encoding/json decodes from
+// them: valid UTF-8 without U+2028 or U+2029, and only the escapes the
+// escaper writes (\" \\ \n \r \t \b \f, and \u00xx in lower-case hex for
+// the other control characters, \u2028 and \u2029). \/, a \u escape of
+// any other character and upper-case hex are not.
 //
-// ok is false for what is not a valid JSON string, and for text
-// encoding/json would change as it decodes (invalid UTF-8, a \u escape of
-// a lone surrogate, both replaced by U+FFFD): dst is then partly appended,
-// and the caller decodes the string the slow way.
-func AppendCanonical(dst, data []byte, i int) (_ []byte, end int, escaped, ok bool) {
+// The end is the string-end rule's (stringEnd): the first quote not
+// escaped; a control character ends nothing, it makes the string invalid.
+// Code and logs have an escape every few bytes, so each run between
+// escapes is stepped through for 16 bytes before the vector search, and
+// the UTF-8 is checked once, for the whole string, only if a byte of 0x80
+// or more was seen.
+func ScanString(data []byte, i int) (end int, escaped, canonical bool) {
 	if i >= len(data) || data[i] != '"' {
-		return dst, 0, false, false
+		return -1, false, false
 	}
-	if end, escaped, asIs := CanonicalAsIs(data, i); asIs {
-		return append(dst, data[i+1:end-1]...), end, escaped, true
-	}
-	return appendCanonicalRunes(dst, data, i)
-}
-
-// CanonicalAsIs reports whether the JSON string whose opening quote is at
-// data[i] is, between its quotes, exactly what AppendCanonical writes, so
-// that a caller may use those bytes without a copy; if so, it returns the
-// index past the closing quote and whether the string holds an escape.
-// Any other string (one to rewrite, or not valid) is left to
-// AppendCanonical.
-//
-// It finds the string's end, checking that each escape is the escaper's,
-// and checks the UTF-8 once, in one vector pass: code and logs have an
-// escape every few bytes, and checking or copying run by run would cost a
-// call per run.
-func CanonicalAsIs(data []byte, i int) (end int, escaped, asIs bool) {
-	if i >= len(data) || data[i] != '"' {
-		return 0, false, false
-	}
-	j, anyHigh := i+1, false
+	canonical = true
+	j, high := i+1, false
 	for {
-		k, high := canonicalRunEnd(data, j)
-		anyHigh = anyHigh || high
+		k, h := canonicalRunEnd(data, j)
+		high = high || h
 		if k >= len(data) {
-			return 0, escaped, false
+			return -1, escaped, false
 		}
 		switch c := data[k]; {
 		case c == '"':
-			if anyHigh && !plainUTF8(data[i+1:k]) {
-				return 0, escaped, false
-			}
-			return k + 1, escaped, true
-		case c < 0x20 || k+1 >= len(data):
-			return 0, escaped, false
+			return k + 1, escaped, canonical && (!high || plainUTF8(data[i+1:k]))
+		case c != '\\' || k+1 >= len(data): // a control character
+			return -1, escaped, false
 		}
 		escaped = true
-		e := data[k+1]
-		if shortEscape[e] {
+		switch data[k+1] {
+		case '"', '\\', 'n', 'r', 't', 'b', 'f':
 			j = k + 2
-			continue
-		}
-		if e == 'u' && escaperWritesU(data[k:]) {
+		case '/':
+			canonical = false
+			j = k + 2
+		case 'u':
+			if !canonicalU(data[k:]) {
+				if Hex4(data[k:]) < 0 {
+					return -1, escaped, false
+				}
+				canonical = false
+			}
 			j = k + 6
-			continue
+		default:
+			return -1, escaped, false
 		}
-		return 0, escaped, false
 	}
 }
 
 // canonicalRunEnd returns the index of the first quote, backslash or
-// control byte in data from j on (or len(data)), and whether a byte of
+// control character in p from i on (or len(p)), and whether a byte of
 // 0x80 or more may come before it. A short run, as between the escapes of
-// code, is stepped through rather than handed to the vector search.
-func canonicalRunEnd(data []byte, j int) (int, bool) {
+// code, is stepped through rather than handed to the vector search, whose
+// answer includes whether the run is all ASCII.
+func canonicalRunEnd(p []byte, i int) (int, bool) {
 	var seen byte
-	k := j
-	for ; k < len(data) && k-j < 16; k++ {
-		c := data[k]
-		if c == '"' || c == '\\' || c < 0x20 {
-			return k, seen >= 0x80
+	k := i
+	for k < len(p) && k-i < 16 && !stringStops[p[k]] {
+		seen |= p[k]
+		k++
+	}
+	if k-i < 16 || k == len(p) {
+		return k, seen >= utf8.RuneSelf
+	}
+	if useAVX2 && len(p)-k >= 32 {
+		n, high := indexSpecialAVX2(p[k:], '"', '"', '"')
+		return k + n, high || seen >= utf8.RuneSelf
+	}
+	return stringSpecialSWAR(p, k), true
+}
+
+// canonicalU reports whether the \u escape p starts with is one the
+// escaper writes: in lower-case hex, a control character it has no short
+// escape for, or U+2028 or U+2029.
+func canonicalU(p []byte) bool {
+	if len(p) < 6 {
+		return false
+	}
+	if p[2] == '2' && p[3] == '0' && p[4] == '2' && (p[5] == '8' || p[5] == '9') {
+		return true
+	}
+	if p[2] != '0' || p[3] != '0' || (p[4] != '0' && p[4] != '1') {
+		return false
+	}
+	var low byte
+	switch c := p[5]; {
+	case '0' <= c && c <= '9':
+		low = c - '0'
+	case 'a' <= c && c <= 'f':
+		low = c - 'a' + 10
+	default:
+		return false
+	}
+	switch low | (p[4]-'0')<<4 {
+	case '\b', '\t', '\n', '\f', '\r':
+		return false // written short
+	}
+	return true
+}
+
+// AppendCanonical appends the text of the JSON string whose opening quote
+// is at data[i] to dst, without quotes, as AppendStringBodyNoHTML writes
+// the text encoding/json decodes from it: the string's own bytes when
+// ScanString finds them canonical, else AppendCanonicalBody's. It returns
+// the index past the closing quote, whether the string held an escape,
+// and whether encoding/json's decoding replaced anything by U+FFFD
+// (invalid UTF-8, a \u escape of a lone surrogate). For what is not a
+// valid JSON string end is -1 and dst is returned as it was.
+func AppendCanonical(dst, data []byte, i int) (_ []byte, end int, escaped, replaced bool) {
+	end, escaped, canonical := ScanString(data, i)
+	switch {
+	case end < 0:
+		return dst, -1, escaped, false
+	case canonical:
+		return append(dst, data[i+1:end-1]...), end, escaped, false
+	}
+	dst, replaced = AppendCanonicalBody(dst, data[i+1:end-1])
+	return dst, end, escaped, replaced
+}
+
+// AppendCanonicalBody is AppendCanonical for body, the bytes between the
+// quotes of a string ScanString accepted. The bytes up to an escape the
+// escaper writes otherwise are copied as they are when their UTF-8 is
+// (checked as one stretch), and that escape is rewritten: \/ as /, a \u
+// escape (or surrogate pair) as the escaper writes its character, a lone
+// surrogate as U+FFFD, as encoding/json decodes it.
+func AppendCanonicalBody(dst, body []byte) (_ []byte, replaced bool) {
+	start := 0 // of the stretch not yet appended
+	for j := 0; ; {
+		if j = ShortRun(body, j); j+1 >= len(body) {
+			break // a valid body's only special bytes are backslashes
 		}
-		seen |= c
+		n := 2
+		switch e := body[j+1]; {
+		case shortEscape[e]:
+			j += 2
+			continue
+		case e == 'u' && canonicalU(body[j:]):
+			j += 6
+			continue
+		}
+		var r bool
+		dst, r = appendCanonicalText(dst, body[start:j])
+		replaced = replaced || r
+		if body[j+1] == '/' {
+			dst = append(dst, '/')
+		} else {
+			var ch rune
+			ch, n = Hex4(body[j:]), 6
+			if ch < 0 {
+				return append(dst, body[j:]...), replaced // not a string body: the rest as it is
+			}
+			if utf16.IsSurrogate(ch) {
+				// A pair only if a low half follows at once; otherwise this
+				// half alone is U+FFFD and what follows decodes on its own.
+				if d := utf16.DecodeRune(ch, Hex4(body[j+6:])); d != utf8.RuneError {
+					ch, n = d, 12
+				} else {
+					ch, replaced = utf8.RuneError, true
+				}
+			}
+			dst = appendCanonicalRune(dst, ch)
+		}
+		j += n
+		start = j
 	}
-	if k == len(data) {
-		return k, seen >= 0x80
-	}
-	if useAVX2 && len(data)-k >= 32 {
-		n, high := indexSpecialAVX2(data[k:], '"', '"', '"')
-		return k + n, high || seen >= 0x80
-	}
-	return stringSpecialSWAR(data, k), true
+	dst, r := appendCanonicalText(dst, body[start:])
+	return dst, replaced || r
 }
 
 // shortEscape are the escapes the escaper writes as a backslash and one
 // character.
 var shortEscape = [256]bool{'"': true, '\\': true, 'n': true, 'r': true, 't': true, 'b': true, 'f': true}
 
-// escaperWritesU reports a \u escape at the start of p that the escaper writes
-// as it is: a control character without a short form, or U+2028 or
-// U+2029, in lower-case hex.
-func escaperWritesU(p []byte) bool {
-	if len(p) < 6 {
-		return false
-	}
-	h := p[2:6]
+// appendCanonicalRune appends r as the escaper writes it.
+func appendCanonicalRune(dst []byte, r rune) []byte {
 	switch {
-	case h[0] == '0' && h[1] == '0' && (h[2] == '0' || h[2] == '1'):
-		var v byte
-		switch c := h[3]; {
-		case c >= '0' && c <= '9':
-			v = c - '0'
-		case c >= 'a' && c <= 'f':
-			v = c - 'a' + 10
-		default:
-			return false
-		}
-		v |= (h[2] - '0') << 4
-		return v != '\b' && v != '\t' && v != '\n' && v != '\f' && v != '\r'
-	case h[0] == '2' && h[1] == '0' && h[2] == '2':
-		return h[3] == '8' || h[3] == '9'
+	case r < 0x20 || r == '"' || r == '\\':
+		return appendEscapedASCII(dst, byte(r))
+	case r == '\u2028' || r == '\u2029':
+		return append(dst, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
 	}
-	return false
+	return utf8.AppendRune(dst, r)
 }
 
-// appendCanonicalRunes is AppendCanonical for a string CanonicalAsIs
-// leaves to it: each escape is written as the escaper writes its
-// character, each run's UTF-8 checked on its own.
-func appendCanonicalRunes(dst, data []byte, i int) (_ []byte, end int, escaped, ok bool) {
-	j := i + 1
-	for {
-		k, high := canonicalRunEnd(data, j)
-		if run := data[j:k]; !high || plainUTF8(run) {
-			dst = append(dst, run...)
-		} else if dst, ok = appendRunes(dst, run); !ok {
-			return dst, 0, escaped, false
-		}
-		if k >= len(data) {
-			return dst, 0, escaped, false
-		}
-		switch c := data[k]; {
-		case c == '"':
-			return dst, k + 1, escaped, true
-		case c < 0x20 || k+1 >= len(data):
-			return dst, 0, escaped, false
-		}
-		escaped = true
-		var n int
-		if dst, n = appendEscape(dst, data, k); n == 0 {
-			return dst, 0, escaped, false
-		}
-		j = k + n
+// appendCanonicalText appends p, a stretch of a string body whose escapes
+// the escaper writes as they are, with U+2028 and U+2029 escaped and each
+// byte of invalid UTF-8 replaced by U+FFFD, as encoding/json decodes it
+// (replaced reports one).
+func appendCanonicalText(dst, p []byte) (_ []byte, replaced bool) {
+	if plainUTF8(p) {
+		return append(dst, p...), false
 	}
-}
-
-// appendEscape appends the escape at data[k] as the escaper writes its
-// character and returns its length, 0 for a malformed one or a lone
-// surrogate.
-func appendEscape(dst, data []byte, k int) ([]byte, int) {
-	switch e := data[k+1]; e {
-	case '"', '\\', 'n', 'r', 't', 'b', 'f':
-		return append(dst, '\\', e), 2
-	case '/':
-		return append(dst, '/'), 2
-	case 'u':
-		r, n := hexRune(data[k:])
-		switch {
-		case n == 0:
-		case r < 0x20 || r == '"' || r == '\\':
-			dst = appendEscapedASCII(dst, byte(r))
-		case r == '\u2028' || r == '\u2029':
-			dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
-		default:
-			dst = utf8.AppendRune(dst, r)
-		}
-		return dst, n
-	}
-	return dst, 0
-}
-
-// appendRunes appends run, which holds bytes of 0x80 or more, with U+2028
-// and U+2029 escaped; false if it is not valid UTF-8.
-func appendRunes(dst, run []byte) ([]byte, bool) {
 	start := 0
-	for i := 0; i < len(run); {
-		if run[i] < utf8.RuneSelf {
+	for i := 0; i < len(p); {
+		if p[i] < utf8.RuneSelf {
 			i++
 			continue
 		}
-		size, ok := runeLen(run, i)
-		if !ok {
-			return dst, false
-		}
-		if size == 3 && run[i] == 0xE2 && run[i+1] == 0x80 && run[i+2]&^1 == 0xA8 {
-			dst = append(dst, run[start:i]...)
-			dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[run[i+2]&0xF])
+		size, ok := runeLen(p, i)
+		switch {
+		case !ok:
+			dst = append(append(dst, p[start:i]...), "\uFFFD"...)
+			replaced = true
+			i++
+			start = i
+			continue
+		case size == 3 && p[i] == 0xE2 && p[i+1] == 0x80 && p[i+2]&^1 == 0xA8:
+			dst = append(dst, p[start:i]...)
+			dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[p[i+2]&0xF])
 			start = i + size
 		}
 		i += size
 	}
-	return append(dst, run[start:]...), true
+	return append(dst, p[start:]...), replaced
 }
 
-// hexRune decodes the \u escape, or surrogate pair of them, p starts with:
-// the rune and the escape's length, 0 for a malformed escape or a lone
-// surrogate.
-func hexRune(p []byte) (rune, int) {
-	r := Hex4(p)
-	switch {
-	case r < 0:
-		return 0, 0
-	case !utf16.IsSurrogate(r):
-		return r, 6
-	case r >= 0xDC00 || len(p) < 12:
-		return 0, 0
+// AppendDecoded appends the text encoding/json decodes from raw, the body
+// of a JSON string: AppendUnescaped's, with each byte of invalid UTF-8
+// outside escapes replaced by U+FFFD, as encoding/json replaces it. The
+// result is valid UTF-8.
+func AppendDecoded(dst, raw []byte) ([]byte, error) {
+	n := len(dst)
+	dst, err := AppendUnescaped(dst, raw)
+	if err != nil {
+		return dst, err
 	}
-	r2 := Hex4(p[6:])
-	if r2 < 0xDC00 || r2 > 0xDFFF {
-		return 0, 0
+	if v := dst[n:]; !ValidUTF8(v) {
+		fixed := make([]byte, 0, len(v)+len(v)/2)
+		for i := 0; i < len(v); {
+			r, size := utf8.DecodeRune(v[i:])
+			fixed = utf8.AppendRune(fixed, r)
+			i += size
+		}
+		dst = append(dst[:n], fixed...)
 	}
-	return utf16.DecodeRune(r, r2), 12
-}
-
-// AppendStringNoHTML appends s quoted as Encode writes a string: as a
-// json.Encoder with HTML escaping off does.
-func AppendStringNoHTML(dst []byte, s string) []byte {
-	return appendJSONStringNoHTML(dst, s)
+	return dst, nil
 }
 
 // AppendCompact appends the valid JSON value v with the whitespace

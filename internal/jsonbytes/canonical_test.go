@@ -8,97 +8,137 @@ import (
 	"unicode/utf8"
 )
 
-// checkCanonical compares AppendCanonical on the string body raw with
-// decoding it with encoding/json and escaping the text with Encode's
-// escaper.
-func checkCanonical(t *testing.T, raw []byte) {
+// checkCanonical holds ScanString, AppendCanonical and AppendDecoded on
+// the string at data[i] to encoding/json: the same end, the text it
+// decodes, escaped as the escaper escapes it.
+func checkCanonical(t *testing.T, data []byte, i int) {
 	t.Helper()
-	data := append(append([]byte{'"'}, raw...), '"', ',')
-	data = data[:len(data):len(data)]
-	str := data[:len(data)-1] // the JSON string
-	got, end, escaped, ok := AppendCanonical([]byte("x"), data, 0)
-	if e, esc, asIs := CanonicalAsIs(data, 0); asIs && (!ok || e != end || esc != escaped || !bytes.Equal(got[1:], data[1:e-1])) {
-		t.Fatalf("%q: CanonicalAsIs says as is, AppendCanonical writes %q (ok %v)", raw, got[1:], ok)
+	end, escaped, canonical := ScanString(data, i)
+	got, gotEnd, gotEscaped, replaced := AppendCanonical([]byte("x"), data, i)
+	if gotEnd != end || gotEscaped != escaped {
+		t.Fatalf("%q at %d: AppendCanonical ends at %d (escaped %v), ScanString at %d (%v)", data, i, gotEnd, gotEscaped, end, escaped)
 	}
-	if ok {
-		// raw may hold a quote: the string ends there.
-		str, raw = data[:end], data[1:end-1]
+	wantEnd, text := -1, ""
+	if i < len(data) && data[i] == '"' { // the decoder would skip spaces before it
+		dec := json.NewDecoder(bytes.NewReader(data[i:]))
+		if tok, err := dec.Token(); err == nil {
+			if s, ok := tok.(string); ok {
+				wantEnd, text = i+int(dec.InputOffset()), s
+			}
+		}
 	}
-	var text string
-	if err := json.Unmarshal(str, &text); err != nil {
-		if ok {
-			t.Fatalf("%q: ok for a string encoding/json refuses (%v)", raw, err)
+	if end != wantEnd {
+		t.Fatalf("%q at %d: end %d, encoding/json's %d", data, i, end, wantEnd)
+	}
+	if end < 0 {
+		if string(got) != "x" {
+			t.Fatalf("%q at %d: not a string, yet %q appended", data, i, got)
 		}
 		return
 	}
-	if !ok {
-		if utf8.Valid(raw) && !strings.ContainsRune(text, utf8.RuneError) {
-			t.Fatalf("%q: not ok for text %q encoding/json decodes faithfully", raw, text)
-		}
-		return
-	}
-	want := appendJSONStringNoHTML([]byte("x"), text)
-	want = append(want[:1], want[2:len(want)-1]...) // without quotes
+	body := data[i+1 : end-1]
+	want := AppendStringBodyNoHTML([]byte("x"), []byte(text))
 	if !bytes.Equal(got, want) {
-		t.Fatalf("%q: got %q, want %q", raw, got, want)
+		t.Fatalf("%q: got %q, want %q", body, got, want)
 	}
-	if escaped != bytes.Contains(raw, []byte{'\\'}) {
-		t.Fatalf("%q: escaped %v", raw, escaped)
+	if canonical != bytes.Equal(want[1:], body) {
+		t.Fatalf("%q: canonical %v, but the escaper writes %q", body, canonical, want[1:])
+	}
+	if escaped != bytes.Contains(body, []byte{'\\'}) {
+		t.Fatalf("%q: escaped %v", body, escaped)
+	}
+	// replaced: encoding/json wrote a U+FFFD that is not in the string.
+	hasFFFD := strings.ContainsRune(text, utf8.RuneError)
+	if replaced && !hasFFFD || !replaced && !utf8.Valid(body) || replaced && utf8.Valid(body) && !bytes.Contains(body, []byte(`\u`)) {
+		t.Fatalf("%q: replaced %v for text %q", body, replaced, text)
+	}
+	if !replaced {
+		// What the converters decode themselves is then encoding/json's text.
+		if v, err := AppendUnescaped(nil, body); err != nil || string(v) != text {
+			t.Fatalf("%q: not replaced, but AppendUnescaped gives %q, %v", body, v, err)
+		}
+	}
+	if v, err := AppendDecoded(nil, body); err != nil || string(v) != text {
+		t.Fatalf("AppendDecoded(%q) = %q, %v; want %q", body, v, err, text)
 	}
 }
 
+// canonicalCases are string bodies.
 var canonicalCases = []string{
-	``, `plain`, `tab\there`, `\"quoted\" \\ back`, `a\/b`, `\u0041\u00e9\u00E9`,
-	`\u001b[0m`, `\u001B`, `\u0008\b\f\u000c`, `\u2028\u2029 ` + "\u2028", `\ud83d\ude00 😀`,
-	`\ud83d`, `\ude00x`, `\ud83dx`, "h\xffllo", "caf\xc3", `\u003c\u003e\u0026<>&`,
-	`\x`, `\u12`, "ctl\x01", `\u0000\u007f`, `\uFFFD` + "\uFFFD",
+	``, `plain`, `line\nnext\ttab\r\"quoted\" back\\slash \b \f`, `ctl \u0000 \u001b \u001f \u007f`,
+	`sep \u2028 \u2029`, "<b> & é 日本 🙂", `a\/b`, `\u0041\u00e9\u00E9`, `\u001b[0m`, `\u001B`,
+	`\u0008\b\f\u000c\u000a`, `\u2028\u2029 ` + "\u2028", "raw \u2028 separator", "a\u2029b",
+	`\ud83d\ude00 😀`, `\ud83d`, `\ude00x`, `\ud83dx`, `\ud83d\u0041`, `\ud83d\ud83d\ude00`,
+	"h\xffllo", "caf\xc3", "cut \xe2\x80", "bad \xff\xfe utf-8", "\xe2\\n", `\u003c\u003e\u0026<>&`,
+	`\x`, `\u12`, "ctl\x01", `\uFFFD` + "\uFFFD", `\`, `\"`, `"`, `—…→ “quotes”`,
+	`\/a` + "\u2028", `\/a` + "\xff", `\u00e9b` + "\u2029", `a\/\u0041\n\u0009é\u003c` + "\u2028",
+	`0123456789abcdef0123456789abcdef\"0123456789abcdef0123456789abcdef`,
 	strings.Repeat(`func main() {\n\tfmt.Println(\"héllo, \\\"wörld\\\"\")\t// 日本語\n}\n`, 20),
+	strings.Repeat(`func main() {\n\tfmt.Println(\"héllo, \\\"wörld\\\"\")\t// 日本語\n}\n`, 3) + `\/`,
 	strings.Repeat("long ascii run without escapes ", 10) + `\/` + strings.Repeat("é", 40) + "\u2029",
 }
 
-func TestAppendCanonical(t *testing.T) {
+func TestCanonical(t *testing.T) {
 	for _, c := range canonicalCases {
-		checkCanonical(t, []byte(c))
+		checkCanonical(t, []byte(`"`+c+`",`), 0)
+		checkCanonical(t, []byte(`"`+c+`"`), 0)
+		checkCanonical(t, []byte(`"`+c), 0)
+		checkCanonical(t, []byte(` "`+c+`"`), 1)
 	}
-	// Exact bytes for the escapes the escaper writes differently.
+	for _, s := range []string{``, `x`, `"`, `"abc`, `"a\q"`, `"a\u12"`, "\"a\nb\"", "\"a\x01b\"", `"a\`, "\"a\\\x01\"", `x"a"`} {
+		checkCanonical(t, []byte(s), 0)
+		if end, _, _ := ScanString([]byte(s), 0); end != -1 {
+			t.Errorf("ScanString(%q) = %d, want -1", s, end)
+		}
+	}
+	checkCanonical(t, []byte(`x"a"`), 4)
+}
+
+// TestCanonicalValues: exactly what the strings the escaper writes
+// otherwise become, and which are used as they are.
+func TestCanonicalValues(t *testing.T) {
 	for raw, want := range map[string]string{
-		`a\/b`:         `a/b`,
-		`\u0041\u00e9`: "Aé",
-		`\u001B\u001b`: `\u001b\u001b`,
-		`\u000a\u0022`: `\n\"`,
-		"\u2028":       `\u2028`,
-		`\ud83d\ude00`: "😀",
+		`a\/b`:               `a/b`,
+		`\u0041\u00e9`:       "Aé",
+		`\u001B\u001b`:       `\u001b\u001b`,
+		`\u000a\u0008\u0022`: `\n\b\"`,
+		"raw \u2028":         `raw \u2028`,
+		`\ud83d\ude00`:       "😀",
+		`\ud83d!`:            "\uFFFD!",
+		"bad \xff\xfe utf-8": "bad \uFFFD\uFFFD utf-8",
 	} {
-		got, _, _, ok := AppendCanonical(nil, []byte(`"`+raw+`"`), 0)
-		if !ok || string(got) != want {
-			t.Errorf("%s: got %q (ok %v), want %q", raw, got, ok, want)
+		got, end, _, _ := AppendCanonical(nil, []byte(`"`+raw+`"`), 0)
+		if end != len(raw)+2 || string(got) != want {
+			t.Errorf("%s: got %q (end %d), want %q", raw, got, end, want)
 		}
 	}
-	// Strings whose bytes are what the escaper writes are used as they are.
-	for raw, asIs := range map[string]bool{
+	// Not a string body (a caller's mistake): the rest as it is, no panic.
+	if got, _ := AppendCanonicalBody(nil, []byte(`a\/b\u12`)); string(got) != `a/b\u12` {
+		t.Errorf("a malformed body: %q", got)
+	}
+	for raw, canonical := range map[string]bool{
 		`plain`: true, `tab\there \"q\" \u001b \u2028 é`: true, `a\/b`: false, `\u001B`: false,
-		`\u000a`: false, "\u2028": false, "h\xffllo": false, `\u0041`: false,
+		`\u000a`: false, "\u2028": false, "h\xffllo": false, `\u0041`: false, `\ud83d`: false,
 	} {
-		if _, _, got := CanonicalAsIs([]byte(`"`+raw+`"`), 0); got != asIs {
-			t.Errorf("CanonicalAsIs(%s) = %v", raw, got)
-		}
-	}
-	// A closing quote that is the last byte of the data.
-	if got, end, _, ok := AppendCanonical(nil, []byte(`"abc"`), 0); !ok || end != 5 || string(got) != "abc" {
-		t.Errorf("string at the end of data: %q %d %v", got, end, ok)
-	}
-	for _, bad := range []string{`"abc`, `"ab\`, `abc"`, `"\u00`} {
-		if _, _, _, ok := AppendCanonical(nil, []byte(bad), 0); ok {
-			t.Errorf("%s: ok", bad)
+		if _, _, got := ScanString([]byte(`"`+raw+`"`), 0); got != canonical {
+			t.Errorf("ScanString(%s): canonical %v", raw, got)
 		}
 	}
 }
 
-func FuzzAppendCanonical(f *testing.F) {
+// FuzzCanonical: for any bytes, ScanString and AppendCanonical agree with
+// encoding/json on where a string ends, and write what decoding it with
+// encoding/json and escaping the text again writes.
+func FuzzCanonical(f *testing.F) {
 	for _, c := range canonicalCases {
-		f.Add([]byte(c))
+		f.Add([]byte(`"`+c+`"`), 0)
 	}
-	f.Fuzz(func(t *testing.T, raw []byte) { checkCanonical(t, raw) })
+	f.Fuzz(func(t *testing.T, data []byte, i int) {
+		if i < 0 || i > len(data) {
+			return
+		}
+		checkCanonical(t, data, i)
+	})
 }
 
 func TestAppendCompact(t *testing.T) {
@@ -126,26 +166,4 @@ func FuzzAppendCompact(f *testing.F) {
 			t.Fatalf("%q: got %q, want %q", v, got, want.Bytes())
 		}
 	})
-}
-
-// BenchmarkAppendCanonical: a tool's output of source code, an escape
-// every few bytes.
-func BenchmarkAppendCanonical(b *testing.B) {
-	code, _ := json.Marshal(strings.Repeat("func main() {\n\tfmt.Println(\"héllo, \\\"wörld\\\"\")\t// 日本語\n}\n", 80))
-	b.SetBytes(int64(len(code)))
-	var dst []byte
-	for b.Loop() {
-		var ok bool
-		if dst, _, _, ok = AppendCanonical(dst[:0], code, 0); !ok {
-			b.Fatal("not ok")
-		}
-	}
-}
-
-func BenchmarkValidStringCode(b *testing.B) {
-	code, _ := json.Marshal(strings.Repeat("func main() {\n\tfmt.Println(\"héllo, \\\"wörld\\\"\")\t// 日本語\n}\n", 80))
-	b.SetBytes(int64(len(code)))
-	for b.Loop() {
-		ValidString(code, 0)
-	}
 }

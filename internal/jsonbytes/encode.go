@@ -49,17 +49,17 @@ var (
 	textMarshalerType = reflect.TypeFor[encoding.TextMarshaler]()
 )
 
-// appendJSONStringNoHTML appends s quoted as json.Encoder writes a string
+// AppendStringNoHTML appends s quoted as json.Encoder writes a string
 // with HTML escaping off: quotes, backslashes and control characters
 // escaped, U+2028 and U+2029 as \u2028 and \u2029, each byte of invalid
 // UTF-8 as \ufffd, everything else as it is.
-func appendJSONStringNoHTML(dst []byte, s string) []byte {
+func AppendStringNoHTML(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	dst = AppendStringBodyNoHTML(dst, bytesOf(s))
 	return append(dst, '"')
 }
 
-// AppendStringBodyNoHTML is appendJSONStringNoHTML without the quotes.
+// AppendStringBodyNoHTML is AppendStringNoHTML without the quotes.
 func AppendStringBodyNoHTML(dst, b []byte) []byte {
 	dst, _ = appendEscaped(dst, b, plainEscapes)
 	return dst
@@ -81,7 +81,7 @@ func encodeValue(w *appendWriter, enc *json.Encoder, v reflect.Value) error {
 		}
 		// The bulk of a converted request is its text: written here, a
 		// run of plain text at a time, rather than through the encoder.
-		w.buf = appendJSONStringNoHTML(w.buf, v.String())
+		w.buf = AppendStringNoHTML(w.buf, v.String())
 		return nil
 	case reflect.Pointer:
 		if v.IsNil() {

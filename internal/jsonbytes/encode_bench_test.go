@@ -27,7 +27,7 @@ func BenchmarkAppendJSONStringNoHTML(b *testing.B) {
 			b.ReportAllocs()
 			b.SetBytes(int64(len(tc.s)))
 			for b.Loop() {
-				dst = appendJSONStringNoHTML(dst[:0], tc.s)
+				dst = AppendStringNoHTML(dst[:0], tc.s)
 			}
 		})
 	}

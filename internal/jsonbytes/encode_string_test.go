@@ -25,7 +25,7 @@ var encodeStringSeeds = []string{
 // them with HTML escaping off.
 func TestAppendJSONStringNoHTML(t *testing.T) {
 	for _, s := range encodeStringSeeds {
-		if got, want := string(appendJSONStringNoHTML(nil, s)), encoderString(s); got != want {
+		if got, want := string(AppendStringNoHTML(nil, s)), encoderString(s); got != want {
 			t.Errorf("%q:\n got  %s\n want %s", s, got, want)
 		}
 	}
@@ -37,7 +37,7 @@ func FuzzAppendJSONStringNoHTML(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		if got, want := string(appendJSONStringNoHTML(nil, s)), encoderString(s); got != want {
+		if got, want := string(AppendStringNoHTML(nil, s)), encoderString(s); got != want {
 			t.Fatalf("%q:\n got  %s\n want %s", s, got, want)
 		}
 	})

@@ -15,7 +15,7 @@ import (
 // Go string and escaping it again (convertTyped) cost more than the rest of
 // the request's way upstream. convertFast writes the same body from the
 // client's bytes in one walk of the history: each string is copied as it
-// is, or with only its escapes rewritten (jsonbytes.AppendVerbatim), and
+// is, or with only its escapes rewritten (jsonbytes.AppendCanonical), and
 // only the small parts (tools, the thinking hint, the conversation id) go
 // through the typed converter.
 //
@@ -1089,9 +1089,9 @@ func (c *fastConverter) source(i int, s *fsource, wantData bool) (int, error) {
 // converter writes its text, and returns where it is.
 func (c *fastConverter) copyString(dst *[]byte, i int) (span, int, error) {
 	off := len(*dst)
-	out, end, _, ok := jsonbytes.AppendVerbatim(*dst, c.data, i)
+	out, end, _, replaced := jsonbytes.AppendCanonical(*dst, c.data, i)
 	*dst = out
-	if !ok {
+	if end < 0 || replaced {
 		*dst = out[:off]
 		return span{}, 0, errTyped
 	}
@@ -1102,10 +1102,10 @@ func (c *fastConverter) copyString(dst *[]byte, i int) (span, int, error) {
 // else text in scratch2, valid until the next call. ok is false for text
 // encoding/json would change as it decodes.
 func (c *fastConverter) str(i int) ([]byte, int, bool) {
-	var escaped, ok bool
+	var escaped, replaced bool
 	var end int
-	c.scratch, end, escaped, ok = jsonbytes.AppendCanonical(c.scratch[:0], c.data, i)
-	if !ok {
+	c.scratch, end, escaped, replaced = jsonbytes.AppendCanonical(c.scratch[:0], c.data, i)
+	if end < 0 || replaced {
 		return nil, 0, false
 	}
 	raw := c.data[i+1 : end-1]

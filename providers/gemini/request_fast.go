@@ -13,7 +13,7 @@ import (
 // escaping them again (buildRequest, then Encode) cost more than the rest of
 // the request's way upstream. fastRequest writes the same body from the
 // client's bytes in one walk of the history: each string is copied as it
-// is, or with only its escapes rewritten (jsonbytes.AppendCanonical), and
+// is, or with only its escapes rewritten (jsonbytes.AppendCanonicalBody), and
 // only the small parts (tools, tool_choice, the generation settings) go
 // through the typed converter. What the walk does not handle exactly as
 // the typed converter (anything the request walk leaves to encoding/json,
@@ -237,18 +237,20 @@ func skip(data []byte, i int) (int, error) {
 // what the escaper writes, which is almost always; else rewritten into
 // the stage.
 func (c *fastConverter) str(data []byte, i int, f *sfield) (int, error) {
-	if end, escaped, asIs := jsonbytes.CanonicalAsIs(data, i); asIs {
-		f.raw, f.escaped = data[i+1:end-1], escaped
+	end, escaped, canonical := jsonbytes.ScanString(data, i)
+	if end < 0 {
+		return 0, errTyped
+	}
+	f.raw, f.escaped = data[i+1:end-1], escaped
+	if canonical {
 		return end, nil
 	}
 	off := len(c.stage)
-	var end int
-	var ok bool
-	c.stage, end, f.escaped, ok = jsonbytes.AppendCanonical(c.stage, data, i)
-	if !ok {
-		return 0, errTyped
+	var replaced bool
+	if c.stage, replaced = jsonbytes.AppendCanonicalBody(c.stage, f.raw); replaced {
+		return 0, errTyped // encoding/json's text differs from the bytes': the typed converter's
 	}
-	f.raw, f.staged, f.off, f.end = data[i+1:end-1], true, off, len(c.stage)
+	f.staged, f.off, f.end = true, off, len(c.stage)
 	return end, nil
 }
 

@@ -15,9 +15,9 @@ import (
 // does to a request. byteConverter writes the Chat Completions body
 // straight from the client's bytes, which ScanRequest has checked as
 // ParseRequest checks them: a string is copied as it is when the escaper
-// would write the same bytes (jsonbytes.AppendReescaped), and only the few
-// values the conversion reads (block types, tool names, sources) are
-// decoded. It writes exactly what the typed converter writes; the
+// would write the same bytes, else with only its escapes rewritten
+// (jsonbytes.AppendCanonicalBody), and only the few values the conversion
+// reads (block types, tool names, sources) are decoded. It writes exactly what the typed converter writes; the
 // differential fuzz target holds it to that.
 
 // fromBytes reports whether the configuration's conversion is one
@@ -36,8 +36,7 @@ type byteConverter struct {
 	*converter
 	data []byte // the client's body
 	out  []byte // the upstream's body
-	// scratch holds a value being decoded and escaped again, or a tool
-	// call's compacted arguments.
+	// scratch holds a tool call's compacted arguments.
 	scratch []byte
 	// segs are the pieces of the message being built: its text, or its
 	// parts' (user), or its content's (assistant); rsegs the reasoning's,
@@ -454,7 +453,7 @@ func (b *byteConverter) assistant(i int, blks []rawBlock) error {
 			if c.input == nil {
 				b.out = append(b.out, "{}"...)
 			} else {
-				b.scratch = appendCompact(b.scratch[:0], c.input)
+				b.scratch = jsonbytes.AppendCompact(b.scratch[:0], c.input)
 				b.out = jsonbytes.AppendStringBodyNoHTML(b.out, b.scratch)
 			}
 			b.out = append(b.out, `"}}`...)
@@ -495,14 +494,14 @@ func (b *byteConverter) appendSegs(segs []seg) {
 }
 
 // appendStr writes one of the client's strings as the escaper writes its
-// value: as it is when canonical. The scan checked its escapes, so the
-// decoding cannot fail.
+// value: as it is when canonical, else with its escapes rewritten. The
+// scan checked it is a string.
 func (b *byteConverter) appendStr(s str) {
 	if s.canonical {
 		b.out = append(b.out, s.raw...)
 		return
 	}
-	b.out, b.scratch, _ = jsonbytes.AppendReescaped(b.out, s.raw, b.scratch)
+	b.out, _ = jsonbytes.AppendCanonicalBody(b.out, s.raw)
 }
 
 // decoded returns the value of a string body, as encoding/json decodes it.
@@ -523,7 +522,7 @@ var textType = []byte("text")
 
 // scanStr reads the string at at.
 func (b *byteConverter) scanStr(at int) (str, int, error) {
-	end, canonical := jsonbytes.ScanString(b.data, at)
+	end, _, canonical := jsonbytes.ScanString(b.data, at)
 	if end < 0 {
 		return str{}, -1, fmt.Errorf("openai: malformed string at %d", at)
 	}
@@ -633,41 +632,6 @@ func (b *byteConverter) readSource(at int, src *rawSource) (int, error) {
 	})
 	src.typ = b.decoded(typ)
 	return end, err
-}
-
-// appendCompact appends the JSON value v (valid) without the spaces
-// between its tokens, as json.Compact writes it.
-func appendCompact(dst, v []byte) []byte {
-	for i := 0; i < len(v); {
-		switch c := v[i]; c {
-		case ' ', '\t', '\n', '\r':
-			i++
-		case '"':
-			k := i + 1
-			for {
-				k = jsonbytes.IndexStringSpecial(v, k)
-				if k >= len(v) || v[k] == '"' {
-					break
-				}
-				if v[k] == '\\' {
-					k += 2
-				} else {
-					k++
-				}
-			}
-			end := min(k+1, len(v))
-			dst = append(dst, v[i:end]...)
-			i = end
-		default:
-			k := i + 1
-			for k < len(v) && v[k] != '"' && v[k] != ' ' && v[k] != '\t' && v[k] != '\n' && v[k] != '\r' {
-				k++
-			}
-			dst = append(dst, v[i:k]...)
-			i = k
-		}
-	}
-	return dst
 }
 
 // ScansRequest: the handler reads a request with ScanRequest, and
