@@ -124,7 +124,7 @@ func scanRequest(body []byte) (_ *Request, ok bool) {
 func (w *walker) scanMessage(i int) (end int, signed, ok bool) {
 	var seenRole, seenContent, assistant bool
 	end, ok = w.object(i, func(name []byte, i int) (end int, ok bool) {
-		if !plainName(name, messageFields) {
+		if !jsonbytes.PlainName(name, messageFields) {
 			return 0, false
 		}
 		switch string(name) {
@@ -195,7 +195,7 @@ func (w *walker) scanBlock(i int) (end int, gatewaySigned, ok bool) {
 	seen := 0
 	var thinking, redacted, envelope, dataEnvelope bool
 	end, ok = w.object(i, func(name []byte, i int) (int, bool) {
-		if !plainName(name, blockFields) {
+		if !jsonbytes.PlainName(name, blockFields) {
 			return 0, false
 		}
 		f := blockFields[string(name)]
@@ -265,7 +265,7 @@ func (w *walker) scanSource(i int) (end int, ok bool) {
 		return end, end >= 0
 	}
 	return w.object(i, func(name []byte, i int) (int, bool) {
-		if !plainName(name, sourceFields) {
+		if !jsonbytes.PlainName(name, sourceFields) {
 			return 0, false
 		}
 		if !sourceFields[string(name)] {

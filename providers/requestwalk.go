@@ -1,7 +1,6 @@
 package providers
 
 import (
-	"bytes"
 	"encoding/json"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -222,25 +221,6 @@ func (w *walker) skip(i int) (int, bool) {
 	return end, end >= 0
 }
 
-// plainName reports a member name that encoding/json matches to one of
-// fields exactly or not at all: ASCII, without escapes, and not a field's
-// name in another case (encoding/json also folds case, Unicode included).
-func plainName[V any](name []byte, fields map[string]V) bool {
-	if bytes.IndexByte(name, '\\') >= 0 {
-		return false
-	}
-	for _, c := range name {
-		if c >= utf8.RuneSelf {
-			return false
-		}
-	}
-	if _, ok := fields[string(name)]; ok {
-		return true
-	}
-	_, folds := fields[string(bytes.ToLower(name))]
-	return !folds
-}
-
 // content decodes a Content (a string or an array of blocks) at i.
 func (w *walker) content(i int) (c Content, end int, ok bool) {
 	data := w.data
@@ -290,7 +270,7 @@ func (w *walker) block(i int, b *Block) (end int, ok bool) {
 	data := w.data
 	seen := 0
 	end, ok = w.object(i, func(name []byte, i int) (int, bool) {
-		if !plainName(name, blockFields) {
+		if !jsonbytes.PlainName(name, blockFields) {
 			return 0, false
 		}
 		f := blockFields[string(name)]
@@ -365,7 +345,7 @@ func (w *walker) tool(i int, t *Tool) (end int, ok bool) {
 	data := w.data
 	seen := 0
 	end, ok = w.object(i, func(name []byte, i int) (int, bool) {
-		if !plainName(name, toolFields) {
+		if !jsonbytes.PlainName(name, toolFields) {
 			return 0, false
 		}
 		f := toolFields[string(name)]
@@ -420,7 +400,7 @@ var messageFields = map[string]bool{"role": true, "content": true}
 func (w *walker) message(i int, m *Message) (end int, ok bool) {
 	var seenRole, seenContent bool
 	return w.object(i, func(name []byte, i int) (end int, ok bool) {
-		if !plainName(name, messageFields) {
+		if !jsonbytes.PlainName(name, messageFields) {
 			return 0, false
 		}
 		switch string(name) {
@@ -478,7 +458,7 @@ func walkRequest(body []byte) (_ *Request, ok bool) {
 func (w *walker) request(r *Request, messages, system func(i int) (end int, ok bool)) (ok bool) {
 	body := w.data
 	end, ok := w.object(jsonbytes.SkipSpace(body, 0), func(name []byte, i int) (end int, ok bool) {
-		if !plainName(name, requestFields) || body[i] == 'n' {
+		if !jsonbytes.PlainName(name, requestFields) || body[i] == 'n' {
 			return 0, false
 		}
 		if _, dup := r.Fields[string(name)]; dup {

@@ -543,7 +543,7 @@ func hasNonSpace(stage []byte, spans []span) bool {
 	return false
 }
 
-// Member names the request walk reads exactly (see plainName).
+// Member names the request walk reads exactly (see jsonbytes.PlainName).
 var (
 	fastMessageFields = map[string]int{"role": 1, "content": 2}
 	fastSourceFields  = map[string]int{"type": 1, "media_type": 2, "data": 3, "url": 4}
@@ -574,21 +574,10 @@ const (
 // have); ok is false for a name encoding/json might match differently from
 // the walk: with an escape, not ASCII, or a field's name in another case.
 func field(name []byte, fields map[string]int) (f int, ok bool) {
-	for _, c := range name {
-		if c == '\\' || c >= utf8.RuneSelf {
-			return 0, false
-		}
+	if !jsonbytes.PlainName(name, fields) {
+		return 0, false
 	}
-	if f, ok := fields[string(name)]; ok {
-		return f, true
-	}
-	for _, c := range name {
-		if 'A' <= c && c <= 'Z' {
-			_, folds := fields[strings.ToLower(string(name))]
-			return 0, !folds
-		}
-	}
-	return 0, true
+	return fields[string(name)], true
 }
 
 // blockField is field of a block's member name, the common ones found

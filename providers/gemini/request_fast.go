@@ -182,7 +182,7 @@ func fastRequest(x *providers.Exchange, budget, expansion int, levels []provider
 	return c.out, true
 }
 
-// Names the request walk reads exactly (plainName).
+// Names the request walk reads exactly (jsonbytes.PlainName).
 var (
 	fastMessageFields = map[string]int{"role": 1, "content": 2}
 	fastSourceFields  = map[string]int{"type": 1, "media_type": 2, "data": 4, "url": 8}
@@ -207,22 +207,6 @@ const (
 	bContent
 	bIsError
 )
-
-// plainName reports a member name encoding/json matches to one of fields
-// exactly or not at all: ASCII, without escapes, and not a field's name in
-// another case. Any other name leaves the request to the typed converter.
-func plainName(name []byte, fields map[string]int) bool {
-	for _, ch := range name {
-		if ch == '\\' || ch >= 0x80 {
-			return false
-		}
-	}
-	if _, ok := fields[string(name)]; ok {
-		return true
-	}
-	_, folds := fields[string(bytes.ToLower(name))]
-	return !folds
-}
 
 // skip steps over the value at i.
 func skip(data []byte, i int) (int, error) {
@@ -307,7 +291,7 @@ func (c *fastConverter) block(data []byte, i int, b *fblock) (int, error) {
 		return 0, errTyped
 	}
 	return jsonbytes.ScanObjectAt(data, i, func(name []byte, i int) (int, error) {
-		if !plainName(name, fastBlockFields) {
+		if !jsonbytes.PlainName(name, fastBlockFields) {
 			return 0, errTyped
 		}
 		f := fastBlockFields[string(name)]
@@ -381,7 +365,7 @@ func (c *fastConverter) source(data []byte, i int, s *fsource) (int, error) {
 	}
 	seen := 0
 	return jsonbytes.ScanObjectAt(data, i, func(name []byte, i int) (int, error) {
-		if !plainName(name, fastSourceFields) {
+		if !jsonbytes.PlainName(name, fastSourceFields) {
 			return 0, errTyped
 		}
 		f := fastSourceFields[string(name)]
@@ -459,7 +443,7 @@ func (c *fastConverter) message(data []byte, i int) (int, error) {
 	var role []byte
 	seen := 0
 	end, err := jsonbytes.ScanObjectAt(data, i, func(name []byte, i int) (int, error) {
-		if !plainName(name, fastMessageFields) {
+		if !jsonbytes.PlainName(name, fastMessageFields) {
 			return 0, errTyped
 		}
 		f := fastMessageFields[string(name)]
