@@ -50,6 +50,7 @@ func (t *Translator) NewStream(em *providers.Emitter) *Stream {
 		scratch: make([]byte, 0, 1024),
 	}
 	s.dec = awsstream.NewDecoder(s.handle)
+	s.dec.MaxFrame = x.Settings.MaxEventSize
 	if s.log == nil {
 		s.log = zap.NewNop()
 	}

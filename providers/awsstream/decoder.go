@@ -52,6 +52,10 @@ func (m Message) Header(name string) string {
 // handing each whole message to its handler. Bytes are kept only while a
 // frame is incomplete, so it holds at most one frame (MaxFrame).
 type Decoder struct {
+	// MaxFrame bounds one frame below the format's own MaxFrame (the
+	// max_event_size option); 0 or more than MaxFrame means MaxFrame.
+	MaxFrame int
+
 	handle  func(Message) error
 	dec     *eventstream.Decoder
 	rd      bytes.Reader
@@ -153,6 +157,9 @@ func (d *Decoder) decodeFrames(b []byte) (int, error) {
 		if total < minFrame || total > MaxFrame || headers > total-minFrame {
 			return n, Malformed(fmt.Sprintf("bad frame prelude (length %d, headers %d)", total, headers))
 		}
+		if limit := d.MaxFrame; limit > 0 && int(total) > limit {
+			return n, ErrFrameTooLarge
+		}
 		if len(rest) < int(total) {
 			if !d.checked && len(rest) >= preludeLen {
 				// Check the prelude CRC now, so a corrupt length is caught
@@ -202,6 +209,9 @@ func (d *Decoder) decodeFrame(frame []byte) error {
 	d.frames++
 	return d.handle(Message{Headers: msg.Headers, Payload: msg.Payload})
 }
+
+// ErrFrameTooLarge reports a frame longer than Decoder.MaxFrame.
+var ErrFrameTooLarge = providers.APIError(http.StatusBadGateway, "upstream event-stream event too large")
 
 // Malformed is the error for an event stream the gateway cannot read.
 func Malformed(msg string) *providers.Error {

@@ -164,3 +164,26 @@ func FuzzDecoder(f *testing.F) {
 		}
 	})
 }
+
+// A frame longer than the configured bound (max_event_size) ends the
+// stream before it is buffered whole; one within it passes.
+func TestDecoderMaxFrame(t *testing.T) {
+	small := event(t, "chunk", `{"bytes":"YQ=="}`)
+	big := event(t, "chunk", `{"bytes":"`+strings.Repeat("A", 200)+`"}`)
+	var got int
+	d := NewDecoder(func(Message) error { got++; return nil })
+	d.MaxFrame = len(small) + 10
+	if err := d.Write(small); err != nil || got != 1 {
+		t.Fatalf("a frame within the bound: %v, %d messages", err, got)
+	}
+	err := d.Write(big[:20])
+	if err != ErrFrameTooLarge {
+		t.Fatalf("a frame past the bound: %v", err)
+	}
+	if e := d.Close(); e != ErrFrameTooLarge {
+		t.Fatalf("Close after it: %v", e)
+	}
+	if ErrFrameTooLarge.Status != 502 || string(ErrFrameTooLarge.Body()) != `{"type":"error","error":{"type":"api_error","message":"upstream event-stream event too large"}}` {
+		t.Fatalf("%d %s", ErrFrameTooLarge.Status, ErrFrameTooLarge.Body())
+	}
+}

@@ -35,6 +35,7 @@ func NewStream(x *providers.Exchange, em *providers.Emitter) *Stream {
 		s.inner = anthropic.NewPassStream(x, em)
 	}
 	s.dec = awsstream.NewDecoder(s.message)
+	s.dec.MaxFrame = x.Settings.MaxEventSize
 	return s
 }
 

@@ -39,6 +39,7 @@ func (t *Translator) NewStream(em *providers.Emitter) *Stream {
 	s := &Stream{}
 	s.t.init(t.x, em)
 	s.dec = awsstream.NewDecoder(s.onFrame)
+	s.dec.MaxFrame = t.x.Settings.MaxEventSize
 	return s
 }
 
