@@ -91,3 +91,30 @@ func Diff(t testing.TB, what string, got, want []string) {
 		t.Errorf("%s differs.\n--- got\n%s\n--- want\n%s", what, strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// BenchmarkWrites measures newStream on upstream written in chunk-byte
+// pieces through one buffer, as reverse_proxy hands its reads over (the
+// bytes are in cache, not read from a long body), the emitter's output
+// drained after each write as the response writer does. One emitter is
+// reset per stream, so allocs/op counts what a stream sets up.
+func BenchmarkWrites[S providers.Stream](b *testing.B, x *providers.Exchange, newStream func(*providers.Emitter) S, upstream []byte, chunk int) {
+	em := providers.NewEmitter(x.Settings.Form, x.Settings.Signer)
+	b.SetBytes(int64(len(upstream)))
+	b.ReportAllocs()
+	buf := make([]byte, chunk)
+	for b.Loop() {
+		*em = *providers.NewEmitter(x.Settings.Form, x.Settings.Signer)
+		s := newStream(em)
+		for p := upstream; len(p) > 0; {
+			n := copy(buf, p)
+			if err := s.Write(buf[:n]); err != nil {
+				b.Fatal(err)
+			}
+			em.Flush()
+			p = p[n:]
+		}
+		if err := s.Close(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
