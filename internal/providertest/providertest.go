@@ -84,6 +84,21 @@ func Summary(t testing.TB, out []byte, d ssetest.Detail) ([]string, anthropic.Me
 	return lines, msg
 }
 
+// Lines renders the events of sse one per line (ssetest.Summary with
+// detail d).
+func Lines(t testing.TB, sse []byte, d ssetest.Detail) []string {
+	t.Helper()
+	events, err := ssetest.Parse(sse)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines, err := ssetest.Summary(events, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return lines
+}
+
 // Diff reports lines that differ from want, both in full.
 func Diff(t testing.TB, what string, got, want []string) {
 	t.Helper()
