@@ -81,8 +81,3 @@ func summary(t testing.TB, sse []byte) []string {
 	t.Helper()
 	return providertest.Lines(t, sse, ssetest.Usage|ssetest.MaskSignatures)
 }
-
-func diff(t testing.TB, what string, got, want []string) {
-	t.Helper()
-	providertest.Diff(t, what, got, want)
-}

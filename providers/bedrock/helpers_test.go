@@ -155,11 +155,6 @@ func summary(t testing.TB, sse []byte) []string {
 	return providertest.Lines(t, sse, ssetest.Usage|ssetest.MaskSignatures)
 }
 
-func diff(t testing.TB, what string, got, want []string) {
-	t.Helper()
-	providertest.Diff(t, what, got, want)
-}
-
 func writeFile(t testing.TB, path, s string) {
 	t.Helper()
 	if err := os.WriteFile(path, []byte(s), 0o600); err != nil {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/thinkgate/thinkgate/internal/providertest"
 	"github.com/thinkgate/thinkgate/internal/ssetest"
 	"github.com/thinkgate/thinkgate/providers"
 )
@@ -113,7 +114,7 @@ func TestStreamSplitTags(t *testing.T) {
 	if e != nil {
 		t.Fatal(e)
 	}
-	diff(t, "events", summary(t, out), []string{
+	providertest.Diff(t, "events", summary(t, out), []string{
 		"message_start",
 		`content_block_start 0 {"type":"thinking","thinking":"","signature":""}`,
 		`thinking_delta 0 "Greet back."`,
@@ -204,7 +205,7 @@ func TestStreamExceptions(t *testing.T) {
 				"content_block_stop 1",
 				`error {"type":"` + tc.typ + `","message":"` + tc.text + `"}`,
 			}
-			diff(t, "tail", lines[len(lines)-3:], wantTail)
+			providertest.Diff(t, "tail", lines[len(lines)-3:], wantTail)
 		})
 	}
 }
