@@ -17,11 +17,17 @@ import (
 // message id is msg_test.
 func Exchange(t testing.TB, s *providers.Settings, body string) *providers.Exchange {
 	t.Helper()
+	return ExchangeAt(t, s, "", body)
+}
+
+// ExchangeAt is Exchange for a request the client sent to path.
+func ExchangeAt(t testing.TB, s *providers.Settings, path, body string) *providers.Exchange {
+	t.Helper()
 	req, err := providers.ParseRequest([]byte(body))
 	if err != nil {
 		t.Fatalf("ParseRequest: %v", err)
 	}
-	x := providers.NewExchange(s, req, []byte(body), providers.ExchangeOptions{})
+	x := providers.NewExchange(s, req, []byte(body), providers.ExchangeOptions{Path: path})
 	x.MessageID = "msg_test"
 	return x
 }

@@ -26,13 +26,7 @@ func exchange(t testing.TB, s *providers.Settings, path, body string) *providers
 	if path == "" {
 		path = "/v1/messages"
 	}
-	req, err := providers.ParseRequest([]byte(body))
-	if err != nil {
-		t.Fatalf("ParseRequest: %v", err)
-	}
-	x := providers.NewExchange(s, req, []byte(body), providers.ExchangeOptions{Path: path})
-	x.MessageID = "msg_test"
-	return x
+	return providertest.ExchangeAt(t, s, path, body)
 }
 
 // bedrockSig is the gateway's signature of a thinking block from Bedrock.
