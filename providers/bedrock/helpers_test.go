@@ -10,8 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws/protocol/eventstream"
-
 	"github.com/thinkgate/thinkgate/internal/eventstreamtest"
 	"github.com/thinkgate/thinkgate/internal/providertest"
 	"github.com/thinkgate/thinkgate/internal/ssetest"
@@ -116,10 +114,6 @@ func exception(t testing.TB, name, message string) []byte {
 	return eventstreamtest.Exception(name, message)
 }
 
-func frame(t testing.TB, h eventstream.Headers, payload string) []byte {
-	return eventstreamtest.Encode(h, []byte(payload))
-}
-
 // translate runs an InvokeModelWithResponseStream body through the
 // translator of x, in pieces cut at cuts, and returns what the client got:
 // the events, or the HTTP error of a stream that failed before any.
@@ -159,13 +153,5 @@ func writeFile(t testing.TB, path, s string) {
 	t.Helper()
 	if err := os.WriteFile(path, []byte(s), 0o600); err != nil {
 		t.Fatal(err)
-	}
-}
-
-func chunkHeaders() eventstream.Headers {
-	return eventstream.Headers{
-		{Name: ":event-type", Value: eventstream.StringValue("chunk")},
-		{Name: ":content-type", Value: eventstream.StringValue("application/json")},
-		{Name: ":message-type", Value: eventstream.StringValue("event")},
 	}
 }

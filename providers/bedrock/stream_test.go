@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/thinkgate/thinkgate/internal/eventstreamtest"
 	"github.com/thinkgate/thinkgate/internal/providertest"
 	"github.com/thinkgate/thinkgate/internal/ssetest"
 	"github.com/thinkgate/thinkgate/providers"
@@ -272,7 +273,7 @@ data: {"type":"message_start","message":{"id":"msg_bdrk_01","type":"message","ro
 }
 
 func frameChunkPayload(t testing.TB, payload string) []byte {
-	return frame(t, chunkHeaders(), payload)
+	return eventstreamtest.Event("chunk", []byte(payload))
 }
 
 // TestMessage: a non-streaming answer keeps Claude's Message, the model the
