@@ -19,7 +19,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws/protocol/eventstream"
+	"github.com/thinkgate/thinkgate/internal/eventstreamtest"
 )
 
 // The request-cost phase: what a large agent request costs on its way
@@ -329,16 +329,7 @@ func shortAnswers() map[string]shortAnswer {
 
 // eventStreamFrame is one AWS event-stream event, as Amazon Q sends them.
 func eventStreamFrame(eventType, payload string) []byte {
-	var b bytes.Buffer
-	err := eventstream.NewEncoder().Encode(&b, eventstream.Message{Headers: eventstream.Headers{
-		{Name: ":message-type", Value: eventstream.StringValue("event")},
-		{Name: ":event-type", Value: eventstream.StringValue(eventType)},
-		{Name: ":content-type", Value: eventstream.StringValue("application/json")},
-	}, Payload: []byte(payload)})
-	if err != nil {
-		log.Fatal(err)
-	}
-	return b.Bytes()
+	return eventstreamtest.AmazonQEvent(eventType, []byte(payload))
 }
 
 // --- the generated request ---

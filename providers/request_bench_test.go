@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/thinkgate/thinkgate/internal/cputime"
 	"github.com/thinkgate/thinkgate/providers"
 	"github.com/thinkgate/thinkgate/providers/amazonq"
 	"github.com/thinkgate/thinkgate/providers/anthropic"
@@ -56,7 +57,7 @@ func BenchmarkRequestConversion(b *testing.B) {
 			}
 			b.SetBytes(int64(len(c.body)))
 			b.ReportAllocs()
-			cpu0 := cpuTime()
+			cpu0 := cputime.Process()
 			for b.Loop() {
 				read := providers.ParseRequestFor
 				if c.name == "scan" {
@@ -76,7 +77,7 @@ func BenchmarkRequestConversion(b *testing.B) {
 			}
 			mb := float64(len(c.body)) / (1 << 20)
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/1e6/float64(b.N)/mb, "ms/MB")
-			b.ReportMetric(float64((cpuTime()-cpu0).Nanoseconds())/1e6/float64(b.N)/mb, "cpu-ms/MB")
+			b.ReportMetric(float64((cputime.Process()-cpu0).Nanoseconds())/1e6/float64(b.N)/mb, "cpu-ms/MB")
 		})
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/thinkgate/thinkgate/internal/golden"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -17,8 +16,10 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/thinkgate/thinkgate/internal/eventstreamtest"
+	"github.com/thinkgate/thinkgate/internal/golden"
+
 	"github.com/anthropics/anthropic-sdk-go"
-	"github.com/aws/aws-sdk-go-v2/aws/protocol/eventstream"
 	"github.com/caddyserver/caddy/v2/caddyconfig"
 
 	"github.com/thinkgate/thinkgate/internal/testgw"
@@ -27,15 +28,6 @@ import (
 const eventStreamType = "application/vnd.amazon.eventstream"
 
 // --- the upstream's wire format ---
-
-func frame(t testing.TB, headers eventstream.Headers, payload string) []byte {
-	t.Helper()
-	var b bytes.Buffer
-	if err := eventstream.NewEncoder().Encode(&b, eventstream.Message{Headers: headers, Payload: []byte(payload)}); err != nil {
-		t.Fatal(err)
-	}
-	return b.Bytes()
-}
 
 func event(t testing.TB, typ string, payload any) []byte {
 	t.Helper()
@@ -47,11 +39,7 @@ func event(t testing.TB, typ string, payload any) []byte {
 		}
 		p = string(b)
 	}
-	return frame(t, eventstream.Headers{
-		{Name: ":message-type", Value: eventstream.StringValue("event")},
-		{Name: ":event-type", Value: eventstream.StringValue(typ)},
-		{Name: ":content-type", Value: eventstream.StringValue("application/json")},
-	}, p)
+	return eventstreamtest.AmazonQEvent(typ, []byte(p))
 }
 
 func text(t testing.TB, s string) []byte {
@@ -60,11 +48,7 @@ func text(t testing.TB, s string) []byte {
 
 func exception(t testing.TB, name, message string) []byte {
 	b, _ := json.Marshal(map[string]string{"message": message})
-	return frame(t, eventstream.Headers{
-		{Name: ":message-type", Value: eventstream.StringValue("exception")},
-		{Name: ":exception-type", Value: eventstream.StringValue(name)},
-		{Name: ":content-type", Value: eventstream.StringValue("application/json")},
-	}, string(b))
+	return eventstreamtest.AmazonQException(name, b)
 }
 
 func metadata(t testing.TB, in, out int) []byte {

@@ -22,8 +22,13 @@ func Frame(headers map[string]string, payload []byte) []byte {
 			h.Set(k, eventstream.StringValue(v))
 		}
 	}
+	return Encode(h, payload)
+}
+
+// Encode encodes one message with headers in their order and payload.
+func Encode(headers eventstream.Headers, payload []byte) []byte {
 	var b bytes.Buffer
-	if err := eventstream.NewEncoder().Encode(&b, eventstream.Message{Headers: h, Payload: payload}); err != nil {
+	if err := eventstream.NewEncoder().Encode(&b, eventstream.Message{Headers: headers, Payload: payload}); err != nil {
 		panic(err) // only for headers or payloads beyond the format's limits
 	}
 	return b.Bytes()
@@ -39,4 +44,24 @@ func Event(eventType string, payload []byte) []byte {
 func Exception(exceptionType, message string) []byte {
 	payload, _ := json.Marshal(map[string]string{"message": message})
 	return Frame(map[string]string{":exception-type": exceptionType, ":content-type": "application/json", ":message-type": "exception"}, payload)
+}
+
+// AmazonQEvent is an event message as Amazon Q sends it: the same headers as
+// Event's, :message-type first.
+func AmazonQEvent(eventType string, payload []byte) []byte {
+	return Encode(eventstream.Headers{
+		{Name: ":message-type", Value: eventstream.StringValue("event")},
+		{Name: ":event-type", Value: eventstream.StringValue(eventType)},
+		{Name: ":content-type", Value: eventstream.StringValue("application/json")},
+	}, payload)
+}
+
+// AmazonQException is an exception message as Amazon Q sends it, with the
+// payload given.
+func AmazonQException(exceptionType string, payload []byte) []byte {
+	return Encode(eventstream.Headers{
+		{Name: ":message-type", Value: eventstream.StringValue("exception")},
+		{Name: ":exception-type", Value: eventstream.StringValue(exceptionType)},
+		{Name: ":content-type", Value: eventstream.StringValue("application/json")},
+	}, payload)
 }

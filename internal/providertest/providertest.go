@@ -17,11 +17,17 @@ import (
 // message id is msg_test.
 func Exchange(t testing.TB, s *providers.Settings, body string) *providers.Exchange {
 	t.Helper()
+	return ExchangeAt(t, s, "", body)
+}
+
+// ExchangeAt is Exchange for a request the client sent to path.
+func ExchangeAt(t testing.TB, s *providers.Settings, path, body string) *providers.Exchange {
+	t.Helper()
 	req, err := providers.ParseRequest([]byte(body))
 	if err != nil {
 		t.Fatalf("ParseRequest: %v", err)
 	}
-	x := providers.NewExchange(s, req, []byte(body), providers.ExchangeOptions{})
+	x := providers.NewExchange(s, req, []byte(body), providers.ExchangeOptions{Path: path})
 	x.MessageID = "msg_test"
 	return x
 }
@@ -84,10 +90,52 @@ func Summary(t testing.TB, out []byte, d ssetest.Detail) ([]string, anthropic.Me
 	return lines, msg
 }
 
+// Lines renders the events of sse one per line (ssetest.Summary with
+// detail d).
+func Lines(t testing.TB, sse []byte, d ssetest.Detail) []string {
+	t.Helper()
+	events, err := ssetest.Parse(sse)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines, err := ssetest.Summary(events, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return lines
+}
+
 // Diff reports lines that differ from want, both in full.
 func Diff(t testing.TB, what string, got, want []string) {
 	t.Helper()
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("%s differs.\n--- got\n%s\n--- want\n%s", what, strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// BenchmarkWrites measures newStream on upstream written in chunk-byte
+// pieces through one buffer, as reverse_proxy hands its reads over (the
+// bytes are in cache, not read from a long body), the emitter's output
+// drained after each write as the response writer does. One emitter is
+// reset per stream, so allocs/op counts what a stream sets up.
+func BenchmarkWrites[S providers.Stream](b *testing.B, x *providers.Exchange, newStream func(*providers.Emitter) S, upstream []byte, chunk int) {
+	em := providers.NewEmitter(x.Settings.Form, x.Settings.Signer)
+	b.SetBytes(int64(len(upstream)))
+	b.ReportAllocs()
+	buf := make([]byte, chunk)
+	for b.Loop() {
+		*em = *providers.NewEmitter(x.Settings.Form, x.Settings.Signer)
+		s := newStream(em)
+		for p := upstream; len(p) > 0; {
+			n := copy(buf, p)
+			if err := s.Write(buf[:n]); err != nil {
+				b.Fatal(err)
+			}
+			em.Flush()
+			p = p[n:]
+		}
+		if err := s.Close(); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

@@ -15,8 +15,8 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/aws/protocol/eventstream"
 	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
+	"github.com/thinkgate/thinkgate/internal/eventstreamtest"
 )
 
 // Test AWS credentials: what a Bedrock test upstream accepts, by access key id.
@@ -167,17 +167,7 @@ func BedrockError(w http.ResponseWriter, status int, exception, message string) 
 
 // BedrockFrame encodes one event-stream message with string headers.
 func BedrockFrame(headers map[string]string, payload []byte) []byte {
-	var hs eventstream.Headers
-	for _, k := range []string{":event-type", ":exception-type", ":content-type", ":message-type"} {
-		if v, ok := headers[k]; ok {
-			hs.Set(k, eventstream.StringValue(v))
-		}
-	}
-	var buf bytes.Buffer
-	if err := eventstream.NewEncoder().Encode(&buf, eventstream.Message{Headers: hs, Payload: payload}); err != nil {
-		panic(err)
-	}
-	return buf.Bytes()
+	return eventstreamtest.Frame(headers, payload)
 }
 
 // BedrockChunk is InvokeModelWithResponseStream's chunk event carrying one

@@ -3,10 +3,10 @@ package amazonq
 import (
 	"bytes"
 	"encoding/json"
-	"strings"
 	"testing"
 	"time"
 
+	"github.com/thinkgate/thinkgate/internal/eventstreamtest"
 	"github.com/thinkgate/thinkgate/internal/providertest"
 
 	"github.com/aws/aws-sdk-go-v2/aws/protocol/eventstream"
@@ -44,28 +44,15 @@ func exchange(t testing.TB, s *providers.Settings, body string) *providers.Excha
 // Frames as Amazon Q sends them, encoded with the same library's Encoder.
 
 func encodeFrame(t testing.TB, headers eventstream.Headers, payload string) []byte {
-	t.Helper()
-	var b bytes.Buffer
-	if err := eventstream.NewEncoder().Encode(&b, eventstream.Message{Headers: headers, Payload: []byte(payload)}); err != nil {
-		t.Fatal(err)
-	}
-	return b.Bytes()
+	return eventstreamtest.Encode(headers, []byte(payload))
 }
 
 func eventFrame(t testing.TB, eventType, payload string) []byte {
-	return encodeFrame(t, eventstream.Headers{
-		{Name: ":message-type", Value: eventstream.StringValue("event")},
-		{Name: ":event-type", Value: eventstream.StringValue(eventType)},
-		{Name: ":content-type", Value: eventstream.StringValue("application/json")},
-	}, payload)
+	return eventstreamtest.AmazonQEvent(eventType, []byte(payload))
 }
 
 func exceptionFrame(t testing.TB, name, payload string) []byte {
-	return encodeFrame(t, eventstream.Headers{
-		{Name: ":message-type", Value: eventstream.StringValue("exception")},
-		{Name: ":exception-type", Value: eventstream.StringValue(name)},
-		{Name: ":content-type", Value: eventstream.StringValue("application/json")},
-	}, payload)
+	return eventstreamtest.AmazonQException(name, []byte(payload))
 }
 
 func errorFrame(t testing.TB, code, msg string) []byte {
@@ -92,20 +79,5 @@ func concat(parts ...[]byte) []byte { return bytes.Join(parts, nil) }
 // with message_delta's usage and signatures masked.
 func summary(t testing.TB, sse []byte) []string {
 	t.Helper()
-	events, err := ssetest.Parse(sse)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lines, err := ssetest.Summary(events, ssetest.Usage|ssetest.MaskSignatures)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return lines
-}
-
-func diff(t testing.TB, what string, got, want []string) {
-	t.Helper()
-	if strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("%s differs.\n--- got\n%s\n--- want\n%s", what, strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
+	return providertest.Lines(t, sse, ssetest.Usage|ssetest.MaskSignatures)
 }

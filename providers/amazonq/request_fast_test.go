@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/thinkgate/thinkgate/internal/cputime"
 	"github.com/thinkgate/thinkgate/internal/fuzzcheck"
 	"github.com/thinkgate/thinkgate/providers"
 )
@@ -249,7 +250,7 @@ func BenchmarkConvert(b *testing.B) {
 		b.Run(name, func(b *testing.B) {
 			b.SetBytes(int64(len(body)))
 			b.ReportAllocs()
-			cpu0 := cpuTime()
+			cpu0 := cputime.Process()
 			for b.Loop() {
 				var req *providers.Request
 				var err error
@@ -274,7 +275,7 @@ func BenchmarkConvert(b *testing.B) {
 				}
 			}
 			mb := float64(len(body)) / (1 << 20)
-			b.ReportMetric(float64((cpuTime()-cpu0).Nanoseconds())/1e6/float64(b.N)/mb, "cpu-ms/MB")
+			b.ReportMetric(float64((cputime.Process()-cpu0).Nanoseconds())/1e6/float64(b.N)/mb, "cpu-ms/MB")
 		})
 	}
 }

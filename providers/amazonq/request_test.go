@@ -2,10 +2,11 @@ package amazonq
 
 import (
 	"encoding/json"
-	"github.com/thinkgate/thinkgate/internal/golden"
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/thinkgate/thinkgate/internal/golden"
 
 	"github.com/thinkgate/thinkgate/providers"
 )

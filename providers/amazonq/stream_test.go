@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/thinkgate/thinkgate/internal/providertest"
 	"github.com/thinkgate/thinkgate/internal/ssetest"
 
 	"github.com/thinkgate/thinkgate/providers"
@@ -92,7 +93,7 @@ func TestStreamAgent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	diff(t, "events", summary(t, out), agentSummary)
+	providertest.Diff(t, "events", summary(t, out), agentSummary)
 	if x.Usage != (providers.Usage{InputTokens: 120, OutputTokens: 45, CacheReadInputTokens: 30, CacheCreationInputTokens: 5}) {
 		t.Errorf("usage %+v", x.Usage)
 	}
@@ -231,7 +232,7 @@ func TestStreamEnds(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				diff(t, "events", summary(t, out), []string{
+				providertest.Diff(t, "events", summary(t, out), []string{
 					"message_start",
 					`content_block_start 0 {"type":"text","text":""}`,
 					`text_delta 0 "Hi"`,
@@ -318,7 +319,7 @@ func TestStreamToolUse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	diff(t, "events", summary(t, out), []string{
+	providertest.Diff(t, "events", summary(t, out), []string{
 		"message_start",
 		`content_block_start 0 {"type":"tool_use","id":"t1","name":"mcp__the_original_very_long_name","input":{}}`,
 		`input_json_delta 0 "{\"path\":\"/tmp/é\"}"`,
@@ -381,7 +382,7 @@ func TestStreamReasoning(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	diff(t, "events", summary(t, out), []string{
+	providertest.Diff(t, "events", summary(t, out), []string{
 		"message_start",
 		`content_block_start 0 {"type":"thinking","thinking":""}`,
 		`thinking_delta 0 "Step 1. Step 2."`,
@@ -442,7 +443,7 @@ func TestStreamCumulative(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		diff(t, name, summary(t, out), want)
+		providertest.Diff(t, name, summary(t, out), want)
 	}
 }
 
@@ -501,7 +502,7 @@ func TestStreamTagOptions(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		diff(t, tc.name, summary(t, out), tc.want)
+		providertest.Diff(t, tc.name, summary(t, out), tc.want)
 	}
 }
 
@@ -518,7 +519,7 @@ func TestStreamEventsWithoutType(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	diff(t, "events", summary(t, out), ssetest.Seq([]string{"message_start"}, ssetest.TextBlock(0, "Hi"), endTurn(2)))
+	providertest.Diff(t, "events", summary(t, out), ssetest.Seq([]string{"message_start"}, ssetest.TextBlock(0, "Hi"), endTurn(2)))
 }
 
 func TestStreamMalformedPayload(t *testing.T) {

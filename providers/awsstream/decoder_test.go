@@ -1,7 +1,6 @@
 package awsstream
 
 import (
-	"bytes"
 	"errors"
 	"net/http"
 	"strconv"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws/protocol/eventstream"
 
+	"github.com/thinkgate/thinkgate/internal/eventstreamtest"
 	"github.com/thinkgate/thinkgate/providers"
 )
 
@@ -20,11 +20,7 @@ func frame(t testing.TB, headers map[string]string, payload string) []byte {
 	for k, v := range headers {
 		h.Set(k, eventstream.StringValue(v))
 	}
-	var b bytes.Buffer
-	if err := eventstream.NewEncoder().Encode(&b, eventstream.Message{Headers: h, Payload: []byte(payload)}); err != nil {
-		t.Fatal(err)
-	}
-	return b.Bytes()
+	return eventstreamtest.Encode(h, []byte(payload))
 }
 
 func event(t testing.TB, typ, payload string) []byte {

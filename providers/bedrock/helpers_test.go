@@ -1,20 +1,17 @@
 package bedrock
 
 import (
-	"bytes"
 	"context"
 	"encoding/base64"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws/protocol/eventstream"
-
+	"github.com/thinkgate/thinkgate/internal/eventstreamtest"
+	"github.com/thinkgate/thinkgate/internal/providertest"
 	"github.com/thinkgate/thinkgate/internal/ssetest"
 	"github.com/thinkgate/thinkgate/providers"
 )
@@ -110,28 +107,11 @@ func clientHeader() http.Header {
 // chunk is a chunk frame carrying one Anthropic event.
 func chunk(t testing.TB, event string) []byte {
 	payload := fmt.Sprintf(`{"bytes":%q,"p":"abcd"}`, base64.StdEncoding.EncodeToString([]byte(event)))
-	return frame(t, eventstream.Headers{
-		{Name: ":event-type", Value: eventstream.StringValue("chunk")},
-		{Name: ":content-type", Value: eventstream.StringValue("application/json")},
-		{Name: ":message-type", Value: eventstream.StringValue("event")},
-	}, payload)
+	return eventstreamtest.Event("chunk", []byte(payload))
 }
 
 func exception(t testing.TB, name, message string) []byte {
-	b, _ := json.Marshal(map[string]string{"message": message})
-	return frame(t, eventstream.Headers{
-		{Name: ":exception-type", Value: eventstream.StringValue(name)},
-		{Name: ":content-type", Value: eventstream.StringValue("application/json")},
-		{Name: ":message-type", Value: eventstream.StringValue("exception")},
-	}, string(b))
-}
-
-func frame(t testing.TB, h eventstream.Headers, payload string) []byte {
-	var b bytes.Buffer
-	if err := eventstream.NewEncoder().Encode(&b, eventstream.Message{Headers: h, Payload: []byte(payload)}); err != nil {
-		t.Fatal(err)
-	}
-	return b.Bytes()
+	return eventstreamtest.Exception(name, message)
 }
 
 // translate runs an InvokeModelWithResponseStream body through the
@@ -166,35 +146,12 @@ func translate(t testing.TB, x *providers.Exchange, body []byte, cuts ...int) ([
 
 func summary(t testing.TB, sse []byte) []string {
 	t.Helper()
-	events, err := ssetest.Parse(sse)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lines, err := ssetest.Summary(events, ssetest.Usage|ssetest.MaskSignatures)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return lines
-}
-
-func diff(t testing.TB, what string, got, want []string) {
-	t.Helper()
-	if strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("%s differs.\n--- got\n%s\n--- want\n%s", what, strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
+	return providertest.Lines(t, sse, ssetest.Usage|ssetest.MaskSignatures)
 }
 
 func writeFile(t testing.TB, path, s string) {
 	t.Helper()
 	if err := os.WriteFile(path, []byte(s), 0o600); err != nil {
 		t.Fatal(err)
-	}
-}
-
-func chunkHeaders() eventstream.Headers {
-	return eventstream.Headers{
-		{Name: ":event-type", Value: eventstream.StringValue("chunk")},
-		{Name: ":content-type", Value: eventstream.StringValue("application/json")},
-		{Name: ":message-type", Value: eventstream.StringValue("event")},
 	}
 }

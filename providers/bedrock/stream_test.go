@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/thinkgate/thinkgate/internal/eventstreamtest"
+	"github.com/thinkgate/thinkgate/internal/providertest"
 	"github.com/thinkgate/thinkgate/internal/ssetest"
 	"github.com/thinkgate/thinkgate/providers"
 )
@@ -113,7 +115,7 @@ func TestStreamSplitTags(t *testing.T) {
 	if e != nil {
 		t.Fatal(e)
 	}
-	diff(t, "events", summary(t, out), []string{
+	providertest.Diff(t, "events", summary(t, out), []string{
 		"message_start",
 		`content_block_start 0 {"type":"thinking","thinking":"","signature":""}`,
 		`thinking_delta 0 "Greet back."`,
@@ -204,7 +206,7 @@ func TestStreamExceptions(t *testing.T) {
 				"content_block_stop 1",
 				`error {"type":"` + tc.typ + `","message":"` + tc.text + `"}`,
 			}
-			diff(t, "tail", lines[len(lines)-3:], wantTail)
+			providertest.Diff(t, "tail", lines[len(lines)-3:], wantTail)
 		})
 	}
 }
@@ -271,7 +273,7 @@ data: {"type":"message_start","message":{"id":"msg_bdrk_01","type":"message","ro
 }
 
 func frameChunkPayload(t testing.TB, payload string) []byte {
-	return frame(t, chunkHeaders(), payload)
+	return eventstreamtest.Event("chunk", []byte(payload))
 }
 
 // TestMessage: a non-streaming answer keeps Claude's Message, the model the

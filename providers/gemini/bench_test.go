@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/thinkgate/thinkgate/internal/cputime"
 	"github.com/thinkgate/thinkgate/providers"
 )
 
@@ -93,9 +94,9 @@ func BenchmarkStreamSteadyState(b *testing.B) {
 
 // reportCPU adds "cpu-MB/s": bytes translated per CPU-second of the process.
 func reportCPU(b *testing.B, bytesPerOp int) func() {
-	start := cpuTime()
+	start := cputime.Process()
 	return func() {
-		if d := cpuTime() - start; d > 0 {
+		if d := cputime.Process() - start; d > 0 {
 			b.ReportMetric(float64(bytesPerOp)*float64(b.N)/d.Seconds()/1e6, "cpu-MB/s")
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/thinkgate/thinkgate/internal/providertest"
 	"github.com/thinkgate/thinkgate/providers"
 	"github.com/thinkgate/thinkgate/providers/openai/openaitest"
 )
@@ -33,32 +34,11 @@ func longStream() []byte {
 func BenchmarkStream(b *testing.B) { benchmarkWrites(b, longStream(), 1024) }
 
 // benchmarkWrites runs upstream through the stream translator in writes of
-// chunk bytes, the emitter's output drained after each write as the
-// response writer does.
+// chunk bytes.
 func benchmarkWrites(b *testing.B, up []byte, chunk int) {
 	x := exchange(b, nil, streamRequest)
 	tr := NewTranslator(x, &State{}, 0)
-	em := providers.NewEmitter(x.Settings.Form, x.Settings.Signer)
-	b.SetBytes(int64(len(up)))
-	b.ReportAllocs()
-	buf := make([]byte, chunk)
-	for b.Loop() {
-		*em = *providers.NewEmitter(x.Settings.Form, x.Settings.Signer)
-		s := tr.NewStream(em)
-		for p := up; len(p) > 0; {
-			// Through one buffer, as reverse_proxy hands its reads over:
-			// the bytes are in cache, not read from a long body.
-			n := copy(buf, p)
-			if err := s.Write(buf[:n]); err != nil {
-				b.Fatal(err)
-			}
-			em.Flush()
-			p = p[n:]
-		}
-		if err := s.Close(); err != nil {
-			b.Fatal(err)
-		}
-	}
+	providertest.BenchmarkWrites(b, x, tr.NewStream, up, chunk)
 }
 
 // TestStreamSteadyStateAllocs: once a stream is under way, content (tags

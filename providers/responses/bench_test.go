@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/internal/providertest"
 	rt "github.com/thinkgate/thinkgate/providers/responses/responsestest"
 )
 
@@ -26,26 +26,6 @@ func longStream() []byte {
 // BenchmarkStream measures the stream translator on longStream, written in
 // 1 KiB pieces as a proxy hands them over.
 func BenchmarkStream(b *testing.B) {
-	up := longStream()
 	x := exchange(b, nil, streamRequest)
-	tr := NewTranslator(x, new(State))
-	em := providers.NewEmitter(x.Settings.Form, x.Settings.Signer)
-	b.SetBytes(int64(len(up)))
-	b.ReportAllocs()
-	buf := make([]byte, 1024)
-	for b.Loop() {
-		*em = *providers.NewEmitter(x.Settings.Form, x.Settings.Signer)
-		s := tr.NewStream(em)
-		for p := up; len(p) > 0; {
-			n := copy(buf, p)
-			if err := s.Write(buf[:n]); err != nil {
-				b.Fatal(err)
-			}
-			em.Flush()
-			p = p[n:]
-		}
-		if err := s.Close(); err != nil {
-			b.Fatal(err)
-		}
-	}
+	providertest.BenchmarkWrites(b, x, NewTranslator(x, new(State)).NewStream, longStream(), 1024)
 }

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/thinkgate/thinkgate/internal/golden"
+	"github.com/thinkgate/thinkgate/internal/providertest"
+	"github.com/thinkgate/thinkgate/internal/ssetest"
 	"github.com/thinkgate/thinkgate/providers"
 )
 
@@ -60,95 +62,95 @@ func TestStream(t *testing.T) {
 			upstream: new(frames).start().reasoning(0, claudeSig, "The user greets me. ", "I answer and check the weather.").
 				text(1, "Hello! ", "Let me check.").tool(2, "tooluse_abc", "get_weather", `{"city":`, `"Paris"}`).
 				stop("tool_use").metadata(12, 80, 1000, 200).bytes(),
-			want: seq(thinkingBlock(0, thought, bedrockSig(claudeSig, thought)), textBlockLines(1, answer),
-				toolBlockLines(2, "tooluse_abc", "get_weather", `{"city":"Paris"}`),
+			want: ssetest.Seq(ssetest.ThinkingBlock(0, thought, bedrockSig(claudeSig, thought)), ssetest.TextBlock(1, answer),
+				ssetest.ToolBlock(2, "tooluse_abc", "get_weather", `{"city":"Paris"}`),
 				line("message_delta tool_use null "+usageJSON(12, 80, 200, 1000), done)),
 		},
 		{
 			name:     "redacted reasoning: redacted_thinking wrapping its content",
 			upstream: new(frames).start().redacted(0, "EmwKAhgBEgy3va3pzix/LafPsn4=").text(1, "Done.").stop("end_turn").metadata(5, 9, 0, 0).bytes(),
-			want: seq(redactedBlock(0, testSigner.Sign(providers.OriginBedrock, "EmwKAhgBEgy3va3pzix/LafPsn4=", "")), textBlockLines(1, "Done."),
+			want: ssetest.Seq(ssetest.RedactedBlock(0, testSigner.Sign(providers.OriginBedrock, "EmwKAhgBEgy3va3pzix/LafPsn4=", "")), ssetest.TextBlock(1, "Done."),
 				line("message_delta end_turn null "+usageJSON(5, 9, 0, 0), done)),
 		},
 		{
 			name:     "reasoning without a signature (DeepSeek-R1): signed with an empty one",
 			upstream: new(frames).start().reasoning(0, "", "Think.").text(1, "Answer.").stop("end_turn").metadata(3, 4, 0, 0).bytes(),
-			want: seq(thinkingBlock(0, "Think.", bedrockSig("", "Think.")), textBlockLines(1, "Answer."),
+			want: ssetest.Seq(ssetest.ThinkingBlock(0, "Think.", bedrockSig("", "Think.")), ssetest.TextBlock(1, "Answer."),
 				line("message_delta end_turn null "+usageJSON(3, 4, 0, 0), done)),
 		},
 		{
 			name:     "split_tags on: tags in the text become thinking",
 			settings: func(s *providers.Settings) { s.SplitTags = true },
 			upstream: new(frames).start().text(0, "Hm <thin", "king>plan</thinking>Done.").stop("end_turn").metadata(1, 2, 0, 0).bytes(),
-			want: seq(textBlockLines(0, "Hm "), thinkingBlock(1, "plan", testSigner.Sign(providers.OriginTags, "", "plan")), textBlockLines(2, "Done."),
+			want: ssetest.Seq(ssetest.TextBlock(0, "Hm "), ssetest.ThinkingBlock(1, "plan", testSigner.Sign(providers.OriginTags, "", "plan")), ssetest.TextBlock(2, "Done."),
 				line("message_delta end_turn null "+usageJSON(1, 2, 0, 0), done)),
 		},
 		{
 			name:     "thinking as text: no signature, no redacted block",
 			settings: func(s *providers.Settings) { s.Form = providers.FormText },
 			upstream: new(frames).start().reasoning(0, claudeSig, "A").redacted(1, "eA==").text(2, "B").stop("end_turn").metadata(1, 2, 0, 0).bytes(),
-			want:     seq(textBlockLines(0, "A"), textBlockLines(1, "B"), line("message_delta end_turn null "+usageJSON(1, 2, 0, 0), done)),
+			want:     ssetest.Seq(ssetest.TextBlock(0, "A"), ssetest.TextBlock(1, "B"), line("message_delta end_turn null "+usageJSON(1, 2, 0, 0), done)),
 		},
 		{
 			name:     "guardrail: refusal",
 			upstream: new(frames).start().text(0, "I can").stop("guardrail_intervened").metadata(1, 2, 0, 0).bytes(),
-			want:     seq(textBlockLines(0, "I can"), line("message_delta refusal null "+usageJSON(1, 2, 0, 0), done)),
+			want:     ssetest.Seq(ssetest.TextBlock(0, "I can"), line("message_delta refusal null "+usageJSON(1, 2, 0, 0), done)),
 		},
 		{
 			name:     "content filtered: refusal",
 			upstream: new(frames).start().text(0, "x").stop("content_filtered").metadata(1, 1, 0, 0).bytes(),
-			want:     seq(textBlockLines(0, "x"), line("message_delta refusal null "+usageJSON(1, 1, 0, 0), done)),
+			want:     ssetest.Seq(ssetest.TextBlock(0, "x"), line("message_delta refusal null "+usageJSON(1, 1, 0, 0), done)),
 		},
 		{
 			name:     "max_tokens",
 			upstream: new(frames).start().text(0, "A, B").stop("max_tokens").metadata(1, 16, 0, 0).bytes(),
-			want:     seq(textBlockLines(0, "A, B"), line("message_delta max_tokens null "+usageJSON(1, 16, 0, 0), done)),
+			want:     ssetest.Seq(ssetest.TextBlock(0, "A, B"), line("message_delta max_tokens null "+usageJSON(1, 16, 0, 0), done)),
 		},
 		{
 			name:     "stop_sequence",
 			upstream: new(frames).start().text(0, "A").stop("stop_sequence").metadata(1, 1, 0, 0).bytes(),
-			want:     seq(textBlockLines(0, "A"), line("message_delta stop_sequence null "+usageJSON(1, 1, 0, 0), done)),
+			want:     ssetest.Seq(ssetest.TextBlock(0, "A"), line("message_delta stop_sequence null "+usageJSON(1, 1, 0, 0), done)),
 		},
 		{
 			name:     "stop_sequence with the one that matched (Claude)",
 			upstream: new(frames).start().text(0, "A").event("messageStop", map[string]any{"stopReason": "stop_sequence", "additionalModelResponseFields": map[string]any{"stop_sequence": "END"}}).metadata(1, 1, 0, 0).bytes(),
-			want:     seq(textBlockLines(0, "A"), line("message_delta stop_sequence END "+usageJSON(1, 1, 0, 0), done)),
+			want:     ssetest.Seq(ssetest.TextBlock(0, "A"), line("message_delta stop_sequence END "+usageJSON(1, 1, 0, 0), done)),
 		},
 		{
 			name:     "a stop_sequence field that is not a string",
 			upstream: new(frames).start().text(0, "A").event("messageStop", map[string]any{"stopReason": "stop_sequence", "additionalModelResponseFields": map[string]any{"stop_sequence": 7}}).bytes(),
-			want:     seq(textBlockLines(0, "A"), line("message_delta stop_sequence null "+usageJSON(0, 0, 0, 0), done)),
+			want:     ssetest.Seq(ssetest.TextBlock(0, "A"), line("message_delta stop_sequence null "+usageJSON(0, 0, 0, 0), done)),
 		},
 		{
 			name:     "stop_sequence of a request with one: that one",
 			request:  `{"model":"mistral.mistral-large-2407-v1:0","max_tokens":10,"stream":true,"stop_sequences":["###"],"messages":[{"role":"user","content":"Hi"}]}`,
 			upstream: new(frames).start().text(0, "A").stop("stop_sequence").bytes(),
-			want:     seq(textBlockLines(0, "A"), line("message_delta stop_sequence ### "+usageJSON(0, 0, 0, 0), done)),
+			want:     ssetest.Seq(ssetest.TextBlock(0, "A"), line("message_delta stop_sequence ### "+usageJSON(0, 0, 0, 0), done)),
 		},
 		{
 			name:     "context window exceeded",
 			upstream: new(frames).start().text(0, "A").stop("model_context_window_exceeded").metadata(1, 1, 0, 0).bytes(),
-			want:     seq(textBlockLines(0, "A"), line("message_delta model_context_window_exceeded null "+usageJSON(1, 1, 0, 0), done)),
+			want:     ssetest.Seq(ssetest.TextBlock(0, "A"), line("message_delta model_context_window_exceeded null "+usageJSON(1, 1, 0, 0), done)),
 		},
 		{
 			name:     "malformed tool use: the turn ends",
 			upstream: new(frames).start().text(0, "A").stop("malformed_tool_use").metadata(1, 1, 0, 0).bytes(),
-			want:     seq(textBlockLines(0, "A"), line("message_delta end_turn null "+usageJSON(1, 1, 0, 0), done)),
+			want:     ssetest.Seq(ssetest.TextBlock(0, "A"), line("message_delta end_turn null "+usageJSON(1, 1, 0, 0), done)),
 		},
 		{
 			name:     "messageStop without metadata: zero usage",
 			upstream: new(frames).start().text(0, "A").stop("end_turn").bytes(),
-			want:     seq(textBlockLines(0, "A"), line("message_delta end_turn null "+usageJSON(0, 0, 0, 0), done)),
+			want:     ssetest.Seq(ssetest.TextBlock(0, "A"), line("message_delta end_turn null "+usageJSON(0, 0, 0, 0), done)),
 		},
 		{
 			name:     "blocks without contentBlockStop close when the next begins",
 			upstream: new(frames).start().event("contentBlockDelta", map[string]any{"contentBlockIndex": 0, "delta": map[string]any{"reasoningContent": map[string]any{"text": "T"}}}).event("contentBlockDelta", map[string]any{"contentBlockIndex": 1, "delta": map[string]any{"text": "X"}}).stop("end_turn").bytes(),
-			want:     seq(thinkingBlock(0, "T", bedrockSig("", "T")), textBlockLines(1, "X"), line("message_delta end_turn null "+usageJSON(0, 0, 0, 0), done)),
+			want:     ssetest.Seq(ssetest.ThinkingBlock(0, "T", bedrockSig("", "T")), ssetest.TextBlock(1, "X"), line("message_delta end_turn null "+usageJSON(0, 0, 0, 0), done)),
 		},
 		{
 			name:     "cut stream: what came, then an error event",
 			upstream: new(frames).start().reasoning(0, claudeSig, "Half").text(1, "Half an ans").bytes(),
-			want:     seq(thinkingBlock(0, "Half", bedrockSig(claudeSig, "Half")), textBlockLines(1, "Half an ans"), line(incomplete)),
+			want:     ssetest.Seq(ssetest.ThinkingBlock(0, "Half", bedrockSig(claudeSig, "Half")), ssetest.TextBlock(1, "Half an ans"), line(incomplete)),
 			wantErr:  "without messageStop",
 		},
 		{
@@ -157,13 +159,13 @@ func TestStream(t *testing.T) {
 				b := new(frames).start().text(0, "Partial").bytes()
 				return append(b, new(frames).stop("end_turn").bytes()[:9]...)
 			}(),
-			want:    seq(textBlockLines(0, "Partial"), line(`error {"type":"api_error","message":"malformed upstream event stream: event stream ended inside a frame (9 bytes of it received)"}`)),
+			want:    ssetest.Seq(ssetest.TextBlock(0, "Partial"), line(`error {"type":"api_error","message":"malformed upstream event stream: event stream ended inside a frame (9 bytes of it received)"}`)),
 			wantErr: "inside a frame",
 		},
 		{
 			name:     "exception after the first content: an error event",
 			upstream: new(frames).start().event("contentBlockDelta", map[string]any{"contentBlockIndex": 0, "delta": map[string]any{"text": "Par"}}).exception("throttlingException", "Too many tokens, please wait before trying again.").bytes(),
-			want:     seq(textBlockLines(0, "Par"), line(`error {"type":"rate_limit_error","message":"ThrottlingException: Too many tokens, please wait before trying again."}`)),
+			want:     ssetest.Seq(ssetest.TextBlock(0, "Par"), line(`error {"type":"rate_limit_error","message":"ThrottlingException: Too many tokens, please wait before trying again."}`)),
 			wantErr:  "ThrottlingException",
 		},
 		{
@@ -176,13 +178,13 @@ func TestStream(t *testing.T) {
 		{
 			name:     "tool input without a tool call",
 			upstream: new(frames).start().event("contentBlockDelta", map[string]any{"contentBlockIndex": 0, "delta": map[string]any{"text": "A"}}).event("contentBlockDelta", map[string]any{"contentBlockIndex": 0, "delta": map[string]any{"toolUse": map[string]any{"input": "{}"}}}).bytes(),
-			want:     seq(textBlockLines(0, "A"), line(`error {"type":"api_error","message":"malformed upstream event stream: tool input for a content block that is not a tool call"}`)),
+			want:     ssetest.Seq(ssetest.TextBlock(0, "A"), line(`error {"type":"api_error","message":"malformed upstream event stream: tool input for a content block that is not a tool call"}`)),
 			wantErr:  "not a tool call",
 		},
 		{
 			name:     "an event that is not JSON",
 			upstream: new(frames).start().text(0, "A").frame(map[string]string{":event-type": "contentBlockDelta", ":message-type": "event"}, []byte("<html>")).bytes(),
-			want:     seq(textBlockLines(0, "A"), line(`error {"type":"api_error","message":"malformed upstream event stream: contentBlockDelta event is not a JSON object: \u003chtml\u003e"}`)),
+			want:     ssetest.Seq(ssetest.TextBlock(0, "A"), line(`error {"type":"api_error","message":"malformed upstream event stream: contentBlockDelta event is not a JSON object: \u003chtml\u003e"}`)),
 			wantErr:  "not a JSON object",
 		},
 		{
@@ -202,7 +204,7 @@ func TestStream(t *testing.T) {
 		{
 			name:     "unknown event types are skipped",
 			upstream: new(frames).start().event("somethingNew", map[string]any{"x": 1}).text(0, "A").stop("end_turn").metadata(1, 1, 0, 0).bytes(),
-			want:     seq(textBlockLines(0, "A"), line("message_delta end_turn null "+usageJSON(1, 1, 0, 0), done)),
+			want:     ssetest.Seq(ssetest.TextBlock(0, "A"), line("message_delta end_turn null "+usageJSON(1, 1, 0, 0), done)),
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -230,7 +232,7 @@ func TestStream(t *testing.T) {
 				if len(got) == 0 || got[0] != "message_start" {
 					t.Fatalf("first event %v", got)
 				}
-				diff(t, tc.name+" (writes of "+strconv.Itoa(n)+")", got[1:], tc.want)
+				providertest.Diff(t, tc.name+" (writes of "+strconv.Itoa(n)+")", got[1:], tc.want)
 			}
 		})
 	}
