@@ -195,17 +195,10 @@ func (w *walker) scanBlock(i int) (end int, gatewaySigned, ok bool) {
 	seen := 0
 	var thinking, redacted, envelope, dataEnvelope bool
 	end, ok = w.object(i, func(name []byte, i int) (int, bool) {
-		if !jsonbytes.PlainName(name, blockFields) {
-			return 0, false
-		}
-		f := blockFields[string(name)]
+		f, end, ok := w.field(name, i, blockFields, &seen)
 		if f == 0 {
-			return w.skip(i)
+			return end, ok
 		}
-		if seen&f != 0 || data[i] == 'n' {
-			return 0, false
-		}
-		seen |= f
 		switch f {
 		case fInput:
 			return w.skip(i)
@@ -240,7 +233,7 @@ func (w *walker) scanBlock(i int) (end int, gatewaySigned, ok bool) {
 		if data[i] != '"' {
 			return 0, false
 		}
-		end := jsonbytes.ValidString(data, i)
+		end = jsonbytes.ValidString(data, i)
 		return end, end >= 0
 	})
 	return end, thinking && envelope || redacted && dataEnvelope, ok

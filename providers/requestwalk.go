@@ -265,22 +265,35 @@ var blockFields = map[string]int{
 	"tool_use_id": fToolUseID, "content": fContent, "is_error": fIsError,
 }
 
+// field reads the name of a member at i of an object whose fields are
+// bits: the field's bit, after the checks every such reader makes; 0 with
+// end past the value for a member the type does not have; !ok for what
+// the walk leaves to encoding/json (a name it might match otherwise, a
+// repeated member, a null). seen collects the bits read so far.
+func (w *walker) field(name []byte, i int, fields map[string]int, seen *int) (f, end int, ok bool) {
+	if !jsonbytes.PlainName(name, fields) {
+		return 0, 0, false
+	}
+	if f = fields[string(name)]; f == 0 {
+		end, ok = w.skip(i)
+		return 0, end, ok
+	}
+	if *seen&f != 0 || w.data[i] == 'n' {
+		return 0, 0, false
+	}
+	*seen |= f
+	return f, i, true
+}
+
 // block decodes the block object at i into b, a zero Block.
 func (w *walker) block(i int, b *Block) (end int, ok bool) {
 	data := w.data
 	seen := 0
 	end, ok = w.object(i, func(name []byte, i int) (int, bool) {
-		if !jsonbytes.PlainName(name, blockFields) {
-			return 0, false
-		}
-		f := blockFields[string(name)]
+		f, end, ok := w.field(name, i, blockFields, &seen)
 		if f == 0 {
-			return w.skip(i)
+			return end, ok
 		}
-		if seen&f != 0 || data[i] == 'n' {
-			return 0, false
-		}
-		seen |= f
 		switch f {
 		case fInput:
 			end, ok := w.skip(i)
@@ -345,17 +358,10 @@ func (w *walker) tool(i int, t *Tool) (end int, ok bool) {
 	data := w.data
 	seen := 0
 	end, ok = w.object(i, func(name []byte, i int) (int, bool) {
-		if !jsonbytes.PlainName(name, toolFields) {
-			return 0, false
-		}
-		f := toolFields[string(name)]
+		f, end, ok := w.field(name, i, toolFields, &seen)
 		if f == 0 {
-			return w.skip(i)
+			return end, ok
 		}
-		if seen&f != 0 || data[i] == 'n' {
-			return 0, false
-		}
-		seen |= f
 		if f == fInput {
 			end, ok := w.skip(i)
 			if !ok {

@@ -13,30 +13,7 @@ import (
 // TestConvertRequestGolden: each Anthropic request in testdata/requests
 // converts to exactly the Chat Completions body in its .out.json.
 func TestConvertRequestGolden(t *testing.T) {
-	for _, tc := range []struct {
-		name, in string
-		cfg      Config
-		settings func(*providers.Settings)
-	}{
-		// The mandatory Claude-Code-shaped turn: three cached system blocks,
-		// a trailing role:"system" message, twelve tools (one deferred, one
-		// with a name over 64 characters), adaptive thinking, Anthropic-only
-		// fields, metadata.user_id holding JSON.
-		{name: "claude_code", in: "claude_code"},
-		{name: "claude_code_reasoning_content", in: "claude_code", cfg: Config{ReasoningHistory: HistoryReasoningContent}},
-		{name: "basic", in: "basic"},
-		{name: "thinking_budget", in: "thinking_budget", cfg: Config{MaxTokensField: MaxCompletionTokens}},
-		{name: "thinking_disabled", in: "thinking_disabled"},
-		{name: "thinking_disabled_reasoning_content", in: "thinking_disabled", cfg: Config{ReasoningHistory: HistoryReasoningContent}},
-		{name: "history", in: "history"},
-		{name: "history_reasoning_content", in: "history", cfg: Config{ReasoningHistory: HistoryReasoningContent}},
-		{name: "history_think_tag", in: "history", settings: func(s *providers.Settings) { s.Parse.Tags = []string{"think", "thinking"} }},
-		{name: "history_custom_hint", in: "thinking_budget", settings: func(s *providers.Settings) {
-			s.ThinkingHint = "Think in <thinking> tags, at most {budget} tokens."
-			s.Models = []providers.ModelRule{{From: "claude-*", To: "deepseek-reasoner"}}
-		}},
-		{name: "tools", in: "tools"},
-	} {
+	for _, tc := range goldenCases {
 		t.Run(tc.name, func(t *testing.T) {
 			s := testSettings()
 			if tc.settings != nil {

@@ -21,6 +21,10 @@ var goldenCases = []struct {
 	cfg      Config
 	settings func(*providers.Settings)
 }{
+	// The mandatory Claude-Code-shaped turn: three cached system blocks,
+	// a trailing role:"system" message, twelve tools (one deferred, one
+	// with a name over 64 characters), adaptive thinking, Anthropic-only
+	// fields, metadata.user_id holding JSON.
 	{name: "claude_code", in: "claude_code"},
 	{name: "claude_code_reasoning_content", in: "claude_code", cfg: Config{ReasoningHistory: HistoryReasoningContent}},
 	{name: "basic", in: "basic"},
