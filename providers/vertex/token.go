@@ -115,12 +115,18 @@ func (t *sharedTokens) AccessToken() (string, error) {
 	if tok := t.last.Load(); tok != nil && tok.Valid() {
 		return tok.AccessToken, nil
 	}
+	start := time.Now()
 	ch := t.fetches.DoChan("", func() (any, error) { return t.src.Token() })
 	timer := time.NewTimer(t.timeout)
 	defer timer.Stop()
 	select {
 	case r := <-ch:
 		if r.Err != nil {
+			// The fetch's HTTP client has the same timeout and may end it
+			// just before the timer fires: either way the wait ran out.
+			if time.Since(start) >= t.timeout {
+				return "", t.waitedTooLong()
+			}
 			return "", TokenError(r.Err)
 		}
 		tok := r.Val.(*oauth2.Token)
@@ -130,8 +136,12 @@ func (t *sharedTokens) AccessToken() (string, error) {
 		t.last.Store(tok)
 		return tok.AccessToken, nil
 	case <-timer.C:
-		return "", TokenError(fmt.Errorf("no access token within %v", t.timeout))
+		return "", t.waitedTooLong()
 	}
+}
+
+func (t *sharedTokens) waitedTooLong() *providers.Error {
+	return TokenError(fmt.Errorf("no access token within %v", t.timeout))
 }
 
 // credentialFailed starts the message of every token error.
