@@ -35,6 +35,18 @@ func ScanString(data []byte, i int) (end int, escaped, canonical bool) {
 	canonical = true
 	j, high := i+1, false
 	for {
+		if useBlocks(data, j, i+1) {
+			at, end, f := stringBlocks(data, j, wantEscapes|wantCanonical)
+			escaped, high = escaped || f.escaped, high || f.high
+			canonical = canonical && !f.notCanonical
+			if at < 0 {
+				return -1, escaped, false
+			}
+			if end {
+				return at + 1, escaped, canonical && (!high || plainUTF8(data[i+1:at]))
+			}
+			j = at
+		}
 		k, h := canonicalRunEnd(data, j)
 		high = high || h
 		if k >= len(data) {

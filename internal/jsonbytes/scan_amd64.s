@@ -212,3 +212,130 @@ mismatch:
 	MOVQ CX, ret+48(FP)
 	VZEROUPPER
 	RET
+
+DATA escN<>+0(SB)/8, $0x6e6e6e6e6e6e6e6e
+DATA escN<>+8(SB)/8, $0x6e6e6e6e6e6e6e6e
+DATA escN<>+16(SB)/8, $0x6e6e6e6e6e6e6e6e
+DATA escN<>+24(SB)/8, $0x6e6e6e6e6e6e6e6e
+GLOBL escN<>(SB), RODATA|NOPTR, $32
+
+DATA escR<>+0(SB)/8, $0x7272727272727272
+DATA escR<>+8(SB)/8, $0x7272727272727272
+DATA escR<>+16(SB)/8, $0x7272727272727272
+DATA escR<>+24(SB)/8, $0x7272727272727272
+GLOBL escR<>(SB), RODATA|NOPTR, $32
+
+DATA escT<>+0(SB)/8, $0x7474747474747474
+DATA escT<>+8(SB)/8, $0x7474747474747474
+DATA escT<>+16(SB)/8, $0x7474747474747474
+DATA escT<>+24(SB)/8, $0x7474747474747474
+GLOBL escT<>(SB), RODATA|NOPTR, $32
+
+DATA escB<>+0(SB)/8, $0x6262626262626262
+DATA escB<>+8(SB)/8, $0x6262626262626262
+DATA escB<>+16(SB)/8, $0x6262626262626262
+DATA escB<>+24(SB)/8, $0x6262626262626262
+GLOBL escB<>(SB), RODATA|NOPTR, $32
+
+DATA escF<>+0(SB)/8, $0x6666666666666666
+DATA escF<>+8(SB)/8, $0x6666666666666666
+DATA escF<>+16(SB)/8, $0x6666666666666666
+DATA escF<>+24(SB)/8, $0x6666666666666666
+GLOBL escF<>(SB), RODATA|NOPTR, $32
+
+DATA slashes<>+0(SB)/8, $0x2f2f2f2f2f2f2f2f
+DATA slashes<>+8(SB)/8, $0x2f2f2f2f2f2f2f2f
+DATA slashes<>+16(SB)/8, $0x2f2f2f2f2f2f2f2f
+DATA slashes<>+24(SB)/8, $0x2f2f2f2f2f2f2f2f
+GLOBL slashes<>(SB), RODATA|NOPTR, $32
+
+DATA escU<>+0(SB)/8, $0x7575757575757575
+DATA escU<>+8(SB)/8, $0x7575757575757575
+DATA escU<>+16(SB)/8, $0x7575757575757575
+DATA escU<>+24(SB)/8, $0x7575757575757575
+GLOBL escU<>(SB), RODATA|NOPTR, $32
+
+// func stringMasksAVX2(p *[64]byte) (quote uint64, backslash uint64, control uint64, high uint64, short uint64, slash uint64, u uint64)
+// Requires: AVX, AVX2
+TEXT ·stringMasksAVX2(SB), NOSPLIT, $0-64
+	MOVQ    p+0(FP), SI
+	VMOVDQU quotes<>+0(SB), Y8
+	VMOVDQU backslashes<>+0(SB), Y9
+	VMOVDQU controls<>+0(SB), Y10
+
+	// Bytes 0 to 31: each mask's low 32 bits.
+	VMOVDQU   (SI), Y0
+	VPCMPEQB  Y0, Y8, Y1
+	VPCMPEQB  Y0, Y9, Y2
+	VPMINUB   Y0, Y10, Y3
+	VPCMPEQB  Y0, Y3, Y3
+	VPOR      Y1, Y2, Y4
+	VPCMPEQB  escN<>+0(SB), Y0, Y5
+	VPOR      Y5, Y4, Y4
+	VPCMPEQB  escR<>+0(SB), Y0, Y5
+	VPOR      Y5, Y4, Y4
+	VPCMPEQB  escT<>+0(SB), Y0, Y5
+	VPOR      Y5, Y4, Y4
+	VPCMPEQB  escB<>+0(SB), Y0, Y5
+	VPOR      Y5, Y4, Y4
+	VPCMPEQB  escF<>+0(SB), Y0, Y5
+	VPOR      Y5, Y4, Y4
+	VPCMPEQB  slashes<>+0(SB), Y0, Y5
+	VPCMPEQB  escU<>+0(SB), Y0, Y6
+	VPMOVMSKB Y1, AX
+	VPMOVMSKB Y2, BX
+	VPMOVMSKB Y3, CX
+	VPMOVMSKB Y0, DX
+	VPMOVMSKB Y4, DI
+	VPMOVMSKB Y5, R8
+	VPMOVMSKB Y6, R9
+
+	// Bytes 32 to 63: each mask's high 32 bits.
+	VMOVDQU   32(SI), Y0
+	VPCMPEQB  Y0, Y8, Y1
+	VPCMPEQB  Y0, Y9, Y2
+	VPMINUB   Y0, Y10, Y3
+	VPCMPEQB  Y0, Y3, Y3
+	VPOR      Y1, Y2, Y4
+	VPCMPEQB  escN<>+0(SB), Y0, Y5
+	VPOR      Y5, Y4, Y4
+	VPCMPEQB  escR<>+0(SB), Y0, Y5
+	VPOR      Y5, Y4, Y4
+	VPCMPEQB  escT<>+0(SB), Y0, Y5
+	VPOR      Y5, Y4, Y4
+	VPCMPEQB  escB<>+0(SB), Y0, Y5
+	VPOR      Y5, Y4, Y4
+	VPCMPEQB  escF<>+0(SB), Y0, Y5
+	VPOR      Y5, Y4, Y4
+	VPCMPEQB  slashes<>+0(SB), Y0, Y5
+	VPCMPEQB  escU<>+0(SB), Y0, Y6
+	VPMOVMSKB Y1, R10
+	SHLQ      $0x20, R10
+	ORQ       R10, AX
+	MOVQ      AX, quote+8(FP)
+	VPMOVMSKB Y2, R10
+	SHLQ      $0x20, R10
+	ORQ       R10, BX
+	MOVQ      BX, backslash+16(FP)
+	VPMOVMSKB Y3, R10
+	SHLQ      $0x20, R10
+	ORQ       R10, CX
+	MOVQ      CX, control+24(FP)
+	VPMOVMSKB Y0, R10
+	SHLQ      $0x20, R10
+	ORQ       R10, DX
+	MOVQ      DX, high+32(FP)
+	VPMOVMSKB Y4, R10
+	SHLQ      $0x20, R10
+	ORQ       R10, DI
+	MOVQ      DI, short+40(FP)
+	VPMOVMSKB Y5, R10
+	SHLQ      $0x20, R10
+	ORQ       R10, R8
+	MOVQ      R8, slash+48(FP)
+	VPMOVMSKB Y6, R10
+	SHLQ      $0x20, R10
+	ORQ       R10, R9
+	MOVQ      R9, u+56(FP)
+	VZEROUPPER
+	RET

@@ -11,3 +11,7 @@ func indexSpecialAVX2(p []byte, c1, c2, c3 byte) (int, bool) {
 func shapeScanAVX2(p, head []byte) int {
 	panic("jsonbytes: no vector scanner on this platform")
 }
+
+func stringMasksAVX2(p *[64]byte) (quote, backslash, control, high, short, slash, u uint64) {
+	panic("jsonbytes: no vector scanner on this platform")
+}

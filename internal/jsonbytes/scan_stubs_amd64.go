@@ -20,3 +20,11 @@ func indexSpecialAVX2(p []byte, c1 byte, c2 byte, c3 byte) (idx int, high bool)
 //
 //go:noescape
 func shapeScanAVX2(p []byte, head []byte) int
+
+// stringMasksAVX2 returns, for the 64 bytes at p, the masks of the bytes
+// that are '"', '\\', control characters (below 0x20), 0x80 or more,
+// one of '"', '\\', 'n', 'r', 't', 'b', 'f' (the short escapes), '/', and
+// 'u'; bit i is byte i. It requires AVX2.
+//
+//go:noescape
+func stringMasksAVX2(p *[64]byte) (quote uint64, backslash uint64, control uint64, high uint64, short uint64, slash uint64, u uint64)

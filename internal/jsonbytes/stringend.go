@@ -52,9 +52,19 @@ func StringEndAfter(p, head []byte) (end int, escaped bool) {
 // end missing. Each run up to the next quote, backslash or control byte is
 // stepped through for 16 bytes (ShortRun's loop, written out here: the
 // scanners call this for every name and short value of a chunk), then
-// handed to the vector search.
+// handed to the vector search; past blockMin bytes, a string goes to the
+// block walk (stringBlocks).
 func stringEnd(p []byte, i int) (end int, escaped bool) {
+	start := i
 	for {
+		if useBlocks(p, i, start) {
+			at, found, f := stringBlocks(p, i, 0)
+			escaped = escaped || f.escaped
+			if at < 0 || found {
+				return at, escaped
+			}
+			i = at
+		}
 		k := i
 		for k < len(p) && k-i < 16 && !stringStops[p[k]] {
 			k++

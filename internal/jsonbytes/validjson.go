@@ -118,7 +118,18 @@ func validMemberName(data []byte, i int) int {
 // ValidString checks the string whose opening quote is at i and returns
 // the index past its closing quote, or -1.
 func ValidString(data []byte, i int) int {
+	start := i + 1
 	for i++; ; {
+		if useBlocks(data, i, start) {
+			at, end, _ := stringBlocks(data, i, wantEscapes)
+			if at < 0 {
+				return -1
+			}
+			if end {
+				return at + 1
+			}
+			i = at
+		}
 		if i = ShortRun(data, i); i >= len(data) {
 			return -1
 		}

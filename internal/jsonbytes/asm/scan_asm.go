@@ -20,6 +20,7 @@ func main() {
 
 	indexSpecial(quotes, backslashes, controls)
 	shapeScan(quotes, backslashes, controls)
+	stringMasks(quotes, backslashes, controls)
 
 	Generate()
 }
@@ -228,6 +229,59 @@ func shapeScan(quotes, backslashes, controls Mem) {
 	Label("mismatch")
 	MOVQ(I32(-1), RCX)
 	Store(RCX, ReturnIndex(0))
+	VZEROUPPER()
+	RET()
+}
+
+// stringMasks writes the bit masks of a 64-byte block of a JSON string's
+// bytes, a bit a byte, the first byte the lowest bit: what the callers
+// need to find the string's end and check its escapes with bit
+// arithmetic, however close together the escapes come.
+func stringMasks(quotes, backslashes, controls Mem) {
+	// The bytes that may follow a backslash: the escapes the escaper
+	// writes (with '"' and '\\' from the masks above), then '/' and 'u'.
+	short := []Mem{splat("escN", 'n'), splat("escR", 'r'), splat("escT", 't'), splat("escB", 'b'), splat("escF", 'f')}
+	slashes := splat("slashes", '/')
+	us := splat("escU", 'u')
+	TEXT("stringMasksAVX2", NOSPLIT, "func(p *[64]byte) (quote, backslash, control, high, short, slash, u uint64)")
+	Pragma("noescape")
+	Doc(
+		"stringMasksAVX2 returns, for the 64 bytes at p, the masks of the bytes",
+		"that are '\"', '\\\\', control characters (below 0x20), 0x80 or more,",
+		"one of '\"', '\\\\', 'n', 'r', 't', 'b', 'f' (the short escapes), '/', and",
+		"'u'; bit i is byte i. It requires AVX2.",
+	)
+	Load(Param("p"), RSI)
+	VMOVDQU(quotes, Y8)
+	VMOVDQU(backslashes, Y9)
+	VMOVDQU(controls, Y10)
+	results := []string{"quote", "backslash", "control", "high", "short", "slash", "u"}
+	masks := []GPPhysical{RAX, RBX, RCX, RDX, RDI, R8, R9}
+	for half := 0; half < 2; half++ {
+		Commentf("Bytes %d to %d: each mask's %s 32 bits.", 32*half, 32*half+31, []string{"low", "high"}[half])
+		VMOVDQU(Mem{Base: RSI, Disp: 32 * half}, Y0)
+		VPCMPEQB(Y0, Y8, Y1)
+		VPCMPEQB(Y0, Y9, Y2)
+		VPMINUB(Y0, Y10, Y3)
+		VPCMPEQB(Y0, Y3, Y3)
+		VPOR(Y1, Y2, Y4)
+		for _, c := range short {
+			VPCMPEQB(c, Y0, Y5)
+			VPOR(Y5, Y4, Y4)
+		}
+		VPCMPEQB(slashes, Y0, Y5)
+		VPCMPEQB(us, Y0, Y6)
+		for i, v := range []VecPhysical{Y1, Y2, Y3, Y0, Y4, Y5, Y6} {
+			if half == 0 {
+				VPMOVMSKB(v, masks[i].As32())
+				continue
+			}
+			VPMOVMSKB(v, R10L)
+			SHLQ(U8(32), R10)
+			ORQ(R10, masks[i])
+			Store(masks[i], Return(results[i]))
+		}
+	}
 	VZEROUPPER()
 	RET()
 }
