@@ -1,11 +1,13 @@
 package caddymodule
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/thinkgate/thinkgate/providers"
@@ -41,48 +43,65 @@ func bodyReadError(err error, timeout time.Duration) *providers.Error {
 	return providers.InvalidRequest("reading request body: " + err.Error())
 }
 
-// firstBodyBuffer is the buffer a body of declared size starts in.
-const firstBodyBuffer = 64 << 10
+// bodyChunk is the size of the pieces a large body is read in.
+const bodyChunk = 64 << 10
 
-// readAllSized reads rd to its end. io.ReadAll grows its buffer by a
-// quarter at a time once it is large: a 10 MB body was copied about a dozen
-// times, and the buffers left behind doubled the heap the garbage collector
-// had to reach before it ran. Here a declared Content-Length (size, already
-// bounded by max_request_body) sets where growth stops: the buffer starts
-// at 64 KiB and doubles until a quarter of size+1 has arrived, then takes
-// size+1 at once (the extra byte sees the end without growing). A body is
-// thus copied less than once over in all, the largest buffer left behind is a
-// quarter to a half of it, and a client that declares a large body but
-// sends little holds at most four times what it sent, never the declared
-// size. A body of unknown length (size < 0) is read as io.ReadAll reads
-// it.
+// bodyChunks holds the pieces between requests.
+var bodyChunks = sync.Pool{New: func() any { return new([bodyChunk]byte) }}
+
+// readAllSized reads rd to its end. A body declared smaller than a chunk
+// is read straight into a buffer of its declared size (and one byte more,
+// which sees the end without growing). A larger one, or one of unknown
+// length, is read into 64 KiB chunks from a pool and then joined into one
+// buffer of exactly its length, which bytes.Join does not clear first. So
+// the body is copied once, no buffer is grown and left behind, the memory
+// a large body passes through is the pool's (reused, not cleared or
+// faulted in afresh for every request), and what a client makes the
+// gateway hold is what it sent, never what it declared.
 func readAllSized(rd io.Reader, size int64) ([]byte, error) {
-	if size < 0 {
-		return io.ReadAll(rd)
-	}
-	end := int(size) + 1
-	b := make([]byte, 0, min(end, firstBodyBuffer))
-	for {
-		n, err := rd.Read(b[len(b):cap(b)])
-		b = b[:len(b)+n]
-		if err == io.EOF {
-			return b, nil
-		}
-		if err != nil {
-			return b, err
-		}
-		if len(b) == cap(b) {
-			// Past the declared size (a reader that does not stop at
-			// Content-Length) the buffer keeps doubling.
-			next := 2 * cap(b)
-			if cap(b) < end && 4*cap(b) >= end {
-				next = end // a quarter has arrived: the rest in one step
-			} else if cap(b) < end {
-				next = min(next, end)
+	var pieces [][]byte
+	if size >= 0 && size < bodyChunk {
+		b := make([]byte, 0, size+1)
+		for {
+			n, err := rd.Read(b[len(b):cap(b)])
+			b = b[:len(b)+n]
+			if err == io.EOF {
+				return b, nil
 			}
-			grown := make([]byte, len(b), next)
-			copy(grown, b)
-			b = grown
+			if err != nil {
+				return b, err
+			}
+			if len(b) == cap(b) {
+				break // more than declared: the rest in chunks
+			}
+		}
+		pieces = append(pieces, b)
+	} else if size > 0 {
+		pieces = make([][]byte, 0, size/bodyChunk+2)
+	}
+	var held []*[bodyChunk]byte
+	defer func() {
+		for _, c := range held {
+			bodyChunks.Put(c)
+		}
+	}()
+	for {
+		c := bodyChunks.Get().(*[bodyChunk]byte)
+		held = append(held, c)
+		n := 0
+		var err error
+		for n < bodyChunk && err == nil {
+			var k int
+			k, err = rd.Read(c[n:])
+			n += k
+		}
+		pieces = append(pieces, c[:n])
+		if err != nil {
+			body := bytes.Join(pieces, nil)
+			if err == io.EOF {
+				err = nil
+			}
+			return body, err
 		}
 	}
 }
