@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"os"
 	"sync"
@@ -51,57 +52,90 @@ var bodyChunks = sync.Pool{New: func() any { return new([bodyChunk]byte) }}
 
 // readAllSized reads rd to its end. A body declared smaller than a chunk
 // is read straight into a buffer of its declared size (and one byte more,
-// which sees the end without growing). A larger one, or one of unknown
-// length, is read into 64 KiB chunks from a pool and then joined into one
-// buffer of exactly its length, which bytes.Join does not clear first. So
-// the body is copied once, no buffer is grown and left behind, the memory
-// a large body passes through is the pool's (reused, not cleared or
-// faulted in afresh for every request), and what a client makes the
-// gateway hold is what it sent, never what it declared.
+// which sees the end without growing). A larger one is read into 64 KiB
+// chunks from a pool until a quarter of its declared size has arrived;
+// then the buffer for the whole is made, the chunks copied into it and
+// given back, and the rest read straight into it. So a body is copied a
+// quarter over, no buffer is grown and left behind, the pool holds at most
+// a quarter of the largest body, and a client that declares a large body
+// but sends little makes the gateway hold at most four times what it sent,
+// never the declared size. A body of unknown length, or the part of one
+// beyond its declared size, is read in chunks and joined once at the end
+// (bytes.Join does not clear the buffer it fills).
 func readAllSized(rd io.Reader, size int64) ([]byte, error) {
 	var pieces [][]byte
-	if size >= 0 && size < bodyChunk {
-		b := make([]byte, 0, size+1)
-		for {
-			n, err := rd.Read(b[len(b):cap(b)])
-			b = b[:len(b)+n]
-			if err == io.EOF {
-				return b, nil
-			}
-			if err != nil {
-				return b, err
-			}
-			if len(b) == cap(b) {
-				break // more than declared: the rest in chunks
-			}
+	switch {
+	case size >= 0 && size < bodyChunk:
+		b, err := readInto(rd, make([]byte, 0, size+1))
+		if err != nil || len(b) < cap(b) {
+			return b, err
+		}
+		pieces = append(pieces, b) // more than declared: the rest in chunks
+	case size > 0:
+		end := int(size) + 1
+		chunks, n, err := readChunks(rd, end/4)
+		if err != nil || n < end/4 {
+			body := bytes.Join(chunks, nil)
+			putChunks(chunks)
+			return body, eofIsEnd(err)
+		}
+		b := make([]byte, 0, end)
+		for _, c := range chunks {
+			b = append(b, c...)
+		}
+		putChunks(chunks)
+		if b, err = readInto(rd, b); err != nil || len(b) < cap(b) {
+			return b, err
 		}
 		pieces = append(pieces, b)
-	} else if size > 0 {
-		pieces = make([][]byte, 0, size/bodyChunk+2)
 	}
-	var held []*[bodyChunk]byte
-	defer func() {
-		for _, c := range held {
-			bodyChunks.Put(c)
-		}
-	}()
-	for {
-		c := bodyChunks.Get().(*[bodyChunk]byte)
-		held = append(held, c)
-		n := 0
-		var err error
-		for n < bodyChunk && err == nil {
-			var k int
-			k, err = rd.Read(c[n:])
-			n += k
-		}
-		pieces = append(pieces, c[:n])
+	chunks, _, err := readChunks(rd, math.MaxInt)
+	body := bytes.Join(append(pieces, chunks...), nil)
+	putChunks(chunks)
+	return body, eofIsEnd(err)
+}
+
+// readInto reads rd into b's room until it is full, the end (nil error) or
+// an error.
+func readInto(rd io.Reader, b []byte) ([]byte, error) {
+	for len(b) < cap(b) {
+		n, err := rd.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
 		if err != nil {
-			body := bytes.Join(pieces, nil)
-			if err == io.EOF {
-				err = nil
-			}
-			return body, err
+			return b, eofIsEnd(err)
 		}
 	}
+	return b, nil
+}
+
+// readChunks reads rd into chunks from the pool until at least limit bytes,
+// the end (io.EOF) or an error, and returns the chunks' filled parts and
+// how much they hold.
+func readChunks(rd io.Reader, limit int) (chunks [][]byte, n int, err error) {
+	for n < limit && err == nil {
+		c := bodyChunks.Get().(*[bodyChunk]byte)
+		k := 0
+		for k < bodyChunk && err == nil {
+			var r int
+			r, err = rd.Read(c[k:])
+			k += r
+		}
+		chunks = append(chunks, c[:k])
+		n += k
+	}
+	return chunks, n, err
+}
+
+// putChunks gives chunks back to the pool.
+func putChunks(chunks [][]byte) {
+	for _, c := range chunks {
+		bodyChunks.Put((*[bodyChunk]byte)(c[:bodyChunk]))
+	}
+}
+
+func eofIsEnd(err error) error {
+	if err == io.EOF {
+		return nil
+	}
+	return err
 }
