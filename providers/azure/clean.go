@@ -3,6 +3,7 @@ package azure
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"unicode/utf8"
@@ -465,6 +466,16 @@ func dropBlock(m [3]jsonbytes.Member, ch *Changes) bool {
 // cleanTools rewrites each custom tool into {name, description,
 // input_schema}; server tools stay as they are.
 func cleanTools(raw []byte, ch *Changes) ([]byte, error) {
+	if out, n, ok := cleanToolsBytes(raw); ok {
+		ch.Tools += n
+		return out, nil
+	}
+	return cleanToolsDecoded(raw, ch)
+}
+
+// cleanToolsDecoded is cleanTools through encoding/json: the reference
+// cleanToolsBytes is held to, and the path for what it leaves.
+func cleanToolsDecoded(raw []byte, ch *Changes) ([]byte, error) {
 	var tools []json.RawMessage
 	if err := json.Unmarshal(raw, &tools); err != nil {
 		return raw, nil // not a list: left for Azure to reject
@@ -485,6 +496,151 @@ func cleanTools(raw []byte, ch *Changes) ([]byte, error) {
 		out = append(out, nt...)
 	}
 	return append(out, ']'), nil
+}
+
+// cleanToolsBytes is cleanTools read from the list's bytes, without
+// decoding it: a dozen tools with their JSON Schemas are tens of KB that
+// encoding/json would walk four times over on every request. It returns
+// the list and how many tools changed, or !ok for what it leaves to
+// cleanTools: anything but a list of objects whose member names have no
+// escapes and are not repeated, and a type that is not a plain string.
+func cleanToolsBytes(raw []byte) (out []byte, changed int, ok bool) {
+	out = make([]byte, 0, len(raw))
+	out = append(out, '[')
+	end, err := jsonbytes.ScanArrayAt(raw, 0, func(at int) (int, error) {
+		_, typ, end, err := jsonbytes.SkipValue(raw, at)
+		if err != nil {
+			return -1, err
+		}
+		if len(out) > 1 {
+			out = append(out, ',')
+		}
+		tool := raw[at:end]
+		if typ != jsonparser.Object {
+			out = append(out, tool...) // not a tool: left for Azure to reject
+			return end, nil
+		}
+		m, ok := readMembers(tool)
+		if !ok {
+			return -1, errLeaveToDecoder
+		}
+		nt, ok := normalizeToolMembers(m)
+		if !ok {
+			return -1, errLeaveToDecoder
+		}
+		if nt == nil {
+			nt = tool
+		} else {
+			changed++
+		}
+		out = append(out, nt...)
+		return end, nil
+	})
+	if err != nil || jsonbytes.SkipSpace(raw, end) != len(raw) {
+		return nil, 0, false
+	}
+	return append(out, ']'), changed, true
+}
+
+// errLeaveToDecoder stops a byte-level walk that leaves the value to
+// encoding/json.
+var errLeaveToDecoder = errors.New("left to encoding/json")
+
+// toolMembers are a tool object's members as encoding/json's map decoding
+// sees them: the raw value of each name.
+type toolMembers []struct{ name, value []byte }
+
+func (m toolMembers) get(name string) ([]byte, bool) {
+	for _, kv := range m {
+		if string(kv.name) == name {
+			return kv.value, true
+		}
+	}
+	return nil, false
+}
+
+// readMembers reads the members of the object obj, or !ok for a name with
+// an escape or a repeated one (whose decoding encoding/json decides).
+func readMembers(obj []byte) (m toolMembers, ok bool) {
+	_, err := jsonbytes.ScanObjectAt(obj, 0, func(name []byte, at int) (int, error) {
+		_, _, end, err := jsonbytes.SkipValue(obj, at)
+		if err != nil {
+			return -1, err
+		}
+		if bytes.IndexByte(name, '\\') >= 0 {
+			return -1, errLeaveToDecoder
+		}
+		if _, dup := m.get(string(name)); dup {
+			return -1, errLeaveToDecoder
+		}
+		m = append(m, struct{ name, value []byte }{name, obj[at:end]})
+		return end, nil
+	})
+	return m, err == nil
+}
+
+// normalizeToolMembers is normalizeTool for a tool whose members are read:
+// the tool Azure accepts, nil if it is the same, or !ok for what it leaves
+// to normalizeTool.
+func normalizeToolMembers(tool toolMembers) (_ []byte, ok bool) {
+	var typ string
+	if t, ok := tool.get("type"); ok && len(t) > 0 && t[0] == '"' {
+		if bytes.IndexByte(t, '\\') >= 0 {
+			return nil, false
+		}
+		typ = string(t[1 : len(t)-1])
+	}
+	inner := func(name string) (toolMembers, bool, bool) {
+		v, ok := tool.get(name)
+		if !ok || len(v) == 0 || v[0] != '{' {
+			return nil, false, true // absent, null or not an object
+		}
+		m, ok := readMembers(v)
+		return m, ok, ok
+	}
+	switch typ {
+	case "function":
+		src := tool
+		fn, isObject, ok := inner("function")
+		if !ok {
+			return nil, false
+		}
+		if isObject {
+			src = fn
+		}
+		schema, _ := src.get("parameters")
+		if len(schema) == 0 || string(schema) == "null" {
+			schema = emptySchema
+		}
+		return customToolMembers(src, schema), true
+	case "custom":
+		c, isObject, ok := inner("custom")
+		if !ok {
+			return nil, false
+		}
+		if isObject {
+			schema, _ := c.get("input_schema")
+			return customToolMembers(c, schema), true
+		}
+	case "":
+	default:
+		if _, ok := tool.get("input_schema"); !ok {
+			return nil, true // a server tool: only Anthropic's side knows its fields
+		}
+	}
+	for _, kv := range tool {
+		if k := string(kv.name); k != "name" && k != "description" && k != "input_schema" {
+			schema, _ := tool.get("input_schema")
+			return customToolMembers(tool, schema), true
+		}
+	}
+	return nil, true
+}
+
+func customToolMembers(src toolMembers, schema []byte) []byte {
+	name, _ := src.get("name")
+	description, _ := src.get("description")
+	return customTool(name, description, schema)
 }
 
 // emptySchema is the input_schema of an OpenAI function declared without
