@@ -91,6 +91,9 @@ func RewriteBody(x *providers.Exchange) ([]byte, error) {
 	// Only thinking the gateway signed is rewritten in the history: without
 	// it, the history ScanRequest left undecoded stays so.
 	if req.GatewayThinking {
+		if body, ok := rewriteFromBytes(x, changed); ok {
+			return body, nil
+		}
 		if err := req.Complete(); err != nil {
 			return nil, err
 		}

@@ -1,0 +1,366 @@
+package anthropic
+
+import (
+	"bytes"
+	"errors"
+
+	"github.com/thinkgate/thinkgate/internal/jsonbytes"
+	"github.com/thinkgate/thinkgate/providers"
+)
+
+// Decoding a long history into Go to rewrite a few of its thinking blocks,
+// then encoding all of it again, cost several times what the rest of the
+// request did. unsigner writes the same body straight from the client's
+// bytes, which ScanRequest has checked as ParseRequest checks them: every
+// message is written as the typed path writes it ({"role":…,"content":…},
+// blocks compacted as sent), and only the assistant turns with thinking the
+// gateway signed are rewritten, block by block. Whatever it does not
+// handle exactly (a request ParseRequest decoded, a value it cannot read)
+// goes to unsignHistory, the reference the differential fuzz target holds
+// it to.
+
+// unsignFromBytes turns the byte path off: the differential fuzz target
+// compares both ways.
+var unsignFromBytes = true
+
+// errTyped leaves a request to the typed path.
+var errTyped = errors.New("anthropic: left to the typed path")
+
+// unsigner rewrites the messages of one request from the client's bytes.
+type unsigner struct {
+	data   []byte // the client's messages array
+	out    []byte
+	opener *providers.Opener
+	// thinking and sig hold a block's decoded thinking and signature when
+	// they are escaped in the client's bytes.
+	thinking, sig []byte
+	// changed: a turn was rewritten; lastLacksThinking: the last assistant
+	// turn written calls a tool without opening with thinking
+	// (toolTurnLacksThinking).
+	changed, lastLacksThinking bool
+	wrote                      bool // a message is written: the next needs a comma
+}
+
+// rewriteFromBytes is RewriteBody's history rewrite from the client's
+// bytes, with changed as RewriteBody has it so far (the model). ok is
+// false for a request left to the typed path, which nothing has changed
+// then but the model.
+func rewriteFromBytes(x *providers.Exchange, changed bool) (body []byte, ok bool) {
+	req := x.Request
+	raw, has := req.Fields["messages"]
+	if !unsignFromBytes || !req.Scanned() || !has || x.Settings == nil {
+		return nil, false
+	}
+	u := &unsigner{data: raw, opener: x.Settings.Signer.NewOpener()}
+	body, encoded, err := req.MarshalFieldsWith(func(dst []byte) ([]byte, error) {
+		u.out = dst
+		if err := u.messages(); err != nil {
+			return nil, err
+		}
+		if !u.changed {
+			// Nothing to rewrite after all: the history as the typed
+			// path forwards it.
+			return providers.AppendCompactHTML(dst, raw), nil
+		}
+		// As in RewriteBody: a tool turn whose thinking became text cannot
+		// open with thinking, so thinking goes for this request.
+		if _, ok := req.Fields["thinking"]; ok && req.Thinking.Enabled(false) && u.lastLacksThinking {
+			delete(req.Fields, "thinking")
+		}
+		return u.out, nil
+	})
+	switch {
+	case err != nil:
+		return nil, false
+	case !u.changed && !changed:
+		return x.Body, true
+	case u.changed:
+		req.SetMessagesJSON(encoded)
+	}
+	return body, true
+}
+
+// messages writes the messages array.
+func (u *unsigner) messages() error {
+	u.out = append(u.out, '[')
+	end, err := jsonbytes.ScanArrayAt(u.data, 0, u.message)
+	if err != nil || jsonbytes.SkipSpace(u.data, end) != len(u.data) {
+		return errTyped
+	}
+	u.out = append(u.out, ']')
+	return nil
+}
+
+// message writes the message at at as appendMessages writes it, or
+// nothing for an assistant turn left empty.
+func (u *unsigner) message(at int) (int, error) {
+	mark := len(u.out)
+	if u.wrote {
+		u.out = append(u.out, ',')
+	}
+	var role []byte
+	content, written := -1, false
+	dropped := false
+	end, err := jsonbytes.ScanObjectAt(u.data, at, func(key []byte, at int) (int, error) {
+		switch string(key) {
+		case "role":
+			end, escaped, _ := jsonbytes.ScanString(u.data, at)
+			if end < 0 || escaped {
+				return -1, errTyped
+			}
+			role = u.data[at+1 : end-1]
+			return end, nil
+		case "content":
+			if role == nil {
+				// Written once the role is known.
+				content = at
+				_, _, end, err := jsonbytes.SkipValue(u.data, at)
+				return end, err
+			}
+			written = true
+			end, drop, err := u.content(role, at)
+			dropped = drop
+			return end, err
+		}
+		_, _, end, err := jsonbytes.SkipValue(u.data, at)
+		return end, err
+	})
+	if err != nil || role == nil {
+		return -1, errTyped
+	}
+	if !written {
+		if content < 0 {
+			u.out = append(u.out, `{"role":"`...)
+			u.out = append(u.out, role...)
+			u.out = append(u.out, `","content":null`...)
+			u.lastLacksThinking = u.lastLacksThinking && string(role) != "assistant"
+		} else if _, dropped, err = u.content(role, content); err != nil {
+			return -1, err
+		}
+	}
+	if dropped {
+		u.out = u.out[:mark]
+		return end, nil
+	}
+	u.out = append(u.out, '}')
+	u.wrote = true
+	return end, nil
+}
+
+// content writes the start of the message of role and its content at at;
+// drop reports an assistant turn whose every block was the gateway's.
+func (u *unsigner) content(role []byte, at int) (end int, drop bool, err error) {
+	u.out = append(u.out, `{"role":"`...)
+	u.out = append(u.out, role...)
+	u.out = append(u.out, `","content":`...)
+	assistant := string(role) == "assistant"
+	switch u.data[at] {
+	case '"':
+		if assistant {
+			u.lastLacksThinking = false
+		}
+		end, err = u.appendString(at)
+		return end, false, err
+	case '[':
+	default:
+		return -1, false, errTyped
+	}
+	if !assistant {
+		_, _, end, err = jsonbytes.SkipValue(u.data, at)
+		if err != nil {
+			return -1, false, errTyped
+		}
+		u.out = providers.AppendCompactHTML(u.out, u.data[at:end])
+		return end, false, nil
+	}
+	return u.assistantBlocks(at)
+}
+
+// assistantBlocks writes the blocks of an assistant turn: each as sent,
+// but the gateway's thinking, which becomes <thinking> text where it stood
+// or goes (unsignBlocks).
+func (u *unsigner) assistantBlocks(at int) (end int, drop bool, err error) {
+	u.out = append(u.out, '[')
+	kept, touched, hasTool := 0, false, false
+	var first string // the type of the first block written
+	end, err = jsonbytes.ScanArrayAt(u.data, at, func(at int) (int, error) {
+		b, end, err := u.readBlock(at)
+		if err != nil {
+			return -1, err
+		}
+		typ := b.typ
+		switch {
+		case typ == blockThinking && providers.IsGatewaySignature(string(b.sig)):
+			touched = true
+			origin, _, ok := u.opener.Open(b.sig, b.thinking)
+			if !ok || origin != providers.OriginTags {
+				return end, nil // foreign or stale: dropped
+			}
+			typ = blockText
+			u.startBlock(kept)
+			u.out = append(u.out, `{"type":"text","text":"\u003cthinking\u003e`...)
+			u.appendBody(b.thinkingStr, b.thinking)
+			u.out = append(u.out, `\u003c/thinking\u003e"}`...)
+		case typ == blockRedacted && providers.IsGatewaySignature(string(b.data)):
+			touched = true
+			return end, nil
+		default:
+			u.startBlock(kept)
+			u.out = providers.AppendCompactHTML(u.out, u.data[at:end])
+		}
+		if kept == 0 {
+			first = typ
+		}
+		kept++
+		hasTool = hasTool || typ == blockToolUse
+		return end, nil
+	})
+	if err != nil {
+		return -1, false, errTyped
+	}
+	u.changed = u.changed || touched
+	if touched && kept == 0 {
+		return end, true, nil
+	}
+	u.out = append(u.out, ']')
+	u.lastLacksThinking = hasTool && first != blockThinking && first != blockRedacted
+	return end, false, nil
+}
+
+// Block types the rewrite tells apart, compared as interned strings.
+const (
+	blockText     = "text"
+	blockThinking = "thinking"
+	blockRedacted = "redacted_thinking"
+	blockToolUse  = "tool_use"
+	blockOther    = "other"
+)
+
+// readBlock is what the rewrite reads of a block.
+type readBlock struct {
+	typ            string
+	thinking, sig  []byte // decoded
+	data           []byte // decoded
+	thinkingStr    int    // index of the thinking string in u.data, -1 if absent
+	thinkingEscape bool
+}
+
+// startBlock writes the comma before every block but the first.
+func (u *unsigner) startBlock(kept int) {
+	if kept > 0 {
+		u.out = append(u.out, ',')
+	}
+}
+
+// readBlock reads the block object at at.
+func (u *unsigner) readBlock(at int) (b readBlock, end int, err error) {
+	b.thinkingStr = -1
+	var typ, thinking, sig, data []byte
+	end, err = jsonbytes.ScanObjectAt(u.data, at, func(key []byte, at int) (int, error) {
+		var field *[]byte
+		switch string(key) {
+		case "type":
+			field = &typ
+		case "thinking":
+			field = &thinking
+			b.thinkingStr = at
+		case "signature":
+			field = &sig
+		case "data":
+			field = &data
+		default:
+			_, _, end, err := jsonbytes.SkipValue(u.data, at)
+			return end, err
+		}
+		if u.data[at] != '"' {
+			return -1, errTyped
+		}
+		end, escaped, _ := jsonbytes.ScanString(u.data, at)
+		if end < 0 {
+			return -1, errTyped
+		}
+		*field = u.data[at+1 : end-1]
+		if string(key) == "thinking" {
+			b.thinkingEscape = escaped
+		}
+		return end, nil
+	})
+	if err != nil {
+		return b, -1, errTyped
+	}
+	switch string(decodedShort(typ)) {
+	case blockText:
+		b.typ = blockText
+	case blockThinking:
+		b.typ = blockThinking
+	case blockRedacted:
+		b.typ = blockRedacted
+	case blockToolUse:
+		b.typ = blockToolUse
+	default:
+		b.typ = blockOther
+	}
+	switch b.typ {
+	case blockThinking:
+		u.sig = decodedInto(u.sig[:0], sig)
+		b.sig = u.sig
+		if thinking != nil {
+			u.thinking = decodedInto(u.thinking[:0], thinking)
+			b.thinking = u.thinking
+		}
+	case blockRedacted:
+		b.data = decodedInto(nil, data)
+	}
+	return b, end, nil
+}
+
+// decodedShort decodes a short string body, a block's type.
+func decodedShort(raw []byte) []byte {
+	if bytes.IndexByte(raw, '\\') < 0 {
+		return raw
+	}
+	return decodedInto(nil, raw)
+}
+
+// decodedInto returns the text encoding/json decodes from raw, a string
+// body: raw itself when it holds no escape and is valid UTF-8, else
+// decoded into buf.
+func decodedInto(buf, raw []byte) []byte {
+	if bytes.IndexByte(raw, '\\') < 0 && jsonbytes.ValidUTF8(raw) {
+		return raw
+	}
+	v, _ := jsonbytes.AppendDecoded(buf, raw)
+	return v
+}
+
+// appendString writes the string at at as json.Marshal writes the text
+// encoding/json decodes from it, and returns the index past it.
+func (u *unsigner) appendString(at int) (int, error) {
+	end, _, _ := jsonbytes.ScanString(u.data, at)
+	if end < 0 {
+		return -1, errTyped
+	}
+	u.out = append(u.out, '"')
+	u.appendBody(at, nil)
+	u.out = append(u.out, '"')
+	return end, nil
+}
+
+// appendBody writes the body of the string at at (decoded, its text if
+// already decoded) as json.Marshal writes it: the client's bytes when they
+// are already so, else the text escaped again.
+func (u *unsigner) appendBody(at int, decoded []byte) {
+	if at < 0 {
+		return // an absent thinking: ""
+	}
+	end, _, canonical := jsonbytes.ScanString(u.data, at)
+	raw := u.data[at+1 : end-1]
+	if canonical && bytes.IndexByte(raw, '<') < 0 && bytes.IndexByte(raw, '>') < 0 && bytes.IndexByte(raw, '&') < 0 {
+		u.out = append(u.out, raw...)
+		return
+	}
+	if decoded == nil {
+		decoded = decodedInto(nil, raw)
+	}
+	u.out, _ = jsonbytes.AppendStringBody(u.out, decoded)
+}
