@@ -39,6 +39,7 @@ type unsigner struct {
 	// (toolTurnLacksThinking).
 	changed, lastLacksThinking bool
 	wrote                      bool // a message is written: the next needs a comma
+	lastAssistant              bool // the last message written is an assistant turn
 }
 
 // rewriteFromBytes is RewriteBody's history rewrite from the client's
@@ -98,9 +99,15 @@ func (u *unsigner) message(at int) (int, error) {
 	if u.wrote {
 		u.out = append(u.out, ',')
 	}
+	start := len(u.out)
 	var role []byte
-	content, written := -1, false
-	dropped := false
+	content := -1
+	// A content before the role (as encoding/json writes a map) is written
+	// for the role the turns' alternation suggests, and written again
+	// if the role is another.
+	guess := u.wrote && !u.lastAssistant
+	changed, lacks := u.changed, u.lastLacksThinking
+	dropped, prefixed := false, false
 	end, err := jsonbytes.ScanObjectAt(u.data, at, func(key []byte, at int) (int, error) {
 		switch string(key) {
 		case "role":
@@ -111,14 +118,12 @@ func (u *unsigner) message(at int) (int, error) {
 			role = u.data[at+1 : end-1]
 			return end, nil
 		case "content":
-			if role == nil {
-				// Written once the role is known.
-				content = at
-				_, _, end, err := jsonbytes.SkipValue(u.data, at)
-				return end, err
+			content = at
+			if role != nil {
+				guess, prefixed = string(role) == "assistant", true
+				u.appendPrefix(role)
 			}
-			written = true
-			end, drop, err := u.content(role, at)
+			end, drop, err := u.content(guess, at)
 			dropped = drop
 			return end, err
 		}
@@ -128,32 +133,46 @@ func (u *unsigner) message(at int) (int, error) {
 	if err != nil || role == nil {
 		return -1, errTyped
 	}
-	if !written {
-		if content < 0 {
-			u.out = append(u.out, `{"role":"`...)
-			u.out = append(u.out, role...)
-			u.out = append(u.out, `","content":null`...)
-			u.lastLacksThinking = u.lastLacksThinking && string(role) != "assistant"
-		} else if _, dropped, err = u.content(role, content); err != nil {
+	assistant := string(role) == "assistant"
+	switch {
+	case content < 0:
+		u.appendPrefix(role)
+		u.out = append(u.out, "null"...)
+		u.lastLacksThinking = u.lastLacksThinking && !assistant
+	case guess != assistant:
+		u.out, u.changed, u.lastLacksThinking = u.out[:start], changed, lacks
+		u.appendPrefix(role)
+		if _, dropped, err = u.content(assistant, content); err != nil {
 			return -1, err
 		}
+	case !prefixed:
+		// Written before the role was known: the start goes in front.
+		n := len(u.out)
+		u.appendPrefix(role)
+		var buf [32]byte // the longest role the scan accepts is "assistant"
+		prefix := append(buf[:0], u.out[n:]...)
+		copy(u.out[start+len(prefix):], u.out[start:n])
+		copy(u.out[start:], prefix)
 	}
 	if dropped {
 		u.out = u.out[:mark]
 		return end, nil
 	}
 	u.out = append(u.out, '}')
-	u.wrote = true
+	u.wrote, u.lastAssistant = true, assistant
 	return end, nil
 }
 
-// content writes the start of the message of role and its content at at;
-// drop reports an assistant turn whose every block was the gateway's.
-func (u *unsigner) content(role []byte, at int) (end int, drop bool, err error) {
+// appendPrefix writes the start of a message of role, up to its content.
+func (u *unsigner) appendPrefix(role []byte) {
 	u.out = append(u.out, `{"role":"`...)
 	u.out = append(u.out, role...)
 	u.out = append(u.out, `","content":`...)
-	assistant := string(role) == "assistant"
+}
+
+// content writes the content at at of an assistant turn or another's;
+// drop reports an assistant turn whose every block was the gateway's.
+func (u *unsigner) content(assistant bool, at int) (end int, drop bool, err error) {
 	switch u.data[at] {
 	case '"':
 		if assistant {
@@ -166,11 +185,10 @@ func (u *unsigner) content(role []byte, at int) (end int, drop bool, err error) 
 		return -1, false, errTyped
 	}
 	if !assistant {
-		_, _, end, err = jsonbytes.SkipValue(u.data, at)
-		if err != nil {
+		end = u.appendCompact(at)
+		if end < 0 {
 			return -1, false, errTyped
 		}
-		u.out = providers.AppendCompactHTML(u.out, u.data[at:end])
 		return end, false, nil
 	}
 	return u.assistantBlocks(at)
@@ -363,4 +381,47 @@ func (u *unsigner) appendBody(at int, decoded []byte) {
 		decoded = decodedInto(nil, raw)
 	}
 	u.out, _ = jsonbytes.AppendStringBody(u.out, decoded)
+}
+
+// appendCompact writes the array or object at at as MarshalFields writes
+// a raw value (providers.AppendCompactHTML), and returns the index past it
+// (-1 if malformed). Most of a history is the user's content, sent
+// compact and with nothing to escape: its end is found a string at a time
+// and its bytes are copied as they are.
+func (u *unsigner) appendCompact(at int) int {
+	data := u.data
+	depth, spaced := 0, false
+	for j := at; j < len(data); j++ {
+		switch data[j] {
+		case '"':
+			e, _ := jsonbytes.StringEnd(data[j+1:])
+			if e < 0 {
+				return -1
+			}
+			j += 1 + e
+		case '{', '[':
+			depth++
+		case '}', ']':
+			if depth--; depth > 0 {
+				continue
+			}
+			raw := data[at : j+1]
+			if spaced || htmlEscaped(raw) {
+				u.out = providers.AppendCompactHTML(u.out, raw)
+			} else {
+				u.out = append(u.out, raw...)
+			}
+			return j + 1
+		case ' ', '\t', '\n', '\r':
+			spaced = true
+		}
+	}
+	return -1
+}
+
+// htmlEscaped reports whether json.Marshal would escape a byte of the JSON
+// text raw: <, >, &, U+2028 or U+2029.
+func htmlEscaped(raw []byte) bool {
+	return bytes.IndexByte(raw, '<') >= 0 || bytes.IndexByte(raw, '>') >= 0 || bytes.IndexByte(raw, '&') >= 0 ||
+		bytes.Contains(raw, []byte("\u2028")) || bytes.Contains(raw, []byte("\u2029"))
 }
