@@ -92,9 +92,26 @@ func signedSeeds() []string {
 	return out
 }
 
+// unsignShapes are histories shaped to take each branch of the byte path:
+// members in any order and spacing, a content before its role (guessed
+// right and wrong), absent and string contents, escapes in a block's type
+// and signature, what json.Marshal escapes (<, &, U+2028) in kept content.
+func unsignShapes() []string {
+	sig := scanSigner.Sign(providers.OriginTags, "", "t")
+	esc := strings.Replace(sig, "tg1", `tg\u0031`, 1)
+	return []string{
+		`{"model":"claude-x","messages":[{"content":"first","role":"user"},{"content":[{"type":"thinking","thinking":"t","signature":"` + sig + `"}],"role":"assistant"},{"content":[{"type":"text","text":"x < y & z ` + "\u2028" + `"}],"role":"user"}]}`,
+		`{"model":"claude-x","messages":[{"role":"user"},{"content":[{"type":"thinking","thinking":"t","signature":"` + sig + `"},{"type":"text","text":"a"}],"role":"assistant"},{"content":"b","role":"assistant"},{"content":[ {"type" : "text" , "text":"c"} ],"role":"user"},{"role":"system","content":"s"}]}`,
+		` { "messages" : [ { "role" : "assistant" , "content" : [ { "type" : "thinkin\u0067" , "signature" : "` + esc + `" , "thinking" : "t" } , { "type":"tool_use","id":"toolu_1","name":"f","input": { "a" : [1, 2] } } ] , "x": null } ] , "model" : "claude-x", "thinking": true } `,
+		`{"model":"claude-x","thinking":{"type":"enabled","budget_tokens":1024},"messages":[{"role":"assistant","content":[{"type":"tool_use","id":"toolu_1","name":"f","input":{}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"r"}]},{"role":"assistant","content":[{"type":"redacted_thinking","data":"` + sig + `"},{"type":"text","text":"<b>"}]},{"role":"assistant"}]}`,
+		`{"model":"claude-x","thinking":{"type":"disabled"},"messages":[{"role":"assistant","content":[{"type":"thinking","signature":"` + scanSigner.Sign(providers.OriginTags, "", "") + `"},{"type":"tool_use","id":"toolu_1","name":"f","input":{}}]}]}`,
+		`{"model":"claude-x","messages":[{"role":"assistant","content":[{"type":"thinking","thinking":"caf\u00e9 \ud83d\ude00 \ud800 \/","signature":"` + scanSigner.Sign(providers.OriginTags, "", "café 😀 \uFFFD /") + `"}]},{"role":"user","content":"caf\u00e9 \u003c"}]}`,
+	}
+}
+
 // unsignSeeds are the bodies of the exact tests below and the signed seeds.
 func unsignSeeds() []string {
-	seeds := append([]string(nil), scanSeeds...)
+	seeds := append(append([]string(nil), scanSeeds...), unsignShapes()...)
 	for _, c := range unsignCases() {
 		seeds = append(seeds, c.body)
 	}
@@ -109,6 +126,16 @@ func TestUnsignBytesMatchesTyped(t *testing.T) {
 	}
 	for _, s := range seeds {
 		unsignBothWays(t, []byte(s))
+	}
+	// The shapes are written from the bytes, not left to the typed path.
+	for _, body := range unsignShapes() {
+		req, err := providers.ScanRequest([]byte(body))
+		if err != nil || !req.GatewayThinking {
+			t.Fatalf("%s: %v, gateway thinking %v", body, err, err == nil && req.GatewayThinking)
+		}
+		if _, ok := rewriteFromBytes(providers.NewExchange(&providers.Settings{Signer: scanSigner}, req, []byte(body), providers.ExchangeOptions{}), false); !ok {
+			t.Errorf("left to the typed path: %s", body)
+		}
 	}
 }
 
