@@ -217,7 +217,7 @@ func (u *unsigner) assistantBlocks(at int) (end int, drop bool, err error) {
 			typ = blockText
 			u.startBlock(kept)
 			u.out = append(u.out, `{"type":"text","text":"\u003cthinking\u003e`...)
-			u.appendBody(b.thinkingStr, b.thinking)
+			u.appendBody(b.thinkingRaw, b.thinkingCanonical, b.thinking)
 			u.out = append(u.out, `\u003c/thinking\u003e"}`...)
 		case typ == blockRedacted && providers.IsGatewaySignature(string(b.data)):
 			touched = true
@@ -256,11 +256,14 @@ const (
 
 // readBlock is what the rewrite reads of a block.
 type readBlock struct {
-	typ            string
-	thinking, sig  []byte // decoded
-	data           []byte // decoded
-	thinkingStr    int    // index of the thinking string in u.data, -1 if absent
-	thinkingEscape bool
+	typ           string
+	thinking, sig []byte // decoded
+	data          []byte // decoded
+	// thinkingRaw is the thinking string's body as sent, and
+	// thinkingCanonical whether json.Marshal without HTML escaping writes
+	// its text so (jsonbytes.ScanString).
+	thinkingRaw       []byte
+	thinkingCanonical bool
 }
 
 // startBlock writes the comma before every block but the first.
@@ -272,8 +275,8 @@ func (u *unsigner) startBlock(kept int) {
 
 // readBlock reads the block object at at.
 func (u *unsigner) readBlock(at int) (b readBlock, end int, err error) {
-	b.thinkingStr = -1
 	var typ, thinking, sig, data []byte
+	thinkingPlain := false
 	end, err = jsonbytes.ScanObjectAt(u.data, at, func(key []byte, at int) (int, error) {
 		var field *[]byte
 		switch string(key) {
@@ -281,7 +284,6 @@ func (u *unsigner) readBlock(at int) (b readBlock, end int, err error) {
 			field = &typ
 		case "thinking":
 			field = &thinking
-			b.thinkingStr = at
 		case "signature":
 			field = &sig
 		case "data":
@@ -293,13 +295,14 @@ func (u *unsigner) readBlock(at int) (b readBlock, end int, err error) {
 		if u.data[at] != '"' {
 			return -1, errTyped
 		}
-		end, escaped, _ := jsonbytes.ScanString(u.data, at)
+		end, escaped, canonical := jsonbytes.ScanString(u.data, at)
 		if end < 0 {
 			return -1, errTyped
 		}
 		*field = u.data[at+1 : end-1]
 		if string(key) == "thinking" {
-			b.thinkingEscape = escaped
+			// Without an escape, canonical bytes are the text itself.
+			b.thinkingRaw, b.thinkingCanonical, thinkingPlain = *field, canonical, !escaped && canonical
 		}
 		return end, nil
 	})
@@ -322,7 +325,10 @@ func (u *unsigner) readBlock(at int) (b readBlock, end int, err error) {
 	case blockThinking:
 		u.sig = decodedInto(u.sig[:0], sig)
 		b.sig = u.sig
-		if thinking != nil {
+		switch {
+		case thinkingPlain:
+			b.thinking = thinking
+		case thinking != nil:
 			u.thinking = decodedInto(u.thinking[:0], thinking)
 			b.thinking = u.thinking
 		}
@@ -354,25 +360,21 @@ func decodedInto(buf, raw []byte) []byte {
 // appendString writes the string at at as json.Marshal writes the text
 // encoding/json decodes from it, and returns the index past it.
 func (u *unsigner) appendString(at int) (int, error) {
-	end, _, _ := jsonbytes.ScanString(u.data, at)
+	end, _, canonical := jsonbytes.ScanString(u.data, at)
 	if end < 0 {
 		return -1, errTyped
 	}
 	u.out = append(u.out, '"')
-	u.appendBody(at, nil)
+	u.appendBody(u.data[at+1:end-1], canonical, nil)
 	u.out = append(u.out, '"')
 	return end, nil
 }
 
-// appendBody writes the body of the string at at (decoded, its text if
-// already decoded) as json.Marshal writes it: the client's bytes when they
-// are already so, else the text escaped again.
-func (u *unsigner) appendBody(at int, decoded []byte) {
-	if at < 0 {
-		return // an absent thinking: ""
-	}
-	end, _, canonical := jsonbytes.ScanString(u.data, at)
-	raw := u.data[at+1 : end-1]
+// appendBody writes raw, a string's body as sent (canonical: as
+// jsonbytes.ScanString found it; decoded: its text, or nil), as json.Marshal
+// writes its text: the client's bytes when they are already so, else the
+// text escaped again.
+func (u *unsigner) appendBody(raw []byte, canonical bool, decoded []byte) {
 	if canonical && bytes.IndexByte(raw, '<') < 0 && bytes.IndexByte(raw, '>') < 0 && bytes.IndexByte(raw, '&') < 0 {
 		u.out = append(u.out, raw...)
 		return
@@ -421,7 +423,7 @@ func (u *unsigner) appendCompact(at int) int {
 // text raw: <, >, &, U+2028 or U+2029.
 func htmlEscaped(raw []byte) bool {
 	return bytes.IndexByte(raw, '<') >= 0 || bytes.IndexByte(raw, '>') >= 0 || bytes.IndexByte(raw, '&') >= 0 ||
-		bytes.Contains(raw, []byte("\u2028")) || bytes.Contains(raw, []byte("\u2029"))
+		bytes.IndexByte(raw, 0xE2) >= 0 && (bytes.Contains(raw, []byte("\u2028")) || bytes.Contains(raw, []byte("\u2029")))
 }
 
 // stringEnd returns the index of the closing quote of the string whose
