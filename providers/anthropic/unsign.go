@@ -2,7 +2,9 @@ package anthropic
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
+	"math/bits"
 
 	"github.com/thinkgate/thinkgate/internal/jsonbytes"
 	"github.com/thinkgate/thinkgate/providers"
@@ -431,19 +433,35 @@ func htmlEscaped(raw []byte) bool {
 // quote after an even run of backslashes. Code quotes less often than it
 // escapes, so quotes are searched for rather than every special byte.
 func stringEnd(data []byte, i int) int {
-	for j := i + 1; ; {
-		q := bytes.IndexByte(data[j:], '"')
-		if q < 0 {
+	for j := i + 1; ; j++ {
+		if j = nextQuote(data, j); j < 0 {
 			return -1
 		}
-		q += j
-		k := q
+		k := j
 		for k > i+1 && data[k-1] == '\\' {
 			k--
 		}
-		if (q-k)%2 == 0 {
-			return q
+		if (j-k)%2 == 0 {
+			return j
 		}
-		j = q + 1
 	}
+}
+
+// nextQuote returns the index of the first quote in data from j on, or -1.
+// Quotes come close together in code: the first 32 bytes are looked at a
+// word at a time before the vector search is set up.
+func nextQuote(data []byte, j int) int {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	for n := 0; n < 4 && j+8 <= len(data); n++ {
+		x := binary.LittleEndian.Uint64(data[j:]) ^ '"'*ones
+		// The lowest byte of x that is zero, if any, sets the lowest bit.
+		if m := (x - ones) &^ x & highs; m != 0 {
+			return j + bits.TrailingZeros64(m)>>3
+		}
+		j += 8
+	}
+	if k := bytes.IndexByte(data[j:], '"'); k >= 0 {
+		return j + k
+	}
+	return -1
 }
