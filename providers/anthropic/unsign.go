@@ -325,14 +325,9 @@ func (u *unsigner) readBlock(at int) (b readBlock, end int, err error) {
 	}
 	switch b.typ {
 	case blockThinking:
-		u.sig = decodedInto(u.sig[:0], sig)
-		b.sig = u.sig
-		switch {
-		case thinkingPlain:
-			b.thinking = thinking
-		case thinking != nil:
-			u.thinking = decodedInto(u.thinking[:0], thinking)
-			b.thinking = u.thinking
+		b.sig = decodedInto(&u.sig, sig)
+		if b.thinking = thinking; !thinkingPlain && thinking != nil {
+			b.thinking = decodedInto(&u.thinking, thinking)
 		}
 	case blockRedacted:
 		b.data = decodedInto(nil, data)
@@ -350,12 +345,20 @@ func decodedShort(raw []byte) []byte {
 
 // decodedInto returns the text encoding/json decodes from raw, a string
 // body: raw itself when it holds no escape and is valid UTF-8, else
-// decoded into buf.
-func decodedInto(buf, raw []byte) []byte {
+// decoded into *buf, reused (nil: a new slice). Raw, a slice of the
+// client's body, is never kept in *buf, which is written to.
+func decodedInto(buf *[]byte, raw []byte) []byte {
 	if bytes.IndexByte(raw, '\\') < 0 && jsonbytes.ValidUTF8(raw) {
 		return raw
 	}
-	v, _ := jsonbytes.AppendDecoded(buf, raw)
+	var dst []byte
+	if buf != nil {
+		dst = (*buf)[:0]
+	}
+	v, _ := jsonbytes.AppendDecoded(dst, raw)
+	if buf != nil {
+		*buf = v
+	}
 	return v
 }
 

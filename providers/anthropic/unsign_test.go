@@ -40,8 +40,12 @@ func rewriteScanned(s *providers.Settings, body []byte, fromBytes bool) (out, ag
 // writes, and fails as it fails.
 func unsignBothWays(t *testing.T, body []byte) {
 	t.Helper()
+	sent := string(body)
 	for i, s := range unsignSettings {
 		got, gotAgain, err := rewriteScanned(s, body, true)
+		if string(body) != sent {
+			t.Fatalf("settings %d: the client's body changed:\n%s\nwas\n%s", i, body, sent)
+		}
 		want, wantAgain, errRef := rewriteScanned(s, body, false)
 		if (err == nil) != (errRef == nil) || err != nil && err.Error() != errRef.Error() {
 			t.Fatalf("settings %d, %s:\nbytes error %v\ntyped error %v", i, body, err, errRef)
@@ -105,6 +109,7 @@ func unsignShapes() []string {
 		` { "messages" : [ { "role" : "assistant" , "content" : [ { "type" : "thinkin\u0067" , "signature" : "` + esc + `" , "thinking" : "t" } , { "type":"tool_use","id":"toolu_1","name":"f","input": { "a" : [1, 2] } } ] , "x": null } ] , "model" : "claude-x", "thinking": true } `,
 		`{"model":"claude-x","thinking":{"type":"enabled","budget_tokens":1024},"messages":[{"role":"assistant","content":[{"type":"tool_use","id":"toolu_1","name":"f","input":{}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"r"}]},{"role":"assistant","content":[{"type":"redacted_thinking","data":"` + sig + `"},{"type":"text","text":"<b>"}]},{"role":"assistant"}]}`,
 		`{"model":"claude-x","thinking":{"type":"disabled"},"messages":[{"role":"assistant","content":[{"type":"thinking","signature":"` + scanSigner.Sign(providers.OriginTags, "", "") + `"},{"type":"tool_use","id":"toolu_1","name":"f","input":{}}]}]}`,
+		`{"model":"claude-x","messages":[{"role":"assistant","content":[{"type":"thinking","thinking":"t","signature":"` + sig + `"},{"type":"thinking","thinking":"\u0075","signature":"` + strings.Replace(scanSigner.Sign(providers.OriginTags, "", "u"), "tg1", `tg\u0031`, 1) + `"},{"type":"thinking","thinking":"t","signature":"` + sig + `"}]}]}`,
 		`{"model":"claude-x","messages":[{"role":"assistant","content":[{"type":"thinking","thinking":"caf\u00e9 \ud83d\ude00 \ud800 \/","signature":"` + scanSigner.Sign(providers.OriginTags, "", "café 😀 \uFFFD /") + `"}]},{"role":"user","content":"caf\u00e9 \u003c"}]}`,
 	}
 }
