@@ -60,7 +60,7 @@ func appendCompactHTML(dst, src []byte) []byte {
 // time instead of a byte at a time.
 func AppendCompactHTML(dst, src []byte) []byte {
 	if bytes.IndexByte(src, '<') >= 0 || bytes.IndexByte(src, '>') >= 0 || bytes.IndexByte(src, '&') >= 0 ||
-		bytes.Contains(src, []byte("\u2028")) || bytes.Contains(src, []byte("\u2029")) {
+		bytes.IndexByte(src, 0xE2) >= 0 && (bytes.Contains(src, []byte("\u2028")) || bytes.Contains(src, []byte("\u2029"))) {
 		return appendCompactHTML(dst, src)
 	}
 	return jsonbytes.AppendCompact(dst, src)
@@ -157,8 +157,9 @@ func (r *Request) MarshalFields() ([]byte, error) {
 // MarshalFieldsWith is MarshalFields with the messages value written by
 // messages, which appends it to dst as MarshalFields would write it; a
 // field it deletes from Fields whose name sorts after "messages" (thinking,
-// for one) is left out of the body. It returns the body and the messages value in
-// it, a sub-slice for SetMessagesJSON.
+// for one) is left out of the body. It returns the body and the messages
+// value in it, a sub-slice for SetMessagesJSON: the body is written once,
+// and a later MarshalFields (Vertex's) writes the same messages.
 func (r *Request) MarshalFieldsWith(messages func(dst []byte) ([]byte, error)) (body, encodedMessages []byte, err error) {
 	return r.marshalFields(messages)
 }
