@@ -1,8 +1,11 @@
 package providers
 
 import (
+	"bytes"
 	"encoding/json"
 	"sort"
+
+	"github.com/thinkgate/thinkgate/internal/jsonbytes"
 )
 
 // The passthrough body is rebuilt from the request's raw fields. These
@@ -49,6 +52,18 @@ func appendCompactHTML(dst, src []byte) []byte {
 		}
 	}
 	return append(dst, src[start:]...)
+}
+
+// AppendCompactHTML is appendCompactHTML, the way MarshalFields writes a
+// raw value. Most values hold nothing to escape, and then only their
+// whitespace goes, which jsonbytes.AppendCompact removes a string at a
+// time instead of a byte at a time.
+func AppendCompactHTML(dst, src []byte) []byte {
+	if bytes.IndexByte(src, '<') >= 0 || bytes.IndexByte(src, '>') >= 0 || bytes.IndexByte(src, '&') >= 0 ||
+		bytes.IndexByte(src, 0xE2) >= 0 && (bytes.Contains(src, []byte("\u2028")) || bytes.Contains(src, []byte("\u2029"))) {
+		return appendCompactHTML(dst, src)
+	}
+	return jsonbytes.AppendCompact(dst, src)
 }
 
 // appendMarshal appends json.Marshal(v).
@@ -120,42 +135,82 @@ func rawSize(msgs []Message) int {
 // client's form until then.
 func (r *Request) SetMessages(msgs []Message) {
 	r.rewritten, r.hasRewritten = msgs, true
+	r.encodedMessages = nil
+}
+
+// SetMessagesJSON replaces the messages of the passthrough body with
+// encoded, an array already written as MarshalFields writes one (compact,
+// HTML escaped): MarshalFields copies it as it is. Messages and
+// Fields["messages"] keep the client's history.
+func (r *Request) SetMessagesJSON(encoded []byte) {
+	r.encodedMessages = encoded
+	r.rewritten, r.hasRewritten = nil, false
 }
 
 // MarshalFields encodes the request from Fields, a passthrough body: the
 // fields in name order, as json.Marshal(r.Fields) writes them.
 func (r *Request) MarshalFields() ([]byte, error) {
+	body, _, err := r.marshalFields(nil)
+	return body, err
+}
+
+// MarshalFieldsWith is MarshalFields with the messages value written by
+// messages, which appends it to dst as MarshalFields would write it; a
+// field it deletes from Fields whose name sorts after "messages" (thinking,
+// for one) is left out of the body. It returns the body and the messages
+// value in it, a sub-slice for SetMessagesJSON: the body is written once,
+// and a later MarshalFields (Vertex's) writes the same messages.
+func (r *Request) MarshalFieldsWith(messages func(dst []byte) ([]byte, error)) (body, encodedMessages []byte, err error) {
+	return r.marshalFields(messages)
+}
+
+func (r *Request) marshalFields(messages func(dst []byte) ([]byte, error)) (out, encodedMessages []byte, err error) {
 	keys := make([]string, 0, len(r.Fields))
 	n := 2
 	for k, v := range r.Fields {
 		keys = append(keys, k)
 		n += len(k) + len(v) + 4
 	}
-	if r.hasRewritten {
+	switch {
+	case messages != nil:
+	case r.encodedMessages != nil:
+		n += len(r.encodedMessages) - len(r.Fields["messages"])
+	case r.hasRewritten:
 		n += rawSize(r.rewritten) - len(r.Fields["messages"])
 	}
 	sort.Strings(keys)
-	out := make([]byte, 0, n+n/32) // room for a few escapes
+	out = make([]byte, 0, n+n/32) // room for a few escapes
 	out = append(out, '{')
-	var err error
-	for i, k := range keys {
-		if i > 0 {
+	for _, k := range keys {
+		v, ok := r.Fields[k]
+		if !ok {
+			continue // deleted by messages
+		}
+		if len(out) > 1 {
 			out = append(out, ',')
 		}
 		if out, err = appendMarshal(out, k); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		out = append(out, ':')
-		switch v := r.Fields[k]; {
+		switch {
+		case k == "messages" && messages != nil:
+			lo := len(out)
+			if out, err = messages(out); err != nil {
+				return nil, nil, err
+			}
+			encodedMessages = out[lo:len(out):len(out)]
 		case k == "messages" && r.hasRewritten:
 			if out, err = appendMessages(out, r.rewritten); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
+		case k == "messages" && r.encodedMessages != nil:
+			out = append(out, r.encodedMessages...)
 		case len(v) > 0:
-			out = appendCompactHTML(out, v)
+			out = AppendCompactHTML(out, v)
 		default:
 			out = append(out, "null"...)
 		}
 	}
-	return append(out, '}'), nil
+	return append(out, '}'), encodedMessages, nil
 }

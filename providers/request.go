@@ -46,6 +46,9 @@ type Request struct {
 	// hasRewritten is set (SetMessages).
 	rewritten    []Message
 	hasRewritten bool
+	// encodedMessages, when set, is written for the messages field
+	// (SetMessagesJSON).
+	encodedMessages []byte
 }
 
 // Metadata is the request's metadata object.

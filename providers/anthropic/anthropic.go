@@ -78,7 +78,9 @@ func SetAuth(h http.Header, key string) {
 // Anthropic upstream accepts: tag-derived ones become <thinking> text where
 // they stood, foreign ones are dropped, and an assistant turn left with no
 // content is dropped with them (Anthropic rejects empty messages). An
-// untouched request is forwarded byte for byte.
+// untouched request is forwarded byte for byte. A scanned request's history
+// is rewritten from the client's bytes (rewriteFromBytes) and stays
+// undecoded; the typed path below is the reference, and takes the rest.
 func RewriteBody(x *providers.Exchange) ([]byte, error) {
 	req := x.Request
 	changed := false
@@ -91,6 +93,9 @@ func RewriteBody(x *providers.Exchange) ([]byte, error) {
 	// Only thinking the gateway signed is rewritten in the history: without
 	// it, the history ScanRequest left undecoded stays so.
 	if req.GatewayThinking {
+		if body, ok := rewriteFromBytes(x, changed); ok {
+			return body, nil
+		}
 		if err := req.Complete(); err != nil {
 			return nil, err
 		}
