@@ -70,7 +70,38 @@ type RawBlock struct {
 	Input                                                      []byte // the raw value, nil if absent
 	IsError                                                    bool
 	Source                                                     RawSource
+	// The block's own content is a RawContent's Subs[subLo:subHi].
+	subLo, subHi int
 }
+
+// RawContent is a Content as read: its blocks, and the blocks of their own
+// content (a tool_result's) one after another in Subs. The content of a
+// nested block is checked, not kept.
+type RawContent struct {
+	Blocks, Subs []RawBlock
+}
+
+// Read reads the Content at at into c, emptied first: a string is one
+// text block, an array its blocks.
+func (c *RawContent) Read(data []byte, at int) (int, error) {
+	c.Blocks, c.Subs = c.Blocks[:0], c.Subs[:0]
+	return readRawContent(data, at, func() *RawBlock {
+		c.Blocks = append(c.Blocks, RawBlock{})
+		return &c.Blocks[len(c.Blocks)-1]
+	}, func(b *RawBlock, at int) (int, error) {
+		// b stays where it is: Blocks grows only after b is read.
+		b.subLo = len(c.Subs)
+		end, err := readRawContent(data, at, func() *RawBlock {
+			c.Subs = append(c.Subs, RawBlock{})
+			return &c.Subs[len(c.Subs)-1]
+		}, nil)
+		b.subHi = len(c.Subs)
+		return end, err
+	})
+}
+
+// Content returns the blocks of the content of b, one of c.Blocks.
+func (c *RawContent) Content(b *RawBlock) []RawBlock { return c.Subs[b.subLo:b.subHi] }
 
 // The members of a block the readers read, as bits for the repeated-member
 // rule.
@@ -189,11 +220,10 @@ type RawMessage struct {
 	HasRole, HasContent bool
 }
 
-// ReadRawContent reads the Content at at: a string is one text block, an
+// readRawContent reads the Content at at: a string is one text block, an
 // array its blocks. Each block is read into the zero block add returns;
-// a block's own content, when content is not nil, is read by content (see
-// ReadRawBlock).
-func ReadRawContent(data []byte, at int, add func() *RawBlock, content func(b *RawBlock, at int) (int, error)) (int, error) {
+// a block's own content is read by content (see ReadRawBlock).
+func readRawContent(data []byte, at int, add func() *RawBlock, content func(b *RawBlock, at int) (int, error)) (int, error) {
 	switch {
 	case at >= len(data):
 		return 0, ErrLeftToTyped

@@ -43,11 +43,11 @@ type byteConverter struct {
 	// tsegs a tool result's.
 	segs, rsegs, tsegs []seg
 	parts              []part
-	// blks are the blocks of the message being converted, subs those of
-	// their contents.
-	blks, subs []rawBlock
-	calls      []call
-	wrote      bool // a message is written: the next one needs a comma
+	// content is the Content being converted: the system prompt's, or a
+	// message's.
+	content providers.RawContent
+	calls   []call
+	wrote   bool // a message is written: the next one needs a comma
 }
 
 // str is one of the client's strings, as the shared reader reads it.
@@ -82,12 +82,7 @@ type call struct {
 // rawBlock is a block as the shared reader reads it, the client's strings
 // as they are. A message's blocks are read in one walk before they are
 // converted, whatever the order of their members.
-type rawBlock struct {
-	providers.RawBlock
-	// subs[subLo:subHi] are the blocks of the content of a message's
-	// block (a tool_result's); a nested block's content is not read.
-	subLo, subHi int
-}
+type rawBlock = providers.RawBlock
 
 // typeOf is blk's type, decoded.
 func typeOf(blk *rawBlock) []byte { return blk.Type.Text(nil) }
@@ -145,12 +140,10 @@ func (b *byteConverter) convert(out *chatRequest, messages, system int) ([]byte,
 func (b *byteConverter) systemPrompt(at int) error {
 	b.segs = b.segs[:0]
 	if at >= 0 {
-		blks, _, err := b.readContent(at, b.blks[:0], false)
-		b.blks = blks
-		if err != nil {
+		if _, err := b.content.Read(b.data, at); err != nil {
 			return err
 		}
-		if err := b.systemText(blks, -1); err != nil {
+		if err := b.systemText(b.content.Blocks, -1); err != nil {
 			return err
 		}
 	}
@@ -200,11 +193,9 @@ func joinSeg(segs []seg, s str) []seg {
 // message converts the message object at at, the i-th.
 func (b *byteConverter) message(i, at int) (int, error) {
 	var m providers.RawMessage
-	b.blks, b.subs = b.blks[:0], b.subs[:0]
+	b.content.Blocks, b.content.Subs = b.content.Blocks[:0], b.content.Subs[:0]
 	end, err := providers.ReadRawMessage(b.data, at, &m, func(at int) (int, error) {
-		blks, end, err := b.readContent(at, b.blks, true)
-		b.blks = blks
-		return end, err
+		return b.content.Read(b.data, at)
 	})
 	if err != nil {
 		return -1, err
@@ -214,14 +205,14 @@ func (b *byteConverter) message(i, at int) (int, error) {
 	case "system":
 		// Claude Code sends one after the user turn: it stays in place.
 		b.segs = b.segs[:0]
-		if err := b.systemText(b.blks, i); err != nil {
+		if err := b.systemText(b.content.Blocks, i); err != nil {
 			return -1, err
 		}
 		b.textMessage("system", b.segs)
 	case "assistant":
-		err = b.assistant(i, b.blks)
+		err = b.assistant(i, b.content.Blocks)
 	default:
-		err = b.user(i, b.blks)
+		err = b.user(i, b.content.Blocks)
 	}
 	return end, err
 }
@@ -332,19 +323,19 @@ func (b *byteConverter) partImage(blk *rawBlock, path func() string) error {
 func (b *byteConverter) toolResult(i, j int, blk *rawBlock) error {
 	b.tsegs = b.tsegs[:0]
 	images := 0
-	for k := blk.subLo; k < blk.subHi; k++ {
-		rb := &b.subs[k]
+	subs := b.content.Content(blk)
+	for k := range subs {
+		rb := &subs[k]
 		switch typ := typeOf(rb); string(typ) {
 		case "text":
 			b.tsegs = joinSeg(b.tsegs, rb.Text)
 		case "image":
-			k := k - blk.subLo
 			if err := b.partImage(rb, func() string { return fmt.Sprintf("messages.%d.content.%d.content.%d.source", i, j, k) }); err != nil {
 				return err
 			}
 			images++
 		default:
-			return unsupported(fmt.Sprintf("messages.%d.content.%d.content.%d", i, j, k-blk.subLo), fmt.Sprintf("content block type %q in a tool_result", typ))
+			return unsupported(fmt.Sprintf("messages.%d.content.%d.content.%d", i, j, k), fmt.Sprintf("content block type %q in a tool_result", typ))
 		}
 	}
 	b.startMessage()
@@ -490,30 +481,6 @@ func (b *byteConverter) appendStr(s str) {
 		return
 	}
 	b.out, _ = jsonbytes.AppendCanonicalBody(b.out, s.Raw)
-}
-
-// readContent appends to list the blocks of the Content at at (at -1 is
-// an absent Content, with none) and returns the index past it. With top,
-// each block's own content is read into b.subs.
-func (b *byteConverter) readContent(at int, list []rawBlock, top bool) ([]rawBlock, int, error) {
-	if at < 0 {
-		return list, at, nil
-	}
-	var content func(*providers.RawBlock, int) (int, error)
-	if top {
-		content = func(_ *providers.RawBlock, at int) (int, error) {
-			blk := &list[len(list)-1]
-			blk.subLo = len(b.subs)
-			subs, end, err := b.readContent(at, b.subs, false)
-			b.subs, blk.subHi = subs, len(subs)
-			return end, err
-		}
-	}
-	end, err := providers.ReadRawContent(b.data, at, func() *providers.RawBlock {
-		list = append(list, rawBlock{})
-		return &list[len(list)-1].RawBlock
-	}, content)
-	return list, end, err
 }
 
 // ScansRequest: the handler reads a request with ScanRequest, and
