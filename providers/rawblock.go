@@ -123,7 +123,7 @@ const (
 // Member names the readers read exactly (jsonbytes.PlainName).
 var (
 	rawMessageFields = map[string]int{"role": 1, "content": 2}
-	rawSourceFields  = map[string]int{"type": 1, "media_type": 2, "data": 4, "url": 8}
+	rawSourceFields  = map[string]int{"type": 1, "media_type": 2, "data": 3, "url": 4}
 	rawBlockFields   = map[string]int{
 		"type": rbType, "text": rbText, "thinking": rbThinking, "signature": rbSignature,
 		"data": rbData, "source": rbSource, "id": rbID, "name": rbName, "input": rbInput,
@@ -309,8 +309,9 @@ func ReadRawBlock(data []byte, at int, b *RawBlock, content func(b *RawBlock, at
 }
 
 // readRawSource reads a block's source at i into s: a string, or an object
-// whose members the readers read are strings; a null member leaves its
-// field as it was, as encoding/json does.
+// whose members the readers read are strings. As in encoding/json, a
+// repeated member's last value counts and a null leaves the field as it
+// was.
 func readRawSource(data []byte, i int, s *RawSource) (int, error) {
 	s.Present = true
 	switch data[i] {
@@ -321,19 +322,14 @@ func readRawSource(data []byte, i int, s *RawSource) (int, error) {
 	default:
 		return 0, ErrLeftToTyped
 	}
-	seen := 0
 	return jsonbytes.ScanObjectAt(data, i, func(name []byte, at int) (int, error) {
 		if !jsonbytes.PlainName(name, rawSourceFields) {
 			return 0, ErrLeftToTyped
 		}
 		f := rawSourceFields[string(name)]
-		switch {
-		case f == 0:
+		if f == 0 {
 			return skipRaw(data, at)
-		case seen&f != 0:
-			return 0, ErrLeftToTyped
 		}
-		seen |= f
 		if data[at] == 'n' {
 			if !jsonbytes.HasAt(data, at, "null") {
 				return 0, ErrLeftToTyped
@@ -346,7 +342,7 @@ func readRawSource(data []byte, i int, s *RawSource) (int, error) {
 			field = &s.Type
 		case 2:
 			field = &s.MediaType
-		case 4:
+		case 3:
 			field = &s.Data
 		default:
 			field = &s.URL
