@@ -55,6 +55,10 @@ const (
 	headTemplate    = 4 << 10
 	headTurnShare   = 16      // a sixteenth of the messages …
 	maxHeadLastTurn = 1 << 20 // … up to 1 MiB
+	// The history takes about the bytes of the messages it comes from (its
+	// framing is no longer than theirs, a string no longer once its escapes
+	// are rewritten): room for a thirty-second more, before it would grow.
+	historySlack = 32
 )
 
 // span is a string's escaped form: the client's bytes when they are what
@@ -228,7 +232,7 @@ func (p *Provider) convertFast(x *providers.Exchange) (_ []byte, _ *state, ok bo
 	head := headTemplate + len(system) + len(system)/8 + 2*len(req.Fields["tools"]) +
 		min(len(messages)/headTurnShare, maxHeadLastTurn)
 	c.head = head
-	c.out = make([]byte, head, head+len(messages)+len(messages)/8)
+	c.out = make([]byte, head, head+len(messages)+len(messages)/historySlack)
 
 	c.data = messages
 	if _, err := jsonbytes.ScanArrayAt(c.data, 0, c.message); err != nil {
