@@ -2,6 +2,7 @@ package providers
 
 import (
 	"errors"
+	"math/bits"
 
 	"github.com/thinkgate/thinkgate/internal/jsonbytes"
 )
@@ -104,21 +105,26 @@ func (c *RawContent) Read(data []byte, at int) (int, error) {
 func (c *RawContent) Content(b *RawBlock) []RawBlock { return c.Subs[b.subLo:b.subHi] }
 
 // The members of a block the readers read, as bits for the repeated-member
-// rule.
+// rule; the string members first, in the order of rawStrings.
 const (
 	rbType = 1 << iota
 	rbText
 	rbThinking
 	rbSignature
 	rbData
-	rbSource
 	rbID
 	rbName
-	rbInput
 	rbToolUseID
+	rbSource
+	rbInput
 	rbContent
 	rbIsError
 )
+
+// rawStrings are the string members of b, in the order of their bits.
+func rawStrings(b *RawBlock) [8]*RawString {
+	return [...]*RawString{&b.Type, &b.Text, &b.Thinking, &b.Signature, &b.Data, &b.ID, &b.Name, &b.ToolUseID}
+}
 
 // Member names the readers read exactly (jsonbytes.PlainName).
 var (
@@ -248,6 +254,7 @@ func ReadRawBlock(data []byte, at int, b *RawBlock, content func(b *RawBlock, at
 		return 0, ErrLeftToTyped
 	}
 	seen := 0
+	strs := rawStrings(b)
 	return jsonbytes.ScanObjectAt(data, at, func(name []byte, at int) (int, error) {
 		f, ok := rawBlockField(name)
 		switch {
@@ -259,24 +266,7 @@ func ReadRawBlock(data []byte, at int, b *RawBlock, content func(b *RawBlock, at
 			return 0, ErrLeftToTyped
 		}
 		seen |= f
-		var s *RawString
 		switch f {
-		case rbType:
-			s = &b.Type
-		case rbText:
-			s = &b.Text
-		case rbThinking:
-			s = &b.Thinking
-		case rbSignature:
-			s = &b.Signature
-		case rbData:
-			s = &b.Data
-		case rbID:
-			s = &b.ID
-		case rbName:
-			s = &b.Name
-		case rbToolUseID:
-			s = &b.ToolUseID
 		case rbInput:
 			end, err := skipRaw(data, at)
 			if err != nil {
@@ -304,7 +294,7 @@ func ReadRawBlock(data []byte, at int, b *RawBlock, content func(b *RawBlock, at
 			}
 			return content(b, at)
 		}
-		return readRawString(data, at, s)
+		return readRawString(data, at, strs[bits.TrailingZeros(uint(f))])
 	})
 }
 

@@ -552,10 +552,10 @@ func (c *fastConverter) message(i int) (int, error) {
 	}
 	switch string(c.decode(&m.Role)) {
 	case "user":
-		c.userMessage()
+		c.turnMessage(false)
 		c.firstDone = true
 	case "assistant":
-		c.assistantMessage()
+		c.turnMessage(true)
 	case "system":
 		c.system()
 	default:
@@ -594,43 +594,17 @@ func (c *fastConverter) system() {
 	}
 }
 
-// assistantMessage adds the assistant message read to its turn: its text,
-// its thinking in tags when thinking is on, its tool calls.
-func (c *fastConverter) assistantMessage() {
-	c.begin(true)
+// turnMessage adds the user or assistant message read to its turn.
+func (c *fastConverter) turnMessage(assistant bool) {
+	c.begin(assistant)
 	t := &c.turn
+	first := !assistant && c.needFirst && !c.firstDone
 	blocks := c.content.Blocks
 	for i := range blocks {
 		b := &blocks[i]
-		switch kind, _ := kindOf(c.decode(&b.Type)); kind {
-		case kText:
-			if len(b.Text.Raw) > 0 {
-				t.text = append(t.text, c.spanOf(&b.Text))
-			}
-		case kThinking:
-			if c.conv.x.Thinking && len(b.Thinking.Raw) > 0 {
-				s := c.spanOf(&b.Thinking)
-				s.thinking = true
-				t.text = append(t.text, s)
-			}
-		case kToolUse:
-			name := c.conv.toolName(string(c.decode(&b.Name)))
-			t.uses = append(t.uses, fuse{id: c.spanOf(&b.ID), name: name, input: b.Input})
-		}
-	}
-}
-
-// userMessage adds the user message read to its turn: text, images,
-// documents, tool results.
-func (c *fastConverter) userMessage() {
-	c.begin(false)
-	t := &c.turn
-	first := c.needFirst && !c.firstDone
-	blocks := c.content.Blocks
-	for i := range blocks {
-		b := &blocks[i]
-		switch kind, typ := kindOf(c.decode(&b.Type)); kind {
-		case kText:
+		kind, typ := kindOf(c.decode(&b.Type))
+		switch {
+		case kind == kText:
 			if len(b.Text.Raw) > 0 {
 				s := c.spanOf(&b.Text)
 				t.text = append(t.text, s)
@@ -638,21 +612,50 @@ func (c *fastConverter) userMessage() {
 					c.first = append(c.first, s.in(t.stage)...)
 				}
 			}
-		case kImage:
-			if img, ok := c.imageOf(&b.Source); ok {
-				t.images = append(t.images, img)
-			} else {
-				t.text = append(t.text, c.omitted(typ, &b.Source))
-			}
-		case kDocument:
-			if c.isTextSource(&b.Source) {
-				t.text = append(t.text, c.spanOf(&b.Source.Data))
-			} else {
-				t.text = append(t.text, c.omitted(typ, &b.Source))
-			}
-		case kToolResult:
-			c.toolResult(b)
+		case assistant:
+			c.assistantBlock(kind, b)
+		default:
+			c.userBlock(kind, typ, b)
 		}
+	}
+}
+
+// assistantBlock adds a block of kind other than text of an assistant
+// message: its thinking in tags when thinking is on, its tool call.
+func (c *fastConverter) assistantBlock(kind int, b *providers.RawBlock) {
+	t := &c.turn
+	switch kind {
+	case kThinking:
+		if c.conv.x.Thinking && len(b.Thinking.Raw) > 0 {
+			s := c.spanOf(&b.Thinking)
+			s.thinking = true
+			t.text = append(t.text, s)
+		}
+	case kToolUse:
+		name := c.conv.toolName(string(c.decode(&b.Name)))
+		t.uses = append(t.uses, fuse{id: c.spanOf(&b.ID), name: name, input: b.Input})
+	}
+}
+
+// userBlock adds a block of kind other than text of a user message:
+// images, documents, tool results.
+func (c *fastConverter) userBlock(kind int, typ string, b *providers.RawBlock) {
+	t := &c.turn
+	switch kind {
+	case kImage:
+		if img, ok := c.imageOf(&b.Source); ok {
+			t.images = append(t.images, img)
+		} else {
+			t.text = append(t.text, c.omitted(typ, &b.Source))
+		}
+	case kDocument:
+		if c.isTextSource(&b.Source) {
+			t.text = append(t.text, c.spanOf(&b.Source.Data))
+		} else {
+			t.text = append(t.text, c.omitted(typ, &b.Source))
+		}
+	case kToolResult:
+		c.toolResult(b)
 	}
 }
 
