@@ -280,7 +280,10 @@ func (c *fastConverter) finish() ([]byte, bool) {
 	})
 
 	t := &c.turn
-	pre := make([]byte, 0, headTemplate+len(c.sys)+len(toolsJSON)+2*len(t.stage))
+	// The part is written from the start of the room, and moved to its end
+	// once its length is known; one too long for the room is written
+	// elsewhere as it grows.
+	pre := c.out[:0:c.head]
 	pre = append(pre, `{"conversationState":{"chatTriggerType":"MANUAL","conversationId":`...)
 	pre = jsonbytes.AppendStringNoHTML(pre, id)
 	pre = append(pre, `,"currentMessage":{"userInputMessage":{"content":"`...)
@@ -338,7 +341,7 @@ func (c *fastConverter) finish() ([]byte, bool) {
 
 	if len(pre) <= c.head {
 		start := c.head - len(pre)
-		copy(c.out[start:], pre)
+		copy(c.out[start:], pre) // a move within the room
 		return c.out[start:], true
 	}
 	body := make([]byte, 0, len(pre)+len(c.out)-c.head)
