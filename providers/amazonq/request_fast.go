@@ -16,7 +16,7 @@ import (
 // Go string and escaping it again (convertTyped) cost more than the rest of
 // the request's way upstream. convertFast writes the same body from the
 // client's bytes in one walk of the history: each string is copied as it
-// is, or with only its escapes rewritten (jsonbytes.AppendCanonical), and
+// is, or with only its escapes rewritten (jsonbytes.AppendCanonicalBody), and
 // only the small parts (tools, the thinking hint, the conversation id) go
 // through the typed converter.
 //
