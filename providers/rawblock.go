@@ -30,13 +30,20 @@ type RawString struct {
 	Canonical bool   // the escaper writes the text as Raw (jsonbytes.ScanString)
 }
 
-// Text returns the string's text: Raw itself without escapes, else the
-// text decoded into buf (nil for escapes that do not decode).
+// Plain reports whether Raw is the string's text: no escapes, valid
+// UTF-8.
+func (s *RawString) Plain() bool {
+	return !s.Escaped && (s.Canonical || jsonbytes.ValidUTF8(s.Raw))
+}
+
+// Text returns the string's text as encoding/json decodes it: Raw itself
+// when Plain, else the text decoded into buf, invalid UTF-8 replaced by
+// U+FFFD (nil for an escape JSON does not define).
 func (s *RawString) Text(buf []byte) []byte {
-	if !s.Escaped {
+	if s.Plain() {
 		return s.Raw
 	}
-	t, err := jsonbytes.AppendUnescaped(buf[:0], s.Raw)
+	t, err := jsonbytes.AppendDecoded(buf[:0], s.Raw)
 	if err != nil {
 		return nil
 	}
@@ -46,7 +53,7 @@ func (s *RawString) Text(buf []byte) []byte {
 // Is reports whether the string's text is lit.
 func (s *RawString) Is(lit string) bool {
 	if !s.Escaped {
-		return string(s.Raw) == lit
+		return string(s.Raw) == lit // invalid UTF-8 is no literal's text
 	}
 	return string(s.Text(nil)) == lit
 }

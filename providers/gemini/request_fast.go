@@ -155,10 +155,13 @@ func fastRequest(x *providers.Exchange, budget, expansion int, levels []provider
 	return c.out, true
 }
 
-// text returns f's text, decoded into buf n when it has escapes.
+// text returns f's text, decoded into buf n unless its bytes are the text.
 func (c *fastConverter) text(f *providers.RawString, n int) []byte {
+	if f.Plain() {
+		return f.Raw
+	}
 	b := f.Text(c.buf[n][:0])
-	if f.Escaped && b != nil {
+	if b != nil {
 		c.buf[n] = b
 	}
 	return b
