@@ -507,14 +507,16 @@ func (c *fastConverter) userParts() error {
 		} else {
 			c.out = append(c.out, `,"response":{"output":"`...)
 		}
-		texts := 0
+		// Texts joined by newlines, as toolResultContent joins them: a
+		// newline goes before a text once some text is written.
+		wrote := false
 		subs := c.content.Content(b)
 		for n := range subs {
 			if nb := &subs[n]; c.is(&nb.Type, "text") {
-				if texts > 0 {
+				if wrote {
 					c.out = append(c.out, `\n`...)
 				}
-				texts++
+				wrote = wrote || len(nb.Text.Raw) > 0
 				c.out = append(c.out, c.escaped(&nb.Text)...)
 			}
 		}
