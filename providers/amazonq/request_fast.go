@@ -99,8 +99,9 @@ type fuse struct {
 	input []byte
 }
 
-// fturn is a turn being gathered: its strings escaped in stage, in the
-// order the typed converter's turn holds them.
+// fturn is a turn being gathered: spans of its strings, in the order the
+// typed converter's turn holds them; stage holds those rewritten and the
+// gateway's own text.
 type fturn struct {
 	assistant bool
 	stage     []byte
