@@ -666,32 +666,36 @@ func (c *fastConverter) userBlock(kind int, typ string, b *providers.RawBlock) {
 // toolResult adds the tool_result b to the turn: its text, and its images
 // to the turn's images.
 func (c *fastConverter) toolResult(b *providers.RawBlock) {
-	t := &c.turn
 	c.items = c.items[:0]
 	images := 0
 	subs := c.content.Content(b)
 	for k := range subs {
-		nb := &subs[k]
-		kind, typ := kindOf(c.decode(&nb.Type))
-		switch {
-		case kind == kText:
-			if len(nb.Text.Raw) > 0 {
-				c.items = append(c.items, c.spanOf(&nb.Text))
-			}
-			continue
-		case kind == kImage:
-			if img, ok := c.imageOf(&nb.Source); ok {
-				t.images = append(t.images, img)
-				images++
-				continue
-			}
-		case kind == kDocument && c.isTextSource(&nb.Source):
-			c.items = append(c.items, c.spanOf(&nb.Source.Data))
-			continue
-		}
-		c.items = append(c.items, c.omitted(typ, &nb.Source))
+		images += c.resultItem(&subs[k])
 	}
-	t.addResult(c.spanOf(&b.ToolUseID), c.items, images, b.IsError)
+	c.turn.addResult(c.spanOf(&b.ToolUseID), c.items, images, b.IsError)
+}
+
+// resultItem adds a block of a tool result's content to c.items, or its
+// image to the turn's images (and returns 1).
+func (c *fastConverter) resultItem(b *providers.RawBlock) (images int) {
+	kind, typ := kindOf(c.decode(&b.Type))
+	switch {
+	case kind == kText:
+		if len(b.Text.Raw) > 0 {
+			c.items = append(c.items, c.spanOf(&b.Text))
+		}
+		return 0
+	case kind == kImage:
+		if img, ok := c.imageOf(&b.Source); ok {
+			c.turn.images = append(c.turn.images, img)
+			return 1
+		}
+	case kind == kDocument && c.isTextSource(&b.Source):
+		c.items = append(c.items, c.spanOf(&b.Source.Data))
+		return 0
+	}
+	c.items = append(c.items, c.omitted(typ, &b.Source))
+	return 0
 }
 
 // isTextSource reports whether a document's source s is text the turn
