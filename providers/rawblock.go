@@ -89,10 +89,13 @@ type RawContent struct {
 	Blocks, Subs []RawBlock
 }
 
+// Reset empties c, keeping its room.
+func (c *RawContent) Reset() { c.Blocks, c.Subs = c.Blocks[:0], c.Subs[:0] }
+
 // Read reads the Content at at into c, emptied first: a string is one
 // text block, an array its blocks.
 func (c *RawContent) Read(data []byte, at int) (int, error) {
-	c.Blocks, c.Subs = c.Blocks[:0], c.Subs[:0]
+	c.Reset()
 	return readRawContent(data, at, func() *RawBlock {
 		c.Blocks = append(c.Blocks, RawBlock{})
 		return &c.Blocks[len(c.Blocks)-1]

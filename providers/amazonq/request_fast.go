@@ -547,7 +547,7 @@ func hasNonSpace(stage []byte, spans []span) bool {
 // text or to its turn.
 func (c *fastConverter) message(i int) (int, error) {
 	var m providers.RawMessage
-	c.content.Blocks, c.content.Subs = c.content.Blocks[:0], c.content.Subs[:0]
+	c.content.Reset()
 	end, err := providers.ReadRawMessage(c.data, i, &m, func(at int) (int, error) {
 		return c.content.Read(c.data, at)
 	})

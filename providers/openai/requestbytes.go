@@ -193,7 +193,7 @@ func joinSeg(segs []seg, s str) []seg {
 // message converts the message object at at, the i-th.
 func (b *byteConverter) message(i, at int) (int, error) {
 	var m providers.RawMessage
-	b.content.Blocks, b.content.Subs = b.content.Blocks[:0], b.content.Subs[:0]
+	b.content.Reset()
 	end, err := providers.ReadRawMessage(b.data, at, &m, func(at int) (int, error) {
 		return b.content.Read(b.data, at)
 	})
