@@ -1,6 +1,7 @@
 package amazonq
 
 import (
+	"bytes"
 	"errors"
 	"strings"
 	"unicode"
@@ -15,13 +16,15 @@ import (
 // Go string and escaping it again (convertTyped) cost more than the rest of
 // the request's way upstream. convertFast writes the same body from the
 // client's bytes in one walk of the history: each string is copied as it
-// is, or with only its escapes rewritten (jsonbytes.AppendCanonical), and
+// is, or with only its escapes rewritten (jsonbytes.AppendCanonicalBody), and
 // only the small parts (tools, the thinking hint, the conversation id) go
 // through the typed converter.
 //
-// A message's strings are gathered, escaped, in a stage, with where each
-// one is; once its role is read (it may follow the content) they join
-// their turn, which is written into the history when the next turn starts. The current
+// A message is read whole with the shared raw-block reader (its role may
+// follow its content), then joins its turn as spans of the client's
+// bytes; only a string the escaper would write otherwise, and the
+// gateway's own text, are written into the turn's stage. A turn is written
+// into the history when the next turn starts. The current
 // message comes before the history in the body but is known only at the
 // end, so the history is written after room left for it, and the current
 // message is put in front of the history when the walk is done.
@@ -52,12 +55,31 @@ const (
 	headTemplate    = 4 << 10
 	headTurnShare   = 16      // a sixteenth of the messages …
 	maxHeadLastTurn = 1 << 20 // … up to 1 MiB
+	// The history takes about the bytes of the messages it comes from (its
+	// framing is no longer than theirs, a string no longer once its escapes
+	// are rewritten): room for a thirty-second more, before it would grow.
+	historySlack = 32
 )
 
-// span is a string's escaped form in a stage: stage[off:end].
-type span struct{ off, end int }
+// span is a string's escaped form: the client's bytes when they are what
+// the escaper writes (nearly always), else stage[off:end] of the stage it
+// was written to. A thinking span is written in its tags.
+type span struct {
+	raw              []byte
+	off, end         int
+	staged, thinking bool
+}
 
-func (s span) empty() bool { return s.off == s.end }
+// in returns the escaped bytes of s, staged in stage.
+func (s *span) in(stage []byte) []byte {
+	if s.staged {
+		return stage[s.off:s.end]
+	}
+	return s.raw
+}
+
+// staged returns the span of stage[off:].
+func staged(stage []byte, off int) span { return span{off: off, end: len(stage), staged: true} }
 
 type fimage struct {
 	format string
@@ -77,8 +99,9 @@ type fuse struct {
 	input []byte
 }
 
-// fturn is a turn being gathered: its strings escaped in stage, in the
-// order the typed converter's turn holds them.
+// fturn is a turn being gathered: spans of its strings, in the order the
+// typed converter's turn holds them; stage holds those rewritten and the
+// gateway's own text.
 type fturn struct {
 	assistant bool
 	stage     []byte
@@ -99,10 +122,10 @@ func (t *fturn) reset(assistant bool) {
 
 // addResult adds a tool result to t, merged with one for the same id.
 func (t *fturn) addResult(id span, texts []span, images int, isError bool) {
-	key := t.stage[id.off:id.end]
+	key := id.in(t.stage)
 	for i := range t.results {
 		r := &t.results[i]
-		if string(t.stage[r.id.off:r.id.end]) == string(key) {
+		if string(r.id.in(t.stage)) == string(key) {
 			r.texts = append(r.texts, texts...)
 			r.images += images
 			r.isError = r.isError || isError
@@ -148,39 +171,6 @@ func kindOf(typ []byte) (int, string) {
 	return kOther, string(typ)
 }
 
-// Where a block stands: what of it the converter reads.
-const (
-	inUser      = iota // a user message's block
-	inAssistant        // an assistant message's block
-	inResult           // a block of a tool_result's content
-	inSystem           // a block of the system prompt or a system message
-)
-
-// fsource is a block's source, decoded but for its data.
-type fsource struct {
-	present             bool
-	typ, mediaType, url string
-	data                span
-}
-
-// fblock is one block as walked: what the converter reads of it.
-type fblock struct {
-	kind    int
-	typ     string
-	hasType bool
-	text    span
-	hasText bool
-	// thinking is wrapped in its tags already.
-	thinking    span
-	hasThinking bool
-	id          span
-	name        string
-	input       []byte
-	toolUseID   span
-	isError     bool
-	source      fsource
-}
-
 // fastConverter writes one request's upstream body.
 type fastConverter struct {
 	conv *converter // the typed converter, for tools and tool names
@@ -200,17 +190,16 @@ type fastConverter struct {
 	first     []byte // that text, escaped
 	firstDone bool
 
-	// The message being walked: its strings escaped in mstage, its blocks,
-	// and its tool results' text and images. A message's role may follow
-	// its content, and decides its turn: what the message adds is settled
-	// once it is walked (apply).
-	mstage  []byte
-	mblocks []wblock
-	mitems  []span
-	mimages []fimage
+	// content is the Content of the message being converted, read whole
+	// before its role decides its turn; items is a tool result's text.
+	content providers.RawContent
+	items   []span
 
 	scratch, scratch2 []byte
 	model, origin     []byte // quoted
+	// typed is set for a string whose text encoding/json would change as
+	// it decodes: the body is the typed converter's.
+	typed bool
 }
 
 // convertFast writes the upstream body for x from the client's bytes; ok
@@ -234,32 +223,30 @@ func (p *Provider) convertFast(x *providers.Exchange) (_ []byte, _ *state, ok bo
 	// Each walk reads its field's own bytes (a sub-slice of the body).
 	system, hasSystem := req.Fields["system"]
 	if hasSystem {
-		c.data = system
-		c.startMessage()
-		if _, err := c.content(0, inSystem); err != nil {
+		if _, err := c.content.Read(system, 0); err != nil {
 			return nil, nil, false
 		}
-		c.apply(inSystem)
+		c.system()
 	}
 	c.sysTop = len(c.sys)
 
 	head := headTemplate + len(system) + len(system)/8 + 2*len(req.Fields["tools"]) +
 		min(len(messages)/headTurnShare, maxHeadLastTurn)
 	c.head = head
-	c.out = make([]byte, head, head+len(messages)+len(messages)/8)
+	c.out = make([]byte, head, head+len(messages)+len(messages)/historySlack)
 
 	c.data = messages
 	if _, err := jsonbytes.ScanArrayAt(c.data, 0, c.message); err != nil {
 		return nil, nil, false
 	}
-	if c.turns == 0 {
-		return nil, nil, false // the typed converter's error
+	if c.turns == 0 || c.typed {
+		return nil, nil, false // the typed converter's error, or its text
 	}
 	if c.turn.assistant {
 		c.flush()
 		c.turn.reset(false)
 		c.turn.stage = append(c.turn.stage, continuePrompt...)
-		c.turn.text = append(c.turn.text, span{0, len(continuePrompt)})
+		c.turn.text = append(c.turn.text, staged(c.turn.stage, 0))
 	}
 	body, ok := c.finish()
 	if !ok {
@@ -294,7 +281,10 @@ func (c *fastConverter) finish() ([]byte, bool) {
 	})
 
 	t := &c.turn
-	pre := make([]byte, 0, headTemplate+len(c.sys)+len(toolsJSON)+2*len(t.stage))
+	// The part is written from the start of the room, and moved to its end
+	// once its length is known; one too long for the room is written
+	// elsewhere as it grows.
+	pre := c.out[:0:c.head]
 	pre = append(pre, `{"conversationState":{"chatTriggerType":"MANUAL","conversationId":`...)
 	pre = jsonbytes.AppendStringNoHTML(pre, id)
 	pre = append(pre, `,"currentMessage":{"userInputMessage":{"content":"`...)
@@ -352,7 +342,7 @@ func (c *fastConverter) finish() ([]byte, bool) {
 
 	if len(pre) <= c.head {
 		start := c.head - len(pre)
-		copy(c.out[start:], pre)
+		copy(c.out[start:], pre) // a move within the room
 		return c.out[start:], true
 	}
 	body := make([]byte, 0, len(pre)+len(c.out)-c.head)
@@ -368,13 +358,20 @@ func appendText(dst []byte, s string) []byte {
 	return dst[:len(dst)-2]
 }
 
-// appendJoined appends the strings of stage at spans, joined by sep.
+// appendJoined appends the strings at spans, joined by sep.
 func appendJoined(dst, stage []byte, spans []span, sep string) []byte {
-	for i, s := range spans {
+	for i := range spans {
 		if i > 0 {
 			dst = append(dst, sep...)
 		}
-		dst = append(dst, stage[s.off:s.end]...)
+		s := &spans[i]
+		if s.thinking {
+			dst = append(dst, "<thinking>"...)
+		}
+		dst = append(dst, s.in(stage)...)
+		if s.thinking {
+			dst = append(dst, "</thinking>"...)
+		}
 	}
 	return dst
 }
@@ -395,7 +392,7 @@ func (c *fastConverter) appendMessageTail(dst []byte, t *fturn) []byte {
 			dst = append(dst, `{"format":`...)
 			dst = jsonbytes.AppendStringNoHTML(dst, img.format)
 			dst = append(dst, `,"source":{"bytes":"`...)
-			dst = append(dst, t.stage[img.data.off:img.data.end]...)
+			dst = append(dst, img.data.in(t.stage)...)
 			dst = append(dst, `"}}`...)
 		}
 		dst = append(dst, ']')
@@ -413,7 +410,7 @@ func appendResults(dst []byte, t *fturn) []byte {
 			dst = append(dst, ',')
 		}
 		dst = append(dst, `{"toolUseId":"`...)
-		dst = append(dst, t.stage[r.id.off:r.id.end]...)
+		dst = append(dst, r.id.in(t.stage)...)
 		dst = append(dst, `","content":[`...)
 		switch {
 		case len(r.texts) > 0:
@@ -422,7 +419,7 @@ func appendResults(dst []byte, t *fturn) []byte {
 					dst = append(dst, ',')
 				}
 				dst = append(dst, `{"text":"`...)
-				dst = append(dst, t.stage[s.off:s.end]...)
+				dst = append(dst, s.in(t.stage)...)
 				dst = append(dst, `"}`...)
 			}
 		case r.images > 0:
@@ -473,7 +470,7 @@ func (c *fastConverter) flush() {
 					out = append(out, ',')
 				}
 				out = append(out, `{"toolUseId":"`...)
-				out = append(out, t.stage[u.id.off:u.id.end]...)
+				out = append(out, u.id.in(t.stage)...)
 				out = append(out, `","name":`...)
 				out = jsonbytes.AppendStringNoHTML(out, u.name)
 				out = append(out, `,"input":`...)
@@ -511,8 +508,11 @@ func (c *fastConverter) flush() {
 // hasNonSpace reports whether the text of the escaped strings at spans
 // holds more than white space (strings.TrimSpace would leave some).
 func hasNonSpace(stage []byte, spans []span) bool {
-	for _, s := range spans {
-		p := stage[s.off:s.end]
+	for i := range spans {
+		if spans[i].thinking {
+			return true // its tags
+		}
+		p := spans[i].in(stage)
 		for i := 0; i < len(p); {
 			switch c := p[i]; {
 			case c == ' ':
@@ -543,586 +543,240 @@ func hasNonSpace(stage []byte, spans []span) bool {
 	return false
 }
 
-// Member names the request walk reads exactly (see jsonbytes.PlainName).
-var (
-	fastMessageFields = map[string]int{"role": 1, "content": 2}
-	fastSourceFields  = map[string]int{"type": 1, "media_type": 2, "data": 3, "url": 4}
-	fastBlockFields   = map[string]int{
-		"type": bType, "text": bText, "thinking": bThinking, "signature": bSignature,
-		"data": bData, "source": bSource, "id": bID, "name": bName, "input": bInput,
-		"tool_use_id": bToolUseID, "content": bContent, "is_error": bIsError,
-	}
-)
-
-const (
-	bUnknown = iota
-	bType
-	bText
-	bThinking
-	bSignature
-	bData
-	bSource
-	bID
-	bName
-	bInput
-	bToolUseID
-	bContent
-	bIsError
-)
-
-// field is the field a member name stands for (0 for one the type does not
-// have); ok is false for a name encoding/json might match differently from
-// the walk: with an escape, not ASCII, or a field's name in another case.
-func field(name []byte, fields map[string]int) (f int, ok bool) {
-	if !jsonbytes.PlainName(name, fields) {
-		return 0, false
-	}
-	return fields[string(name)], true
-}
-
-// blockField is field of a block's member name, the common ones found
-// without hashing.
-func blockField(name []byte) (f int, ok bool) {
-	switch string(name) {
-	case "type":
-		return bType, true
-	case "text":
-		return bText, true
-	case "tool_use_id":
-		return bToolUseID, true
-	case "content":
-		return bContent, true
-	case "thinking":
-		return bThinking, true
-	case "signature":
-		return bSignature, true
-	case "id":
-		return bID, true
-	case "name":
-		return bName, true
-	case "input":
-		return bInput, true
-	}
-	return field(name, fastBlockFields)
-}
-
-// wblock is a walked block of a message, with its tool result's text
-// (mitems[itemsLo:itemsHi]) and images (mimages[imagesLo:imagesHi]).
-type wblock struct {
-	fblock
-	itemsLo, itemsHi   int
-	imagesLo, imagesHi int
-}
-
-// unknownRole stands for a role that follows the content.
-const unknownRole = -1
-
-// startMessage empties the message's collections.
-func (c *fastConverter) startMessage() {
-	c.mstage = c.mstage[:0]
-	c.mblocks = c.mblocks[:0]
-	c.mitems = c.mitems[:0]
-	c.mimages = c.mimages[:0]
-}
-
-// message walks one message into the turns.
+// message converts the message at i: read whole, then added to the system
+// text or to its turn.
 func (c *fastConverter) message(i int) (int, error) {
-	data := c.data
-	role := unknownRole // inUser, inAssistant or inSystem
-	var seenContent bool
-	c.startMessage()
-	end, err := jsonbytes.ScanObjectAt(data, i, func(name []byte, at int) (int, error) {
-		f, ok := field(name, fastMessageFields)
-		if !ok {
-			return 0, errTyped
-		}
-		switch f {
-		case 1:
-			if role != unknownRole {
-				return 0, errTyped
-			}
-			v, end, ok := c.str(at)
-			if !ok {
-				return 0, errTyped
-			}
-			switch string(v) {
-			case "user":
-				role = inUser
-			case "assistant":
-				role = inAssistant
-			case "system":
-				role = inSystem
-			default:
-				return 0, errTyped
-			}
-			return end, nil
-		case 2:
-			if seenContent || data[at] == 'n' {
-				return 0, errTyped
-			}
-			seenContent = true
-			return c.content(at, role)
-		}
-		return skipValue(data, at)
+	var m providers.RawMessage
+	c.content.Reset()
+	end, err := providers.ReadRawMessage(c.data, i, &m, func(at int) (int, error) {
+		return c.content.Read(c.data, at)
 	})
-	if err != nil {
-		return 0, err
-	}
-	if role == unknownRole {
+	if err != nil || !m.HasRole {
 		return 0, errTyped
 	}
-	c.apply(role)
-	if role == inUser {
+	switch string(c.decode(&m.Role)) {
+	case "user":
+		c.turnMessage(false)
 		c.firstDone = true
+	case "assistant":
+		c.turnMessage(true)
+	case "system":
+		c.system()
+	default:
+		return 0, errTyped
 	}
 	return end, nil
 }
 
-// content walks a message's (or the system prompt's) content at i into
-// the message's collections; role may be unknownRole.
-func (c *fastConverter) content(i, role int) (int, error) {
-	data := c.data
-	if i >= len(data) {
-		return 0, errTyped
-	}
-	switch data[i] {
-	case '"':
-		s, end, err := c.copyString(&c.mstage, i)
-		if err != nil {
-			return 0, err
-		}
-		c.mblocks = append(c.mblocks, wblock{fblock: fblock{kind: kText, typ: "text", hasType: true, text: s, hasText: true}})
-		return end, nil
-	case '[':
-		return jsonbytes.ScanArrayAt(data, i, func(i int) (int, error) {
-			c.mblocks = append(c.mblocks, wblock{})
-			b := &c.mblocks[len(c.mblocks)-1]
-			b.itemsLo, b.imagesLo = len(c.mitems), len(c.mimages)
-			end, err := c.block(i, role, &b.fblock)
-			// c.mblocks may have grown: b is found again.
-			b = &c.mblocks[len(c.mblocks)-1]
-			b.itemsHi, b.imagesHi = len(c.mitems), len(c.mimages)
-			return end, err
-		})
-	}
-	return 0, errTyped
-}
-
-// apply adds the walked message of role to the system text or its turn.
-func (c *fastConverter) apply(role int) {
-	if role == inSystem {
-		for i := range c.mblocks {
-			b := &c.mblocks[i]
-			if b.kind != kText || !b.hasText || b.text.empty() {
-				continue
-			}
-			if c.nsys > 0 {
-				c.sys = append(c.sys, `\n`...)
-			}
-			c.sys = append(c.sys, c.mstage[b.text.off:b.text.end]...)
-			c.nsys++
-		}
-		return
-	}
-	c.begin(role)
-	t := &c.turn
-	for i := range c.mblocks {
-		b := &c.mblocks[i]
-		if role == inAssistant {
-			switch b.kind {
-			case kText, kThinking:
-				s, ok := b.text, b.hasText
-				if b.kind == kThinking {
-					s, ok = b.thinking, b.hasThinking
-				}
-				if ok && !s.empty() {
-					t.text = append(t.text, s)
-				}
-			case kToolUse:
-				t.uses = append(t.uses, fuse{id: b.id, name: c.conv.toolName(b.name), input: b.input})
-			}
-			continue
-		}
-		switch b.kind {
-		case kText:
-			if b.hasText && !b.text.empty() {
-				t.text = append(t.text, b.text)
-			}
-			if c.collectFirst(role) && b.hasText {
-				c.first = append(c.first, t.stage[b.text.off:b.text.end]...)
-			}
-		case kImage:
-			if img, ok := imageOf(&b.source); ok {
-				t.images = append(t.images, img)
-			} else {
-				t.text = append(t.text, c.omitted(&b.fblock))
-			}
-		case kDocument:
-			if s := &b.source; s.present && s.typ == "text" && !s.data.empty() {
-				t.text = append(t.text, s.data)
-			} else {
-				t.text = append(t.text, c.omitted(&b.fblock))
-			}
-		case kToolResult:
-			t.images = append(t.images, c.mimages[b.imagesLo:b.imagesHi]...)
-			t.addResult(b.toolUseID, c.mitems[b.itemsLo:b.itemsHi], b.imagesHi-b.imagesLo, b.isError)
-		}
-	}
-}
-
-// begin starts a message of role (user or assistant): a new turn, whose
-// stage is the message's, or more of the same turn, the message's strings
-// moved to the turn's stage.
-func (c *fastConverter) begin(role int) {
-	assistant := role == inAssistant
+// begin starts a message of the assistant or the user: a new turn, or more
+// of the same one (the same role twice is merged, so the history
+// alternates).
+func (c *fastConverter) begin(assistant bool) {
 	if c.turns > 0 && c.turn.assistant == assistant {
-		// Same role twice: merged, so the history alternates.
-		base := len(c.turn.stage)
-		c.turn.stage = append(c.turn.stage, c.mstage...)
-		c.rebase(base)
 		return
 	}
 	if c.turns > 0 {
 		c.flush()
 	}
 	c.turn.reset(assistant)
-	c.turn.stage, c.mstage = c.mstage, c.turn.stage[:0]
 	c.turns++
 }
 
-// rebase moves the message's spans by base.
-func (c *fastConverter) rebase(base int) {
-	if base == 0 {
-		return
-	}
-	move := func(s *span) { s.off += base; s.end += base }
-	for i := range c.mblocks {
-		b := &c.mblocks[i]
-		move(&b.text)
-		move(&b.thinking)
-		move(&b.id)
-		move(&b.toolUseID)
-		move(&b.source.data)
-	}
-	for i := range c.mitems {
-		move(&c.mitems[i])
-	}
-	for i := range c.mimages {
-		move(&c.mimages[i].data)
+// system adds the text blocks of the Content read to the system text.
+func (c *fastConverter) system() {
+	blocks := c.content.Blocks
+	for i := range blocks {
+		b := &blocks[i]
+		if kind, _ := kindOf(c.decode(&b.Type)); kind != kText || len(b.Text.Raw) == 0 {
+			continue
+		}
+		if c.nsys > 0 {
+			c.sys = append(c.sys, `\n`...)
+		}
+		c.sys = c.appendEscaped(c.sys, &b.Text)
+		c.nsys++
 	}
 }
 
-// collectFirst reports whether a user message's text is the first user
-// message's, wanted for the conversation id.
-func (c *fastConverter) collectFirst(role int) bool {
-	return role == inUser && c.needFirst && !c.firstDone
-}
-
-// resultContent walks a tool_result's content into the message's items
-// and images.
-func (c *fastConverter) resultContent(i int) (int, error) {
-	data := c.data
-	switch data[i] {
-	case '"':
-		s, end, err := c.copyString(&c.mstage, i)
-		if err != nil {
-			return 0, err
-		}
-		if !s.empty() {
-			c.mitems = append(c.mitems, s)
-		}
-		return end, nil
-	case '[':
-		var b fblock
-		return jsonbytes.ScanArrayAt(data, i, func(i int) (int, error) {
-			end, err := c.block(i, inResult, &b)
-			if err != nil {
-				return 0, err
-			}
-			switch b.kind {
-			case kText:
-				if b.hasText && !b.text.empty() {
-					c.mitems = append(c.mitems, b.text)
-				}
-				return end, nil
-			case kImage:
-				if img, ok := imageOf(&b.source); ok {
-					c.mimages = append(c.mimages, img)
-					return end, nil
-				}
-			case kDocument:
-				if s := &b.source; s.present && s.typ == "text" && !s.data.empty() {
-					c.mitems = append(c.mitems, s.data)
-					return end, nil
+// turnMessage adds the user or assistant message read to its turn.
+func (c *fastConverter) turnMessage(assistant bool) {
+	c.begin(assistant)
+	t := &c.turn
+	first := !assistant && c.needFirst && !c.firstDone
+	blocks := c.content.Blocks
+	for i := range blocks {
+		b := &blocks[i]
+		kind, typ := kindOf(c.decode(&b.Type))
+		switch {
+		case kind == kText:
+			if len(b.Text.Raw) > 0 {
+				s := c.spanOf(&b.Text)
+				t.text = append(t.text, s)
+				if first {
+					c.first = append(c.first, s.in(t.stage)...)
 				}
 			}
-			c.mitems = append(c.mitems, c.omittedIn(&c.mstage, &b))
-			return end, nil
-		})
+		case assistant:
+			c.assistantBlock(kind, b)
+		default:
+			c.userBlock(kind, typ, b)
+		}
 	}
-	return 0, errTyped
 }
 
-// imageOf is convertImage of a walked source.
-func imageOf(s *fsource) (fimage, bool) {
-	if !s.present || s.typ != "base64" || s.data.empty() {
+// assistantBlock adds a block of kind other than text of an assistant
+// message: its thinking in tags when thinking is on, its tool call.
+func (c *fastConverter) assistantBlock(kind int, b *providers.RawBlock) {
+	t := &c.turn
+	switch kind {
+	case kThinking:
+		if c.conv.x.Thinking && len(b.Thinking.Raw) > 0 {
+			s := c.spanOf(&b.Thinking)
+			s.thinking = true
+			t.text = append(t.text, s)
+		}
+	case kToolUse:
+		name := c.conv.toolName(string(c.decode(&b.Name)))
+		t.uses = append(t.uses, fuse{id: c.spanOf(&b.ID), name: name, input: b.Input})
+	}
+}
+
+// userBlock adds a block of kind other than text of a user message:
+// images, documents, tool results.
+func (c *fastConverter) userBlock(kind int, typ string, b *providers.RawBlock) {
+	t := &c.turn
+	switch kind {
+	case kImage:
+		if img, ok := c.imageOf(&b.Source); ok {
+			t.images = append(t.images, img)
+		} else {
+			t.text = append(t.text, c.omitted(typ, &b.Source))
+		}
+	case kDocument:
+		if c.isTextSource(&b.Source) {
+			t.text = append(t.text, c.spanOf(&b.Source.Data))
+		} else {
+			t.text = append(t.text, c.omitted(typ, &b.Source))
+		}
+	case kToolResult:
+		c.toolResult(b)
+	}
+}
+
+// toolResult adds the tool_result b to the turn: its text, and its images
+// to the turn's images.
+func (c *fastConverter) toolResult(b *providers.RawBlock) {
+	c.items = c.items[:0]
+	images := 0
+	subs := c.content.Content(b)
+	for k := range subs {
+		images += c.resultItem(&subs[k])
+	}
+	c.turn.addResult(c.spanOf(&b.ToolUseID), c.items, images, b.IsError)
+}
+
+// resultItem adds a block of a tool result's content to c.items, or its
+// image to the turn's images (and returns 1).
+func (c *fastConverter) resultItem(b *providers.RawBlock) (images int) {
+	kind, typ := kindOf(c.decode(&b.Type))
+	switch {
+	case kind == kText:
+		if len(b.Text.Raw) > 0 {
+			c.items = append(c.items, c.spanOf(&b.Text))
+		}
+		return 0
+	case kind == kImage:
+		if img, ok := c.imageOf(&b.Source); ok {
+			c.turn.images = append(c.turn.images, img)
+			return 1
+		}
+	case kind == kDocument && c.isTextSource(&b.Source):
+		c.items = append(c.items, c.spanOf(&b.Source.Data))
+		return 0
+	}
+	c.items = append(c.items, c.omitted(typ, &b.Source))
+	return 0
+}
+
+// isTextSource reports whether a document's source s is text the turn
+// takes.
+func (c *fastConverter) isTextSource(s *providers.RawSource) bool {
+	return s.Present && !s.IsString && string(c.decode(&s.Type)) == "text" && len(s.Data.Raw) > 0
+}
+
+// imageOf is convertImage of a source.
+func (c *fastConverter) imageOf(s *providers.RawSource) (fimage, bool) {
+	if !s.Present || s.IsString || string(c.decode(&s.Type)) != "base64" || len(s.Data.Raw) == 0 {
 		return fimage{}, false
 	}
-	format := s.mediaType
-	if i := strings.LastIndexByte(format, '/'); i >= 0 {
+	format := c.decode(&s.MediaType)
+	if i := bytes.LastIndexByte(format, '/'); i >= 0 {
 		format = format[i+1:]
 	}
-	if format == "" {
+	if len(format) == 0 {
 		return fimage{}, false
 	}
-	return fimage{format: format, data: s.data}, true
+	return fimage{format: string(format), data: c.spanOf(&s.Data)}, true
 }
 
-// omitted writes omitted's text for b into the turn's stage.
-func (c *fastConverter) omitted(b *fblock) span {
-	return c.omittedIn(&c.turn.stage, b)
-}
-
-// omittedIn writes omitted's text for b into stage.
-func (c *fastConverter) omittedIn(stage *[]byte, b *fblock) span {
-	what := b.typ
-	if s := &b.source; s.present {
+// omitted writes omitted's text for a block of type typ with source s
+// into the turn's stage.
+func (c *fastConverter) omitted(typ string, s *providers.RawSource) span {
+	what := typ
+	if s.Present {
+		url := string(c.decode(&s.URL))
+		mediaType := string(c.decode(&s.MediaType))
 		switch {
-		case s.url != "":
-			what += " " + s.url
-		case s.mediaType != "":
-			what += " (" + s.mediaType + ")"
+		case url != "":
+			what += " " + url
+		case mediaType != "":
+			what += " (" + mediaType + ")"
 		}
 	}
-	n := len(*stage)
-	*stage = appendText(*stage, "["+what+" omitted: not supported by Amazon Q]")
-	return span{n, len(*stage)}
+	off := len(c.turn.stage)
+	c.turn.stage = appendText(c.turn.stage, "["+what+" omitted: not supported by Amazon Q]")
+	return staged(c.turn.stage, off)
 }
 
-// block walks the block object at i into b, copying into the message's
-// stage the strings the converter may need of a block where it stands: in
-// a message of role (unknownRole before the role is read, inSystem) or in
-// a tool_result's content (inResult). Until the block's type is read,
-// every member it might need is kept.
-func (c *fastConverter) block(i, in int, b *fblock) (int, error) {
-	data := c.data
-	*b = fblock{}
-	user := in == inUser || in == unknownRole
-	assistant := in == inAssistant || in == unknownRole
-	return jsonbytes.ScanObjectAt(data, i, func(name []byte, at int) (int, error) {
-		f, ok := blockField(name)
-		if !ok {
-			return 0, errTyped
-		}
-		if f != bUnknown && data[at] == 'n' {
-			return 0, errTyped // the walk leaves a null to encoding/json
-		}
-		// wants reports whether the member matters for a block of kind k.
-		wants := func(k int) bool { return !b.hasType || b.kind == k }
-		switch f {
-		case bType:
-			v, end, ok := c.str(at)
-			if !ok || b.hasType {
-				return 0, errTyped
-			}
-			b.kind, b.typ = kindOf(v)
-			b.hasType = true
-			return end, nil
-		case bText:
-			if !wants(kText) {
-				return skipString(data, at)
-			}
-			s, end, err := c.copyString(&c.mstage, at)
-			b.text, b.hasText = s, true
-			return end, err
-		case bThinking:
-			if !assistant || !c.conv.x.Thinking || !wants(kThinking) {
-				return skipString(data, at)
-			}
-			n := len(c.mstage)
-			c.mstage = append(c.mstage, "<thinking>"...)
-			s, end, err := c.copyString(&c.mstage, at)
-			if err != nil {
-				return 0, err
-			}
-			if s.empty() {
-				c.mstage = c.mstage[:n]
-				b.thinking = span{n, n}
-			} else {
-				c.mstage = append(c.mstage, "</thinking>"...)
-				b.thinking = span{n, len(c.mstage)}
-			}
-			b.hasThinking = true
-			return end, nil
-		case bSource:
-			if !user && in != inResult {
-				return skipValue(data, at)
-			}
-			return c.source(at, &b.source, !b.hasType || b.kind == kImage || b.kind == kDocument)
-		case bID, bName, bInput:
-			if !assistant || !wants(kToolUse) {
-				return skipValue(data, at)
-			}
-			switch f {
-			case bID:
-				s, end, err := c.copyString(&c.mstage, at)
-				b.id = s
-				return end, err
-			case bName:
-				v, end, ok := c.str(at)
-				if !ok {
-					return 0, errTyped
-				}
-				b.name = string(v)
-				return end, nil
-			}
-			end, err := skipValue(data, at)
-			if err != nil {
-				return 0, err
-			}
-			b.input = data[at:end]
-			return end, nil
-		case bToolUseID:
-			if !user || !wants(kToolResult) {
-				return skipString(data, at)
-			}
-			s, end, err := c.copyString(&c.mstage, at)
-			b.toolUseID = s
-			return end, err
-		case bContent:
-			if !user || !wants(kToolResult) {
-				return skipValue(data, at)
-			}
-			if data[at] != '"' && data[at] != '[' {
-				return 0, errTyped
-			}
-			// Walked as a tool result's even before the type is read:
-			// what it gathers is dropped if the block is another kind.
-			return c.resultContent(at)
-		case bIsError:
-			switch {
-			case jsonbytes.HasAt(data, at, "true"):
-				b.isError = true
-				return at + 4, nil
-			case jsonbytes.HasAt(data, at, "false"):
-				b.isError = false
-				return at + 5, nil
-			}
-			return 0, errTyped
-		case bSignature, bData:
-			return skipString(data, at)
-		}
-		return skipValue(data, at)
-	})
+// spanOf is the span of s: its bytes, or, when the escaper writes its text
+// otherwise, that text written into the turn's stage.
+func (c *fastConverter) spanOf(s *providers.RawString) span {
+	if s.Canonical || len(s.Raw) == 0 {
+		return span{raw: s.Raw}
+	}
+	off := len(c.turn.stage)
+	c.turn.stage = c.appendEscaped(c.turn.stage, s)
+	return staged(c.turn.stage, off)
 }
 
-// source walks a block's source at i into s; its data is copied into the
-// message's stage when wantData.
-func (c *fastConverter) source(i int, s *fsource, wantData bool) (int, error) {
-	data := c.data
-	s.present = true
-	if data[i] == '"' {
-		v, end, ok := c.str(i)
-		if !ok {
-			return 0, errTyped
-		}
-		s.typ, s.url = "string", string(v)
-		return end, nil
+// appendEscaped appends s as the escaper writes its text.
+func (c *fastConverter) appendEscaped(dst []byte, s *providers.RawString) []byte {
+	if s.Canonical {
+		return append(dst, s.Raw...)
 	}
-	return jsonbytes.ScanObjectAt(data, i, func(name []byte, at int) (int, error) {
-		f, ok := field(name, fastSourceFields)
-		if !ok {
-			return 0, errTyped
-		}
-		if f == 0 {
-			return skipValue(data, at)
-		}
-		switch data[at] {
-		case 'n':
-			// null leaves the field as it was, as encoding/json does.
-			if !jsonbytes.HasAt(data, at, "null") {
-				return 0, errTyped
-			}
-			return at + 4, nil
-		case '"':
-		default:
-			return 0, errTyped
-		}
-		if f == 3 { // data
-			if !wantData {
-				end, err := skipString(data, at)
-				s.data = span{} // only its emptiness would count, and it does not
-				return end, err
-			}
-			sp, end, err := c.copyString(&c.mstage, at)
-			s.data = sp
-			return end, err
-		}
-		v, end, ok := c.str(at)
-		if !ok {
-			return 0, errTyped
-		}
-		switch f {
-		case 1:
-			s.typ = string(v)
-		case 2:
-			s.mediaType = string(v)
-		case 4:
-			s.url = string(v)
-		}
-		return end, nil
-	})
+	dst, replaced := jsonbytes.AppendCanonicalBody(dst, s.Raw)
+	if replaced {
+		c.typed = true
+	}
+	return dst
 }
 
-// copyString appends the string at i to *dst escaped as the typed
-// converter writes its text, and returns where it is.
-func (c *fastConverter) copyString(dst *[]byte, i int) (span, int, error) {
-	off := len(*dst)
-	out, end, _, replaced := jsonbytes.AppendCanonical(*dst, c.data, i)
-	*dst = out
-	if end < 0 || replaced {
-		*dst = out[:off]
-		return span{}, 0, errTyped
+// decode returns the text of s, valid until the next call. Text that
+// encoding/json would change as it decodes sets c.typed.
+func (c *fastConverter) decode(s *providers.RawString) []byte {
+	if !s.Canonical && len(s.Raw) > 0 {
+		var replaced bool
+		if c.scratch, replaced = jsonbytes.AppendCanonicalBody(c.scratch[:0], s.Raw); replaced {
+			c.typed = true
+		}
 	}
-	return span{off, len(out)}, end, nil
-}
-
-// str decodes the string at i: a sub-slice of the body without escapes,
-// else text in scratch2, valid until the next call. ok is false for text
-// encoding/json would change as it decodes.
-func (c *fastConverter) str(i int) ([]byte, int, bool) {
-	var escaped, replaced bool
-	var end int
-	c.scratch, end, escaped, replaced = jsonbytes.AppendCanonical(c.scratch[:0], c.data, i)
-	if end < 0 || replaced {
-		return nil, 0, false
+	if !s.Escaped {
+		return s.Raw
 	}
-	raw := c.data[i+1 : end-1]
-	if !escaped {
-		return raw, end, true
+	t := s.Text(c.scratch2[:0])
+	if t == nil {
+		c.typed = true
 	}
-	v, err := jsonbytes.AppendUnescaped(c.scratch2[:0], raw)
-	c.scratch2 = v
-	return v, end, err == nil
-}
-
-// skipString steps over the string at i.
-func skipString(data []byte, i int) (int, error) {
-	if i >= len(data) || data[i] != '"' {
-		return 0, errTyped
-	}
-	end := jsonbytes.ValidString(data, i)
-	if end < 0 {
-		return 0, errTyped
-	}
-	return end, nil
-}
-
-// skipValue steps over the value at i.
-func skipValue(data []byte, i int) (int, error) {
-	_, _, end, err := jsonbytes.SkipValue(data, i)
-	if err != nil {
-		return 0, errTyped
-	}
-	return end, nil
+	c.scratch2 = t
+	return t
 }

@@ -1,7 +1,6 @@
 package gemini
 
 import (
-	"bytes"
 	"errors"
 
 	"github.com/thinkgate/thinkgate/internal/jsonbytes"
@@ -55,48 +54,22 @@ func (p *Provider) requestBody(x *providers.Exchange, model string) ([]byte, err
 // errTyped stops the walk: the request is left to the typed converter.
 var errTyped = errors.New("gemini: left to the typed converter")
 
-// sfield is one string member of a block: its text in the client's bytes
-// and its escaped form, those same bytes or, for a string to rewrite, a
-// stretch of the converter's stage.
-type sfield struct {
-	raw      []byte // between the quotes
-	escaped  bool   // raw holds escapes; else raw is the text
-	staged   bool   // the escaped form is stage[off:end], not raw
-	off, end int
-}
-
-// fsource is a block's source.
-type fsource struct {
-	isString                  bool
-	typ, mediaType, data, url sfield
-}
-
-// fcontent is a Content: a string or blocks.
-type fcontent struct {
-	isString bool
-	str      sfield
-	blocks   []fblock
-}
-
-// fblock is one content block as walked: the members the converter reads.
-type fblock struct {
-	seen                                                      int
-	typ, text, thinking, signature, data, id, name, toolUseID sfield
-	input                                                     []byte
-	isError                                                   bool
-	source                                                    *fsource
-	content                                                   fcontent
-}
+// fblock is one content block as the shared reader reads it.
+type fblock = providers.RawBlock
 
 // fastConverter writes one request's upstream body.
 type fastConverter struct {
-	x      *providers.Exchange
-	out    []byte
-	sys    []byte // systemInstruction's parts, written after the contents
-	nsys   int
-	stage  []byte // the rewritten strings of the message being converted
-	blocks []fblock
-	buf    [2][]byte // decoded text, when a string has escapes
+	x       *providers.Exchange
+	out     []byte
+	sys     []byte // systemInstruction's parts, written after the contents
+	nsys    int
+	stage   []byte // a string rewritten as the escaper writes it
+	content providers.RawContent
+	blocks  []fblock  // content.Blocks
+	buf     [2][]byte // decoded text, when a string has escapes
+	// typed is set when a string's text differs from its bytes' as
+	// encoding/json decodes it: the body is the typed converter's.
+	typed bool
 
 	toolNames map[string]string
 	opener    *providers.Opener
@@ -139,7 +112,7 @@ func fastRequest(x *providers.Exchange, budget, expansion int, levels []provider
 		return nil, false
 	}
 	c.closeTurn()
-	if c.turns == 0 {
+	if c.turns == 0 || c.typed {
 		return nil, false // the typed converter's error
 	}
 	c.out = append(c.out, ']')
@@ -182,230 +155,41 @@ func fastRequest(x *providers.Exchange, budget, expansion int, levels []provider
 	return c.out, true
 }
 
-// Names the request walk reads exactly (jsonbytes.PlainName).
-var (
-	fastMessageFields = map[string]int{"role": 1, "content": 2}
-	fastSourceFields  = map[string]int{"type": 1, "media_type": 2, "data": 4, "url": 8}
-	fastBlockFields   = map[string]int{
-		"type": bType, "text": bText, "thinking": bThinking, "signature": bSignature,
-		"data": bData, "source": bSource, "id": bID, "name": bName, "input": bInput,
-		"tool_use_id": bToolUseID, "content": bContent, "is_error": bIsError,
+// text returns f's text, decoded into buf n unless its bytes are the text.
+func (c *fastConverter) text(f *providers.RawString, n int) []byte {
+	if f.Plain() {
+		return f.Raw
 	}
-)
-
-const (
-	bType = 1 << iota
-	bText
-	bThinking
-	bSignature
-	bData
-	bSource
-	bID
-	bName
-	bInput
-	bToolUseID
-	bContent
-	bIsError
-)
-
-// skip steps over the value at i.
-func skip(data []byte, i int) (int, error) {
-	end := jsonbytes.ValidValue(data, i, 0)
-	if end < 0 {
-		return 0, errTyped
+	b := f.Text(c.buf[n][:0])
+	if b != nil {
+		c.buf[n] = b
 	}
-	return end, nil
-}
-
-// str reads the string at i into f: its bytes as they are when they are
-// what the escaper writes, which is almost always; else rewritten into
-// the stage.
-func (c *fastConverter) str(data []byte, i int, f *sfield) (int, error) {
-	end, escaped, canonical := jsonbytes.ScanString(data, i)
-	if end < 0 {
-		return 0, errTyped
-	}
-	f.raw, f.escaped = data[i+1:end-1], escaped
-	if canonical {
-		return end, nil
-	}
-	off := len(c.stage)
-	var replaced bool
-	if c.stage, replaced = jsonbytes.AppendCanonicalBody(c.stage, f.raw); replaced {
-		return 0, errTyped // encoding/json's text differs from the bytes': the typed converter's
-	}
-	f.staged, f.off, f.end = true, off, len(c.stage)
-	return end, nil
-}
-
-// text returns f's text, decoded into buf n when it has escapes.
-func (c *fastConverter) text(f *sfield, n int) []byte {
-	if !f.escaped {
-		return f.raw
-	}
-	b, err := jsonbytes.AppendUnescaped(c.buf[n][:0], f.raw)
-	if err != nil {
-		return nil
-	}
-	c.buf[n] = b
 	return b
 }
 
 // is reports whether f's text is s.
-func (c *fastConverter) is(f *sfield, s string) bool {
-	if !f.escaped {
-		return string(f.raw) == s
+func (c *fastConverter) is(f *providers.RawString, s string) bool { return f.Is(s) }
+
+// escaped returns f's escaped form, without quotes: its bytes as they are
+// when they are what the escaper writes, which is almost always; else
+// rewritten into the stage, valid until the next call.
+func (c *fastConverter) escaped(f *providers.RawString) []byte {
+	if f.Canonical {
+		return f.Raw
 	}
-	return string(c.text(f, 0)) == s
+	var replaced bool
+	if c.stage, replaced = jsonbytes.AppendCanonicalBody(c.stage[:0], f.Raw); replaced {
+		c.typed = true // encoding/json's text differs from the bytes': the typed converter's
+	}
+	return c.stage
 }
 
-// escaped returns f's escaped form, without quotes.
-func (c *fastConverter) escaped(f *sfield) []byte {
-	if !f.staged {
-		return f.raw
-	}
-	return c.stage[f.off:f.end]
-}
-
-// content walks the Content at i.
-func (c *fastConverter) content(data []byte, i int, ct *fcontent) (int, error) {
-	switch {
-	case i >= len(data):
-		return 0, errTyped
-	case data[i] == '"':
-		ct.isString = true
-		return c.str(data, i, &ct.str)
-	case data[i] != '[':
-		return 0, errTyped
-	}
-	return jsonbytes.ScanArrayAt(data, i, func(i int) (int, error) {
-		ct.blocks = append(ct.blocks, fblock{})
-		return c.block(data, i, &ct.blocks[len(ct.blocks)-1])
-	})
-}
-
-// block walks the block object at i into b, a zero fblock, by the request
-// walk's rules.
-func (c *fastConverter) block(data []byte, i int, b *fblock) (int, error) {
-	if i >= len(data) || data[i] != '{' {
-		return 0, errTyped
-	}
-	return jsonbytes.ScanObjectAt(data, i, func(name []byte, i int) (int, error) {
-		if !jsonbytes.PlainName(name, fastBlockFields) {
-			return 0, errTyped
-		}
-		f := fastBlockFields[string(name)]
-		if f == 0 {
-			return skip(data, i)
-		}
-		if b.seen&f != 0 || data[i] == 'n' {
-			return 0, errTyped
-		}
-		b.seen |= f
-		switch f {
-		case bInput:
-			end, err := skip(data, i)
-			b.input = data[i:end]
-			return end, err
-		case bIsError:
-			switch {
-			case jsonbytes.HasAt(data, i, "true"):
-				b.isError = true
-				return i + 4, nil
-			case jsonbytes.HasAt(data, i, "false"):
-				return i + 5, nil
-			}
-			return 0, errTyped
-		case bSource:
-			b.source = &fsource{}
-			return c.source(data, i, b.source)
-		case bContent:
-			return c.content(data, i, &b.content)
-		}
-		var sf *sfield
-		switch f {
-		case bType:
-			sf = &b.typ
-		case bText:
-			sf = &b.text
-		case bThinking:
-			sf = &b.thinking
-		case bSignature:
-			sf = &b.signature
-		case bData:
-			sf = &b.data
-		case bID:
-			sf = &b.id
-		case bName:
-			sf = &b.name
-		default:
-			sf = &b.toolUseID
-		}
-		if data[i] != '"' {
-			return 0, errTyped
-		}
-		return c.str(data, i, sf)
-	})
-}
-
-// source walks a block's source at i: a string (a search result's) or an
-// object whose known members are strings.
-func (c *fastConverter) source(data []byte, i int, s *fsource) (int, error) {
-	switch data[i] {
-	case '"':
-		s.isString = true
-		end := jsonbytes.ValidString(data, i)
-		if end < 0 {
-			return 0, errTyped
-		}
-		return end, nil
-	case '{':
-	default:
-		return 0, errTyped
-	}
-	seen := 0
-	return jsonbytes.ScanObjectAt(data, i, func(name []byte, i int) (int, error) {
-		if !jsonbytes.PlainName(name, fastSourceFields) {
-			return 0, errTyped
-		}
-		f := fastSourceFields[string(name)]
-		if f == 0 {
-			return skip(data, i)
-		}
-		if seen&f != 0 || data[i] != '"' {
-			return 0, errTyped
-		}
-		seen |= f
-		var sf *sfield
-		switch f {
-		case 1:
-			sf = &s.typ
-		case 2:
-			sf = &s.mediaType
-		case 4:
-			sf = &s.data
-		default:
-			sf = &s.url
-		}
-		return c.str(data, i, sf)
-	})
-}
-
-// walkContent walks the Content at i of the message being converted into
+// walkContent reads the Content at i of the message being converted into
 // c.blocks (a string is one text block).
 func (c *fastConverter) walkContent(data []byte, i int) (int, error) {
-	c.stage = c.stage[:0]
-	ct := fcontent{blocks: c.blocks[:0]}
-	end, err := c.content(data, i, &ct)
-	if err != nil {
-		return 0, err
-	}
-	if ct.isString {
-		ct.blocks = append(ct.blocks, fblock{text: ct.str})
-		ct.blocks[len(ct.blocks)-1].typ = sfield{raw: []byte("text")}
-	}
-	c.blocks = ct.blocks
-	return end, nil
+	end, err := c.content.Read(data, i)
+	c.blocks = c.content.Blocks
+	return end, err
 }
 
 // systemField walks the request's system field.
@@ -421,7 +205,7 @@ func (c *fastConverter) systemField(data []byte) error {
 func (c *fastConverter) systemParts() {
 	for k := range c.blocks {
 		b := &c.blocks[k]
-		if !c.is(&b.typ, "text") || len(b.text.raw) == 0 {
+		if !c.is(&b.Type, "text") || len(b.Text.Raw) == 0 {
 			continue
 		}
 		if c.nsys > 0 {
@@ -429,7 +213,7 @@ func (c *fastConverter) systemParts() {
 		}
 		c.nsys++
 		c.sys = append(c.sys, `{"text":"`...)
-		c.sys = append(c.sys, c.escaped(&b.text)...)
+		c.sys = append(c.sys, c.escaped(&b.Text)...)
 		c.sys = append(c.sys, `"}`...)
 	}
 }
@@ -437,39 +221,18 @@ func (c *fastConverter) systemParts() {
 // message converts the message object at i, once it is walked: its role
 // may come after its content.
 func (c *fastConverter) message(data []byte, i int) (int, error) {
-	if i >= len(data) || data[i] != '{' {
-		return 0, errTyped
-	}
-	var role []byte
-	seen := 0
-	end, err := jsonbytes.ScanObjectAt(data, i, func(name []byte, i int) (int, error) {
-		if !jsonbytes.PlainName(name, fastMessageFields) {
-			return 0, errTyped
-		}
-		f := fastMessageFields[string(name)]
-		if f == 0 {
-			return skip(data, i)
-		}
-		if seen&f != 0 {
-			return 0, errTyped
-		}
-		seen |= f
-		if f == 1 {
-			end := jsonbytes.ValidString(data, i)
-			if end < 0 || bytes.IndexByte(data[i:end], '\\') >= 0 {
-				return 0, errTyped
-			}
-			role = data[i+1 : end-1]
-			return end, nil
-		}
-		if data[i] == 'n' {
-			return 0, errTyped
-		}
+	var m providers.RawMessage
+	c.blocks = c.blocks[:0]
+	end, err := providers.ReadRawMessage(data, i, &m, func(i int) (int, error) {
 		return c.walkContent(data, i)
 	})
-	if err != nil || seen&2 == 0 {
+	if err != nil || !m.HasContent {
 		return end, err
 	}
+	if m.Role.Escaped {
+		return 0, errTyped
+	}
+	role := m.Role.Raw
 	switch string(role) {
 	case "system":
 		c.systemParts()
@@ -543,7 +306,7 @@ func (c *fastConverter) closeTurn() {
 }
 
 // textField writes "text": and the escaped text of f.
-func (c *fastConverter) textField(f *sfield) {
+func (c *fastConverter) textField(f *providers.RawString) {
 	c.out = append(c.out, `"text":"`...)
 	c.out = append(c.out, c.escaped(f)...)
 	c.out = append(c.out, '"')
@@ -554,10 +317,10 @@ func (c *fastConverter) modelParts() error {
 	for k := range c.blocks {
 		b := &c.blocks[k]
 		switch {
-		case c.is(&b.typ, "tool_use"):
-			if len(b.id.raw) > 0 {
-				id := string(c.text(&b.id, 0))
-				name := string(c.text(&b.name, 1))
+		case c.is(&b.Type, "tool_use"):
+			if len(b.ID.Raw) > 0 {
+				id := string(c.text(&b.ID, 0))
+				name := string(c.text(&b.Name, 1))
 				if prev, ok := c.toolNames[id]; ok && prev != name {
 					// The typed converter names every tool_result after
 					// the last tool_use of an id, even one answered
@@ -566,7 +329,7 @@ func (c *fastConverter) modelParts() error {
 				}
 				c.toolNames[id] = name
 			}
-			sig, callID, _ := decodeToolID(c.x.Settings.Signer, string(c.text(&b.id, 0)))
+			sig, callID, _ := decodeToolID(c.x.Settings.Signer, string(c.text(&b.ID, 0)))
 			c.beginPart("model")
 			c.out = append(c.out, `"functionCall":{`...)
 			if callID != "" {
@@ -575,16 +338,16 @@ func (c *fastConverter) modelParts() error {
 				c.out = append(c.out, ',')
 			}
 			c.out = append(c.out, `"name":"`...)
-			c.out = append(c.out, c.escaped(&b.name)...)
+			c.out = append(c.out, c.escaped(&b.Name)...)
 			c.out = append(c.out, `","args":`...)
-			if args := b.input; len(args) == 0 || args[0] != '{' {
+			if args := b.Input; len(args) == 0 || args[0] != '{' {
 				c.out = append(c.out, "{}"...)
 			} else {
 				c.out = jsonbytes.AppendCompact(c.out, args)
 			}
 			c.out = append(c.out, '}')
 			c.endModelPart(sig, true)
-		case c.is(&b.typ, "thinking"):
+		case c.is(&b.Type, "thinking"):
 			c.thinkingPart(b)
 		default:
 			if c.commonKind(b) != partNone {
@@ -605,14 +368,14 @@ func (c *fastConverter) thinkingPart(b *fblock) {
 	if c.opener == nil {
 		c.opener = c.x.Settings.Signer.NewOpener()
 	}
-	origin, f, ok := c.opener.Open(c.text(&b.signature, 1), c.text(&b.thinking, 0))
+	origin, f, ok := c.opener.Open(c.text(&b.Signature, 1), c.text(&b.Thinking, 0))
 	if !ok {
 		return
 	}
 	foreign := string(f)
 	switch origin {
 	case providers.OriginGemini:
-		if len(b.thinking.raw) == 0 && foreign != "" {
+		if len(b.Thinking.Raw) == 0 && foreign != "" {
 			// An empty part carrying a signature: the signature belongs
 			// to the next part.
 			c.openTurn("model")
@@ -620,13 +383,13 @@ func (c *fastConverter) thinkingPart(b *fblock) {
 			return
 		}
 		c.beginPart("model")
-		c.textField(&b.thinking)
+		c.textField(&b.Thinking)
 		c.out = append(c.out, `,"thought":true`...)
 		c.endModelPart(foreign, false)
 	case providers.OriginTags:
 		c.beginPart("model")
 		c.out = append(c.out, `"text":"<thinking>`...)
-		c.out = append(c.out, c.escaped(&b.thinking)...)
+		c.out = append(c.out, c.escaped(&b.Thinking)...)
 		c.out = append(c.out, `</thinking>"`...)
 		c.endModelPart("", false)
 	}
@@ -644,12 +407,12 @@ const (
 // commonKind is what commonPart makes of b.
 func (c *fastConverter) commonKind(b *fblock) int {
 	switch {
-	case c.is(&b.typ, "text"):
-		if len(b.text.raw) == 0 {
+	case c.is(&b.Type, "text"):
+		if len(b.Text.Raw) == 0 {
 			return partNone
 		}
 		return partText
-	case c.is(&b.typ, "image"), c.is(&b.typ, "document"):
+	case c.is(&b.Type, "image"), c.is(&b.Type, "document"):
 		return c.mediaKind(b)
 	}
 	c.x.Logger.Debug("gemini: dropping a content block Gemini has no form for")
@@ -658,17 +421,17 @@ func (c *fastConverter) commonKind(b *fblock) int {
 
 // mediaKind is what mediaPart makes of b.
 func (c *fastConverter) mediaKind(b *fblock) int {
-	s := b.source
-	if s == nil || s.isString {
+	s := &b.Source
+	if !s.Present || s.IsString {
 		return partNone
 	}
 	switch {
-	case c.is(&s.typ, "base64"):
+	case c.is(&s.Type, "base64"):
 		return partInline
-	case c.is(&s.typ, "url"):
+	case c.is(&s.Type, "url"):
 		return partFile
-	case c.is(&s.typ, "text"):
-		if len(s.data.raw) == 0 {
+	case c.is(&s.Type, "text"):
+		if len(s.Data.Raw) == 0 {
 			return partNone
 		}
 		return partSourceText
@@ -678,8 +441,8 @@ func (c *fastConverter) mediaKind(b *fblock) int {
 
 // commonFields writes the fields of the part commonPart makes of b.
 func (c *fastConverter) commonFields(b *fblock) {
-	if c.is(&b.typ, "text") {
-		c.textField(&b.text)
+	if c.is(&b.Type, "text") {
+		c.textField(&b.Text)
 		return
 	}
 	c.mediaFields(b)
@@ -687,12 +450,12 @@ func (c *fastConverter) commonFields(b *fblock) {
 
 // mediaFields writes the fields of the part mediaPart makes of b.
 func (c *fastConverter) mediaFields(b *fblock) {
-	s := b.source
+	s := &b.Source
 	mimeType := func() {
-		if len(s.mediaType.raw) == 0 && c.is(&b.typ, "document") {
+		if len(s.MediaType.Raw) == 0 && c.is(&b.Type, "document") {
 			c.out = append(c.out, "application/pdf"...)
 		} else {
-			c.out = append(c.out, c.escaped(&s.mediaType)...)
+			c.out = append(c.out, c.escaped(&s.MediaType)...)
 		}
 	}
 	switch c.mediaKind(b) {
@@ -700,20 +463,20 @@ func (c *fastConverter) mediaFields(b *fblock) {
 		c.out = append(c.out, `"inlineData":{"mimeType":"`...)
 		mimeType()
 		c.out = append(c.out, `","data":"`...)
-		c.out = append(c.out, c.escaped(&s.data)...)
+		c.out = append(c.out, c.escaped(&s.Data)...)
 		c.out = append(c.out, `"}`...)
 	case partFile:
 		c.out = append(c.out, `"fileData":{`...)
-		if len(s.mediaType.raw) > 0 || c.is(&b.typ, "document") {
+		if len(s.MediaType.Raw) > 0 || c.is(&b.Type, "document") {
 			c.out = append(c.out, `"mimeType":"`...)
 			mimeType()
 			c.out = append(c.out, `",`...)
 		}
 		c.out = append(c.out, `"fileUri":"`...)
-		c.out = append(c.out, c.escaped(&s.url)...)
+		c.out = append(c.out, c.escaped(&s.URL)...)
 		c.out = append(c.out, `"}`...)
 	case partSourceText:
-		c.textField(&s.data)
+		c.textField(&s.Data)
 	}
 }
 
@@ -722,14 +485,14 @@ func (c *fastConverter) mediaFields(b *fblock) {
 func (c *fastConverter) userParts() error {
 	for k := range c.blocks {
 		b := &c.blocks[k]
-		if !c.is(&b.typ, "tool_result") {
+		if !c.is(&b.Type, "tool_result") {
 			continue
 		}
-		name, ok := c.toolNames[string(c.text(&b.toolUseID, 0))]
+		name, ok := c.toolNames[string(c.text(&b.ToolUseID, 0))]
 		if !ok {
 			return errTyped // an error, or a tool_use further on: the typed converter's
 		}
-		_, callID, _ := decodeToolID(c.x.Settings.Signer, string(c.text(&b.toolUseID, 0)))
+		_, callID, _ := decodeToolID(c.x.Settings.Signer, string(c.text(&b.ToolUseID, 0)))
 		c.beginPart("user")
 		c.out = append(c.out, `"functionResponse":{`...)
 		if callID != "" {
@@ -739,35 +502,33 @@ func (c *fastConverter) userParts() error {
 		}
 		c.out = append(c.out, `"name":`...)
 		c.out = jsonbytes.AppendStringNoHTML(c.out, name)
-		if b.isError {
+		if b.IsError {
 			c.out = append(c.out, `,"response":{"error":"`...)
 		} else {
 			c.out = append(c.out, `,"response":{"output":"`...)
 		}
-		ct := &b.content
-		switch {
-		case ct.isString:
-			c.out = append(c.out, c.escaped(&ct.str)...)
-		default:
-			texts := 0
-			for n := range ct.blocks {
-				if nb := &ct.blocks[n]; c.is(&nb.typ, "text") {
-					if texts > 0 {
-						c.out = append(c.out, `\n`...)
-					}
-					texts++
-					c.out = append(c.out, c.escaped(&nb.text)...)
+		// Texts joined by newlines, as toolResultContent joins them: a
+		// newline goes before a text once some text is written.
+		wrote := false
+		subs := c.content.Content(b)
+		for n := range subs {
+			if nb := &subs[n]; c.is(&nb.Type, "text") {
+				if wrote {
+					c.out = append(c.out, `\n`...)
 				}
+				wrote = wrote || len(nb.Text.Raw) > 0
+				c.out = append(c.out, c.escaped(&nb.Text)...)
 			}
 		}
 		c.out = append(c.out, `"}}}`...)
 	}
 	for k := range c.blocks {
 		b := &c.blocks[k]
-		if c.is(&b.typ, "tool_result") {
-			for n := range b.content.blocks {
-				nb := &b.content.blocks[n]
-				if (c.is(&nb.typ, "image") || c.is(&nb.typ, "document")) && c.mediaKind(nb) != partNone {
+		if c.is(&b.Type, "tool_result") {
+			subs := c.content.Content(b)
+			for n := range subs {
+				nb := &subs[n]
+				if (c.is(&nb.Type, "image") || c.is(&nb.Type, "document")) && c.mediaKind(nb) != partNone {
 					c.beginPart("user")
 					c.mediaFields(nb)
 					c.out = append(c.out, '}')

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -112,10 +113,14 @@ func ConvertRequest(x *providers.Exchange, cfg Config) ([]byte, *State, error) {
 	if body, messages, system, ok := x.Request.ScannedValues(); ok && c.fromBytes() {
 		b := byteConverter{converter: &c, data: body}
 		upstream, err := b.convert(out, messages, system)
-		if err != nil {
+		switch {
+		case err == nil:
+			return upstream, c.state, nil
+		case !errors.Is(err, providers.ErrLeftToTyped):
 			return nil, nil, err
 		}
-		return upstream, c.state, nil
+		// Not reached for a body the scan checked; the typed converter
+		// decodes what the byte reader does not.
 	}
 	if err := x.Request.Complete(); err != nil {
 		return nil, nil, err

@@ -43,19 +43,15 @@ type byteConverter struct {
 	// tsegs a tool result's.
 	segs, rsegs, tsegs []seg
 	parts              []part
-	// blks are the blocks of the message being converted, subs those of
-	// their contents.
-	blks, subs []rawBlock
-	calls      []call
-	wrote      bool // a message is written: the next one needs a comma
+	// content is the Content being converted: the system prompt's, or a
+	// message's.
+	content providers.RawContent
+	calls   []call
+	wrote   bool // a message is written: the next one needs a comma
 }
 
-// str is the body of one of the client's strings, still escaped, and
-// whether the escaper writes its value the same (jsonbytes.ScanString).
-type str struct {
-	raw       []byte
-	canonical bool
-}
+// str is one of the client's strings, as the shared reader reads it.
+type str = providers.RawString
 
 // seg is a piece of a text: one of the client's strings, or the gateway's
 // own text (lit). The decoded pieces are valid UTF-8, so the escaped whole
@@ -83,26 +79,21 @@ type call struct {
 	input []byte // the raw value, nil if absent
 }
 
-// rawBlock is what the conversion reads of a content block, the client's
-// strings as they are. A message's blocks are read in one walk before they
-// are converted, whatever the order of their members.
-type rawBlock struct {
-	typ                                 []byte // decoded (valueBytes)
-	text, thinking, id, name, toolUseID str
-	input                               []byte // the raw value, nil if absent
-	source                              rawSource
-	hasSource, isError                  bool
-	// subs[subLo:subHi] are the blocks of the content of a message's
-	// block (a tool_result's); a nested block's content is not read.
-	subLo, subHi int
-}
+// rawBlock is a block as the shared reader reads it, the client's strings
+// as they are. A message's blocks are read in one walk before they are
+// converted, whatever the order of their members.
+type rawBlock = providers.RawBlock
 
-// rawSource is a block's source: its type decoded, the rest the client's
-// strings. A plain string source (a search result's) is type "string" with
-// the string as its url, as Source decodes it.
-type rawSource struct {
-	typ                  string
-	mediaType, data, url str
+// typeOf is blk's type, decoded.
+func typeOf(blk *rawBlock) []byte { return blk.Type.Text(nil) }
+
+// sourceType is the type of a block's source, decoded; a plain string
+// source (a search result's) is type "string", as Source decodes it.
+func sourceType(src *providers.RawSource) string {
+	if src.IsString {
+		return "string"
+	}
+	return src.Type.TextString()
 }
 
 // convert writes the body: out's fields around the messages converted
@@ -149,12 +140,10 @@ func (b *byteConverter) convert(out *chatRequest, messages, system int) ([]byte,
 func (b *byteConverter) systemPrompt(at int) error {
 	b.segs = b.segs[:0]
 	if at >= 0 {
-		blks, _, err := b.readContent(at, b.blks[:0], false)
-		b.blks = blks
-		if err != nil {
+		if _, err := b.content.Read(b.data, at); err != nil {
 			return err
 		}
-		if err := b.systemText(blks, -1); err != nil {
+		if err := b.systemText(b.content.Blocks, -1); err != nil {
 			return err
 		}
 	}
@@ -177,14 +166,14 @@ func (b *byteConverter) systemPrompt(at int) error {
 func (b *byteConverter) systemText(blks []rawBlock, msg int) error {
 	for j := range blks {
 		blk := &blks[j]
-		if string(blk.typ) != "text" {
+		if typ := typeOf(blk); string(typ) != "text" {
 			path := fmt.Sprintf("system.%d", j)
 			if msg >= 0 {
 				path = fmt.Sprintf("messages.%d.content.%d", msg, j)
 			}
-			return unsupported(path, fmt.Sprintf("content block type %q in a system prompt", blk.typ))
+			return unsupported(path, fmt.Sprintf("content block type %q in a system prompt", typ))
 		}
-		b.segs = joinSeg(b.segs, blk.text)
+		b.segs = joinSeg(b.segs, blk.Text)
 	}
 	return nil
 }
@@ -192,7 +181,7 @@ func (b *byteConverter) systemText(blks []rawBlock, msg int) error {
 // joinSeg appends a non-empty text to segs, after a newline if segs holds
 // text already.
 func joinSeg(segs []seg, s str) []seg {
-	if len(s.raw) == 0 { // a string body decodes empty only when it is empty
+	if len(s.Raw) == 0 { // a string body decodes empty only when it is empty
 		return segs
 	}
 	if len(segs) > 0 {
@@ -203,37 +192,27 @@ func joinSeg(segs []seg, s str) []seg {
 
 // message converts the message object at at, the i-th.
 func (b *byteConverter) message(i, at int) (int, error) {
-	var role []byte
-	b.blks, b.subs = b.blks[:0], b.subs[:0]
-	end, err := jsonbytes.ScanObjectAt(b.data, at, func(key []byte, at int) (int, error) {
-		switch string(key) {
-		case "role":
-			v, _, end, err := jsonbytes.SkipValue(b.data, at)
-			role = b.valueBytes(v)
-			return end, err
-		case "content":
-			blks, end, err := b.readContent(at, b.blks, true)
-			b.blks = blks
-			return end, err
-		}
-		_, _, end, err := jsonbytes.SkipValue(b.data, at)
-		return end, err
+	var m providers.RawMessage
+	b.content.Reset()
+	end, err := providers.ReadRawMessage(b.data, at, &m, func(at int) (int, error) {
+		return b.content.Read(b.data, at)
 	})
 	if err != nil {
 		return -1, err
 	}
+	role := m.Role.Text(nil)
 	switch string(role) {
 	case "system":
 		// Claude Code sends one after the user turn: it stays in place.
 		b.segs = b.segs[:0]
-		if err := b.systemText(b.blks, i); err != nil {
+		if err := b.systemText(b.content.Blocks, i); err != nil {
 			return -1, err
 		}
 		b.textMessage("system", b.segs)
 	case "assistant":
-		err = b.assistant(i, b.blks)
+		err = b.assistant(i, b.content.Blocks)
 	default:
-		err = b.user(i, b.blks)
+		err = b.user(i, b.content.Blocks)
 	}
 	return end, err
 }
@@ -246,30 +225,30 @@ func (b *byteConverter) user(i int, blks []rawBlock) error {
 	tools := 0
 	for j := range blks {
 		blk := &blks[j]
-		switch string(blk.typ) {
+		switch typ := typeOf(blk); string(typ) {
 		case "text":
-			b.partText(blk.text)
+			b.partText(blk.Text)
 		case "image":
 			if err := b.partImage(blk, func() string { return fmt.Sprintf("messages.%d.content.%d.source", i, j) }); err != nil {
 				return err
 			}
 		case "document":
 			// A plain-text document is text; PDFs have no portable form.
-			if !blk.hasSource || blk.source.typ != "text" {
+			if src := &blk.Source; !src.Present || sourceType(src) != "text" {
 				st := "missing"
-				if blk.hasSource {
-					st = blk.source.typ + " " + b.decoded(blk.source.mediaType.raw)
+				if src.Present {
+					st = sourceType(src) + " " + src.MediaType.TextString()
 				}
 				return unsupported(fmt.Sprintf("messages.%d.content.%d", i, j), fmt.Sprintf("document block (source %s)", strings.TrimSpace(st)))
 			}
-			b.partText(blk.source.data)
+			b.partText(blk.Source.Data)
 		case "tool_result":
 			tools++
 			if err := b.toolResult(i, j, blk); err != nil {
 				return err
 			}
 		default:
-			return unsupported(fmt.Sprintf("messages.%d.content.%d", i, j), fmt.Sprintf("content block type %q in a user message", blk.typ))
+			return unsupported(fmt.Sprintf("messages.%d.content.%d", i, j), fmt.Sprintf("content block type %q in a user message", typ))
 		}
 	}
 	switch {
@@ -304,7 +283,7 @@ func (b *byteConverter) user(i int, blks []rawBlock) error {
 // partText adds a text to the user message's parts: consecutive texts
 // merge into one part, joined by a newline.
 func (b *byteConverter) partText(s str) {
-	if len(s.raw) == 0 {
+	if len(s.Raw) == 0 {
 		return
 	}
 	if n := len(b.parts); n > 0 && !b.parts[n-1].image {
@@ -321,16 +300,16 @@ func (b *byteConverter) partText(s str) {
 // for a source with no URL form.
 func (b *byteConverter) partImage(blk *rawBlock, path func() string) error {
 	lo := len(b.segs)
-	src := &blk.source
-	switch {
-	case blk.hasSource && src.typ == "base64":
-		b.segs = append(b.segs, litSeg("data:"), rawSeg(src.mediaType), litSeg(";base64,"), rawSeg(src.data))
-	case blk.hasSource && src.typ == "url":
-		b.segs = append(b.segs, rawSeg(src.url))
+	src := &blk.Source
+	switch st := sourceType(src); {
+	case src.Present && st == "base64":
+		b.segs = append(b.segs, litSeg("data:"), rawSeg(src.MediaType), litSeg(";base64,"), rawSeg(src.Data))
+	case src.Present && st == "url":
+		b.segs = append(b.segs, rawSeg(src.URL))
 	default:
 		typ := "missing"
-		if blk.hasSource {
-			typ = fmt.Sprintf("%q", src.typ)
+		if src.Present {
+			typ = fmt.Sprintf("%q", st)
 		}
 		return unsupported(path(), "image source type "+typ)
 	}
@@ -344,24 +323,24 @@ func (b *byteConverter) partImage(blk *rawBlock, path func() string) error {
 func (b *byteConverter) toolResult(i, j int, blk *rawBlock) error {
 	b.tsegs = b.tsegs[:0]
 	images := 0
-	for k := blk.subLo; k < blk.subHi; k++ {
-		rb := &b.subs[k]
-		switch string(rb.typ) {
+	subs := b.content.Content(blk)
+	for k := range subs {
+		rb := &subs[k]
+		switch typ := typeOf(rb); string(typ) {
 		case "text":
-			b.tsegs = joinSeg(b.tsegs, rb.text)
+			b.tsegs = joinSeg(b.tsegs, rb.Text)
 		case "image":
-			k := k - blk.subLo
 			if err := b.partImage(rb, func() string { return fmt.Sprintf("messages.%d.content.%d.content.%d.source", i, j, k) }); err != nil {
 				return err
 			}
 			images++
 		default:
-			return unsupported(fmt.Sprintf("messages.%d.content.%d.content.%d", i, j, k-blk.subLo), fmt.Sprintf("content block type %q in a tool_result", rb.typ))
+			return unsupported(fmt.Sprintf("messages.%d.content.%d.content.%d", i, j, k), fmt.Sprintf("content block type %q in a tool_result", typ))
 		}
 	}
 	b.startMessage()
 	b.out = append(b.out, `{"role":"tool","content":"`...)
-	if blk.isError {
+	if blk.IsError {
 		b.out = append(b.out, "Error: "...)
 	}
 	if images > 0 && len(b.tsegs) == 0 {
@@ -369,9 +348,9 @@ func (b *byteConverter) toolResult(i, j int, blk *rawBlock) error {
 	}
 	b.appendSegs(b.tsegs)
 	b.out = append(b.out, '"')
-	if len(blk.toolUseID.raw) > 0 {
+	if len(blk.ToolUseID.Raw) > 0 {
 		b.out = append(b.out, `,"tool_call_id":"`...)
-		b.appendStr(blk.toolUseID)
+		b.appendStr(blk.ToolUseID)
 		b.out = append(b.out, '"')
 	}
 	b.out = append(b.out, '}')
@@ -388,26 +367,26 @@ func (b *byteConverter) assistant(i int, blks []rawBlock) error {
 	contentLen := 0
 	for j := range blks {
 		blk := &blks[j]
-		switch string(blk.typ) {
+		switch typ := typeOf(blk); string(typ) {
 		case "text":
 			// The model's own output, split by the gateway, rejoins exactly.
-			if len(blk.text.raw) > 0 {
-				b.segs = append(b.segs, rawSeg(blk.text))
-				contentLen += len(blk.text.raw)
+			if len(blk.Text.Raw) > 0 {
+				b.segs = append(b.segs, rawSeg(blk.Text))
+				contentLen += len(blk.Text.Raw)
 			}
 		case "thinking":
 			switch {
 			case asReasoning:
 				// The field is the upstream's protocol, not a prompt, so
 				// it goes back whether or not thinking is on.
-				if hasReasoning && len(blk.thinking.raw) > 0 {
+				if hasReasoning && len(blk.Thinking.Raw) > 0 {
 					b.rsegs = append(b.rsegs, litSeg("\n\n"))
 				}
-				b.rsegs = append(b.rsegs, rawSeg(blk.thinking))
+				b.rsegs = append(b.rsegs, rawSeg(blk.Thinking))
 				hasReasoning = true
-			case b.hinted && len(blk.thinking.raw) > 0:
-				b.segs = append(b.segs, litSeg("<"+b.tag+">"), rawSeg(blk.thinking), litSeg("</"+b.tag+">"))
-				contentLen += len(blk.thinking.raw) + 1
+			case b.hinted && len(blk.Thinking.Raw) > 0:
+				b.segs = append(b.segs, litSeg("<"+b.tag+">"), rawSeg(blk.Thinking), litSeg("</"+b.tag+">"))
+				contentLen += len(blk.Thinking.Raw) + 1
 			}
 			// Thinking off, or asked for without the hint: history
 			// thinking is dropped, so the model is not shown a format it
@@ -415,9 +394,9 @@ func (b *byteConverter) assistant(i int, blks []rawBlock) error {
 		case "redacted_thinking":
 			// Encrypted for Anthropic alone: nothing an OpenAI model can read.
 		case "tool_use":
-			b.calls = append(b.calls, call{id: blk.id, name: b.state.shorten(b.decoded(blk.name.raw)), input: blk.input})
+			b.calls = append(b.calls, call{id: blk.ID, name: b.state.shorten(blk.Name.TextString()), input: blk.Input})
 		default:
-			return unsupported(fmt.Sprintf("messages.%d.content.%d", i, j), fmt.Sprintf("content block type %q in an assistant message", blk.typ))
+			return unsupported(fmt.Sprintf("messages.%d.content.%d", i, j), fmt.Sprintf("content block type %q in an assistant message", typ))
 		}
 	}
 	if contentLen == 0 && len(b.calls) == 0 {
@@ -497,141 +476,11 @@ func (b *byteConverter) appendSegs(segs []seg) {
 // value: as it is when canonical, else with its escapes rewritten. The
 // scan checked it is a string.
 func (b *byteConverter) appendStr(s str) {
-	if s.canonical {
-		b.out = append(b.out, s.raw...)
+	if s.Canonical {
+		b.out = append(b.out, s.Raw...)
 		return
 	}
-	b.out, _ = jsonbytes.AppendCanonicalBody(b.out, s.raw)
-}
-
-// decoded returns the value of a string body, as encoding/json decodes it.
-func (b *byteConverter) decoded(raw []byte) string { return string(b.valueBytes(raw)) }
-
-// valueBytes is decoded without a copy of a plain string: raw itself when
-// it holds no escape and is valid UTF-8.
-func (b *byteConverter) valueBytes(raw []byte) []byte {
-	if bytes.IndexByte(raw, '\\') < 0 && jsonbytes.ValidUTF8(raw) {
-		return raw
-	}
-	v, _ := jsonbytes.AppendDecoded(nil, raw)
-	return v
-}
-
-// textType is the type of the block a string Content stands for.
-var textType = []byte("text")
-
-// scanStr reads the string at at.
-func (b *byteConverter) scanStr(at int) (str, int, error) {
-	end, _, canonical := jsonbytes.ScanString(b.data, at)
-	if end < 0 {
-		return str{}, -1, fmt.Errorf("openai: malformed string at %d", at)
-	}
-	return str{raw: b.data[at+1 : end-1], canonical: canonical}, end, nil
-}
-
-// readContent appends to list the blocks of the Content at at (a string is
-// one text block; at -1 is an absent Content, with none) and returns the
-// index past it. With top, each block's own content is read into b.subs.
-func (b *byteConverter) readContent(at int, list []rawBlock, top bool) ([]rawBlock, int, error) {
-	if at < 0 {
-		return list, at, nil
-	}
-	if b.data[at] == '"' {
-		s, end, err := b.scanStr(at)
-		return append(list, rawBlock{typ: textType, text: s}), end, err
-	}
-	end, err := jsonbytes.ScanArrayAt(b.data, at, func(at int) (int, error) {
-		list = append(list, rawBlock{})
-		return b.readBlock(at, &list[len(list)-1], top)
-	})
-	return list, end, err
-}
-
-// readBlock reads the block object at at into blk, a zero rawBlock.
-func (b *byteConverter) readBlock(at int, blk *rawBlock, top bool) (int, error) {
-	return jsonbytes.ScanObjectAt(b.data, at, func(key []byte, at int) (int, error) {
-		var field *str
-		switch string(key) {
-		case "text":
-			field = &blk.text
-		case "thinking":
-			field = &blk.thinking
-		case "id":
-			field = &blk.id
-		case "name":
-			field = &blk.name
-		case "tool_use_id":
-			field = &blk.toolUseID
-		case "source":
-			blk.hasSource = true
-			return b.readSource(at, &blk.source)
-		case "content":
-			if top {
-				blk.subLo = len(b.subs)
-				subs, end, err := b.readContent(at, b.subs, false)
-				b.subs, blk.subHi = subs, len(subs)
-				return end, err
-			}
-		}
-		if field != nil {
-			s, end, err := b.scanStr(at)
-			*field = s
-			return end, err
-		}
-		v, _, end, err := jsonbytes.SkipValue(b.data, at)
-		if err != nil {
-			return -1, err
-		}
-		switch string(key) {
-		case "type":
-			blk.typ = b.valueBytes(v)
-		case "input":
-			blk.input = v
-		case "is_error":
-			blk.isError = v[0] == 't'
-		}
-		return end, nil
-	})
-}
-
-// readSource reads the source at at into src.
-func (b *byteConverter) readSource(at int, src *rawSource) (int, error) {
-	if b.data[at] == '"' {
-		s, end, err := b.scanStr(at)
-		*src = rawSource{typ: "string", url: s}
-		return end, err
-	}
-	var typ []byte
-	end, err := jsonbytes.ScanObjectAt(b.data, at, func(key []byte, at int) (int, error) {
-		var field *str
-		switch string(key) {
-		case "type", "media_type", "data", "url":
-			if b.data[at] == 'n' {
-				// null leaves the field as it was, as in encoding/json.
-				return at + len("null"), nil
-			}
-		}
-		switch string(key) {
-		case "type":
-			v, _, end, err := jsonbytes.SkipValue(b.data, at)
-			typ = v // a repeated name: the last value counts
-			return end, err
-		case "media_type":
-			field = &src.mediaType
-		case "data":
-			field = &src.data
-		case "url":
-			field = &src.url
-		default:
-			_, _, end, err := jsonbytes.SkipValue(b.data, at)
-			return end, err
-		}
-		s, end, err := b.scanStr(at)
-		*field = s
-		return end, err
-	})
-	src.typ = b.decoded(typ)
-	return end, err
+	b.out, _ = jsonbytes.AppendCanonicalBody(b.out, s.Raw)
 }
 
 // ScansRequest: the handler reads a request with ScanRequest, and
