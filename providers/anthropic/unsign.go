@@ -2,9 +2,7 @@ package anthropic
 
 import (
 	"bytes"
-	"encoding/binary"
 	"errors"
-	"math/bits"
 
 	"github.com/thinkgate/thinkgate/internal/jsonbytes"
 	"github.com/thinkgate/thinkgate/providers"
@@ -401,9 +399,11 @@ func (u *unsigner) appendCompact(at int) int {
 	for j := at; j < len(data); j++ {
 		switch data[j] {
 		case '"':
-			if j = stringEnd(data, j); j < 0 {
+			end, _ := jsonbytes.StringEnd(data[j+1:])
+			if end < 0 {
 				return -1
 			}
+			j += 1 + end
 		case '{', '[':
 			depth++
 		case '}', ']':
@@ -429,42 +429,4 @@ func (u *unsigner) appendCompact(at int) int {
 func htmlEscaped(raw []byte) bool {
 	return bytes.IndexByte(raw, '<') >= 0 || bytes.IndexByte(raw, '>') >= 0 || bytes.IndexByte(raw, '&') >= 0 ||
 		bytes.IndexByte(raw, 0xE2) >= 0 && (bytes.Contains(raw, []byte("\u2028")) || bytes.Contains(raw, []byte("\u2029")))
-}
-
-// stringEnd returns the index of the closing quote of the string whose
-// opening quote is at i, in a body ScanRequest has checked: the first
-// quote after an even run of backslashes. Code quotes less often than it
-// escapes, so quotes are searched for rather than every special byte.
-func stringEnd(data []byte, i int) int {
-	for j := i + 1; ; j++ {
-		if j = nextQuote(data, j); j < 0 {
-			return -1
-		}
-		k := j
-		for k > i+1 && data[k-1] == '\\' {
-			k--
-		}
-		if (j-k)%2 == 0 {
-			return j
-		}
-	}
-}
-
-// nextQuote returns the index of the first quote in data from j on, or -1.
-// Quotes come close together in code: the first 32 bytes are looked at a
-// word at a time before the vector search is set up.
-func nextQuote(data []byte, j int) int {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	for n := 0; n < 4 && j+8 <= len(data); n++ {
-		x := binary.LittleEndian.Uint64(data[j:]) ^ '"'*ones
-		// The lowest byte of x that is zero, if any, sets the lowest bit.
-		if m := (x - ones) &^ x & highs; m != 0 {
-			return j + bits.TrailingZeros64(m)>>3
-		}
-		j += 8
-	}
-	if k := bytes.IndexByte(data[j:], '"'); k >= 0 {
-		return j + k
-	}
-	return -1
 }
