@@ -86,6 +86,19 @@ type requestScan struct {
 	// when absent.
 	messages, system int
 	nMessages        int
+	// unsettled is set by a message the scan cannot tell is kept whole
+	// by SignedHistory's rule.
+	unsettled bool
+}
+
+// SignedHistory reports a scanned request whose every message surely has
+// content (a list with an element, a string with a printable character)
+// and whose every thinking block carries a signature, and redacted_thinking
+// block data, that is not empty and not the gateway's envelope: a history
+// an upstream that drops unsigned and empty parts (azure) takes whole. A
+// request the scan left to ParseRequest reports false.
+func (r *Request) SignedHistory() bool {
+	return r.scan != nil && r.scan.messages >= 0 && !r.scan.unsettled
 }
 
 // scanRequest is walkRequest without decoding the history: ok only for a
@@ -101,7 +114,7 @@ func scanRequest(body []byte) (_ *Request, ok bool) {
 		sc.messages = i
 		return w.array(i, func(i int) (int, bool) {
 			sc.nMessages++
-			end, signed, ok := w.scanMessage(i)
+			end, signed, ok := w.scanMessage(i, sc)
 			r.GatewayThinking = r.GatewayThinking || signed
 			return end, ok
 		})
@@ -121,7 +134,7 @@ func scanRequest(body []byte) (_ *Request, ok bool) {
 // scanMessage checks the message at i as message does; signed reports an
 // assistant turn with thinking the gateway signed (hasGatewayThinking).
 // A role checkRequest rejects is not ok.
-func (w *walker) scanMessage(i int) (end int, signed, ok bool) {
+func (w *walker) scanMessage(i int, sc *requestScan) (end int, signed, ok bool) {
 	var seenRole, seenContent, assistant bool
 	end, ok = w.object(i, func(name []byte, i int) (end int, ok bool) {
 		if !jsonbytes.PlainName(name, messageFields) {
@@ -150,23 +163,50 @@ func (w *walker) scanMessage(i int) (end int, signed, ok bool) {
 				return 0, false
 			}
 			seenContent = true
-			return w.scanBlocks(i, &signed)
+			end, ok = w.scanBlocks(i, &signed, &sc.unsettled)
+			if ok && !sc.unsettled {
+				sc.unsettled = !surelyContent(w.data[i:end])
+			}
+			return end, ok
 		}
 		return w.skip(i)
 	})
+	sc.unsettled = sc.unsettled || !seenContent
 	// A message without a role fails checkRequest.
 	return end, signed && assistant, ok && seenRole
 }
 
+// surelyContent reports content whose value, raw, is surely not empty: a
+// list with an element, or a string with a printable ASCII character,
+// written as itself, that no trimming of white space removes.
+func surelyContent(raw []byte) bool {
+	if raw[0] == '[' {
+		return len(bytes.TrimSpace(raw[1:len(raw)-1])) > 0
+	}
+	for j := 1; j < len(raw)-1; j++ {
+		switch c := raw[j]; {
+		case c == '\\':
+			if raw[j+1] == 'u' {
+				j += 4
+			}
+			j++ // the escape, whatever it stands for
+		case c > ' ' && c < 0x7f:
+			return true
+		}
+	}
+	return false
+}
+
 // scanContent checks a Content at i as content does.
 func (w *walker) scanContent(i int) (end int, ok bool) {
-	return w.scanBlocks(i, nil)
+	return w.scanBlocks(i, nil, nil)
 }
 
 // scanBlocks checks a Content at i as content does, and sets *signed when
-// one of its blocks is thinking with the gateway's envelope (signed nil:
-// not looked for).
-func (w *walker) scanBlocks(i int, signed *bool) (end int, ok bool) {
+// one of its blocks is thinking with the gateway's envelope and *unsettled
+// when one is not surely signed by another (signed and unsettled nil: not
+// looked for; see Request.SignedHistory).
+func (w *walker) scanBlocks(i int, signed, unsettled *bool) (end int, ok bool) {
 	data := w.data
 	if i >= len(data) {
 		return 0, false
@@ -177,9 +217,12 @@ func (w *walker) scanBlocks(i int, signed *bool) (end int, ok bool) {
 		return end, end >= 0
 	case '[':
 		return w.array(i, func(i int) (int, bool) {
-			end, gw, ok := w.scanBlock(i)
+			end, gw, other, ok := w.scanBlock(i)
 			if gw && signed != nil {
 				*signed = true
+			}
+			if !other && unsettled != nil {
+				*unsettled = true
 			}
 			return end, ok
 		})
@@ -189,11 +232,16 @@ func (w *walker) scanBlocks(i int, signed *bool) (end int, ok bool) {
 
 // scanBlock checks the block object at i as block does, and reports a
 // thinking block whose signature, or a redacted_thinking block whose data,
-// has the gateway's envelope shape.
-func (w *walker) scanBlock(i int) (end int, gatewaySigned, ok bool) {
+// has the gateway's envelope shape (gatewaySigned), and whether the block
+// is surely no thinking without another's signature: not thinking or
+// redacted_thinking, or one whose signature or data is there, not empty
+// and not the gateway's envelope, its type and that string without escapes
+// (otherSigned).
+func (w *walker) scanBlock(i int) (end int, gatewaySigned, otherSigned, ok bool) {
 	data := w.data
 	seen := 0
-	var thinking, redacted, envelope, dataEnvelope bool
+	var thinking, redacted, envelope, dataEnvelope, escapedType bool
+	var sigLen, dataLen int // -1: with an escape
 	end, ok = w.object(i, func(name []byte, i int) (int, bool) {
 		f, end, ok := w.field(name, i, blockFields, &seen)
 		if f == 0 {
@@ -218,13 +266,18 @@ func (w *walker) scanBlock(i int) (end int, gatewaySigned, ok bool) {
 		switch f {
 		case fType, fSignature, fData:
 			s, end, ok := w.strBytes(i)
+			n := len(s)
+			if ok && end-i-2 != n {
+				n = -1 // escaped: every escape is longer than what it stands for
+			}
 			switch f {
 			case fType:
 				thinking, redacted = string(s) == "thinking", string(s) == "redacted_thinking"
+				escapedType = n < 0
 			case fSignature:
-				envelope = isGatewaySignature(s)
+				envelope, sigLen = isGatewaySignature(s), n
 			default:
-				dataEnvelope = isGatewaySignature(s)
+				dataEnvelope, dataLen = isGatewaySignature(s), n
 			}
 			return end, ok
 		}
@@ -236,7 +289,9 @@ func (w *walker) scanBlock(i int) (end int, gatewaySigned, ok bool) {
 		end = jsonbytes.ValidString(data, i)
 		return end, end >= 0
 	})
-	return end, thinking && envelope || redacted && dataEnvelope, ok
+	otherSigned = !escapedType && (!thinking && !redacted ||
+		thinking && sigLen > 0 && !envelope || redacted && dataLen > 0 && !dataEnvelope)
+	return end, thinking && envelope || redacted && dataEnvelope, otherSigned, ok
 }
 
 // isGatewaySignature is IsGatewaySignature of a signature's bytes.

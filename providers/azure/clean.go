@@ -86,6 +86,11 @@ func (p *Provider) Clean(x *providers.Exchange) ([]byte, Changes, error) {
 		ch.Model = true
 	}
 	raw, hasMessages := fields["messages"]
+	if hasMessages && keepHistory && x.Request.SignedHistory() {
+		// The scan saw nothing to drop: the messages go as they are,
+		// without a walk.
+		hasMessages = false
+	}
 	if order := x.Request.FieldOrder(); oneBuffer && hasMessages && order != nil && !del["messages"] && !precedes(order, "thinking", "messages") {
 		return cleanInto(x.Body, order, fields, set, del, &ch)
 	}
@@ -113,6 +118,11 @@ func (p *Provider) Clean(x *providers.Exchange) ([]byte, Changes, error) {
 	}
 	return body, ch, nil
 }
+
+// keepHistory lets Clean take the scan's word that a history has nothing
+// to drop (Request.SignedHistory); the differential test turns it off to
+// compare with the walk.
+var keepHistory = true
 
 // oneBuffer lets Clean write the cleaned messages straight into the body it
 // returns; the differential test turns it off to compare with cleaning

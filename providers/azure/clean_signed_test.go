@@ -1,0 +1,85 @@
+package azure
+
+import (
+	"encoding/json"
+	"reflect"
+	"testing"
+
+	"github.com/thinkgate/thinkgate/internal/fuzzcheck"
+	"github.com/thinkgate/thinkgate/providers"
+)
+
+// signedHistorySeeds are histories the scan takes whole (true) or leaves
+// to the walk (false).
+var signedHistorySeeds = map[string]bool{
+	`{"model":"claude-x","messages":[{"role":"user","content":"q"},{"role":"assistant","content":[{"type":"thinking","thinking":"t","signature":"EqQBCkYIBxgCKkB"},{"type":"redacted_thinking","data":"EmwKAhgB"},{"type":"text","text":"a"}]}],"thinking":{"type":"enabled","budget_tokens":2048}}`: true,
+	`{"messages":[{"role":"user","content":[{"type":"text","text":"q","cache_control":{"type":"ephemeral"}}]}],"model":"m","tools":[{"type":"function","function":{"name":"f","parameters":{}}}]}`:                                                                                                   true,
+	`{"model":"m","messages":[{"role":"assistant","content":[{"type":"thinking","thinking":"t"}]},{"role":"user","content":"q"}],"thinking":{"type":"enabled"}}`:                                                                                                                                     false,
+	`{"model":"m","messages":[{"role":"assistant","content":[{"type":"thinking","thinking":"t","signature":""}]}]}`:                                                                                                                                                                                  false,
+	`{"model":"m","messages":[{"role":"assistant","content":[{"type":"thinking","thinking":"t","signature":"tg1t.a.b"}]}]}`:                                                                                                                                                                          false,
+	`{"model":"m","messages":[{"role":"assistant","content":[{"type":"thinking","thinking":"t","signature":"a\/b"}]}]}`:                                                                                                                                                                              false,
+	`{"model":"m","messages":[{"role":"assistant","content":[{"type":"thin\u006bing","thinking":"t","signature":"s"}]}]}`:                                                                                                                                                                            false,
+	`{"model":"m","messages":[{"role":"assistant","content":[{"type":"redacted_thinking","data":""}]}]}`:                                                                                                                                                                                             false,
+	`{"model":"m","messages":[{"role":"user","content":" \n"}]}`:                                                                                                                                                                                                                                     false,
+	`{"model":"m","messages":[{"role":"user","content":"\u00a0"}]}`:                                                                                                                                                                                                                                  false,
+	`{"model":"m","messages":[{"role":"user","content":[]}]}`:                                                                                                                                                                                                                                        false,
+	`{"model":"m","messages":[{"role":"user"}]}`: false,
+	`{"model":"m","messages":[{"role":"user","content":"q"},{"role":"user","content":"  "}],"system":[{"type":"thinking","thinking":"s"}]}`: false,
+	`{"model":"m","messages":[{"role":"user","content":"q"}],"system":[{"type":"thinking","thinking":"s"}]}`:                                true,
+}
+
+// TestSignedHistory: the scan takes a history whole only where the walk
+// would drop nothing.
+func TestSignedHistory(t *testing.T) {
+	for body, want := range signedHistorySeeds {
+		req, err := providers.ScanRequest([]byte(body))
+		if err != nil {
+			t.Fatalf("%s: %v", body, err)
+		}
+		if got := req.SignedHistory(); got != want {
+			t.Errorf("%s: SignedHistory() = %v, want %v", body, got, want)
+		}
+		cleanTrustingScan(t, []byte(body))
+	}
+}
+
+// cleanTrustingScan cleans a scanned body taking the scan's word for its
+// history and walking it, with and without a model to map, and fails on
+// any difference in the body or the changes.
+func cleanTrustingScan(t *testing.T, body []byte) {
+	t.Helper()
+	req, err := providers.ScanRequest(body)
+	if err != nil {
+		return
+	}
+	p := New(Config{APIKey: "k"})
+	for _, models := range [][]providers.ModelRule{nil, {{From: "claude-*", To: "gpt-5"}}} {
+		s := &providers.Settings{Models: models}
+		clean := func(keep bool) ([]byte, Changes, error) {
+			keepHistory = keep
+			defer func() { keepHistory = true }()
+			r := *req
+			r.Fields = make(map[string]json.RawMessage, len(req.Fields))
+			for k, v := range req.Fields {
+				r.Fields[k] = v
+			}
+			return p.Clean(providers.NewExchange(s, &r, body, providers.ExchangeOptions{}))
+		}
+		got, ch, err := clean(true)
+		want, chRef, errRef := clean(false)
+		if string(got) != string(want) || !reflect.DeepEqual(ch, chRef) || (err == nil) != (errRef == nil) {
+			t.Fatalf("Clean(%s):\nscan's word: %s %+v %v\nwalked:      %s %+v %v", body, got, ch, err, want, chRef, errRef)
+		}
+	}
+}
+
+// FuzzCleanSignedHistory: cleanTrustingScan for any request.
+func FuzzCleanSignedHistory(f *testing.F) {
+	for s := range signedHistorySeeds {
+		f.Add([]byte(s))
+	}
+	for _, s := range append(append(append([]string(nil), oneBufferSeeds...), cleanSeeds...), fuzzcheck.Seeds...) {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(cleanTrustingScan)
+}
