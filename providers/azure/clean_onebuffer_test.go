@@ -23,16 +23,22 @@ var oneBufferSeeds = []string{
 // body and into a buffer of their own, with and without a model to map.
 func cleanBothBuffers(t *testing.T, body []byte) {
 	t.Helper()
-	req, err := providers.ParseRequest(body)
-	if err != nil {
-		return
+	if req, err := providers.ParseRequest(body); err == nil {
+		cleanToggled(t, req, body, &oneBuffer, "one buffer", "two")
 	}
+}
+
+// cleanToggled cleans req (of body) with *flag on and off, with and without
+// a model to map, and fails on any difference in the body, the changes or
+// whether it failed.
+func cleanToggled(t *testing.T, req *providers.Request, body []byte, flag *bool, on, off string) {
+	t.Helper()
 	p := New(Config{APIKey: "k"})
 	for _, models := range [][]providers.ModelRule{nil, {{From: "claude-*", To: "gpt-5"}}} {
 		s := &providers.Settings{Models: models}
-		clean := func(one bool) ([]byte, Changes, error) {
-			oneBuffer = one
-			defer func() { oneBuffer = true }()
+		clean := func(v bool) ([]byte, Changes, error) {
+			*flag = v
+			defer func() { *flag = true }()
 			r := *req
 			r.Fields = make(map[string]json.RawMessage, len(req.Fields))
 			for k, v := range req.Fields {
@@ -43,7 +49,7 @@ func cleanBothBuffers(t *testing.T, body []byte) {
 		got, ch, err := clean(true)
 		want, chRef, errRef := clean(false)
 		if string(got) != string(want) || !reflect.DeepEqual(ch, chRef) || (err == nil) != (errRef == nil) {
-			t.Fatalf("Clean(%s):\none buffer: %s %+v %v\ntwo:        %s %+v %v", body, got, ch, err, want, chRef, errRef)
+			t.Fatalf("Clean(%s):\n%s: %s %+v %v\n%s: %s %+v %v", body, on, got, ch, err, off, want, chRef, errRef)
 		}
 	}
 }
