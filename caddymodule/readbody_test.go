@@ -66,7 +66,14 @@ func TestReadAllSizedBounded(t *testing.T) {
 			read()
 		}
 		runtime.ReadMemStats(&after)
-		if perBody := (after.TotalAlloc - before.TotalAlloc) / 5; perBody > uint64(len(body))+16<<10 {
+		// Under the race detector sync.Pool drops a quarter of what it is
+		// given, so the bound leaves room for chunks made again; doubling
+		// buffers took twice the body, io.ReadAll several times it.
+		bound := uint64(len(body)) + uint64(len(body))/4 + 64<<10
+		if size < 0 {
+			bound = uint64(len(body)) * 8 / 5
+		}
+		if perBody := (after.TotalAlloc - before.TotalAlloc) / 5; perBody > bound {
 			t.Errorf("declared size %d: %d bytes allocated per body of %d", size, perBody, len(body))
 		}
 	}
