@@ -36,15 +36,22 @@ func (p *Provider) rewriteClaude(x *providers.Exchange, out *providers.Outbound)
 		return nil, err
 	}
 	req := x.Request
+	// The client's member may be spelt in any letter case (encoding/json
+	// matched it): it goes, and count_tokens gets "model" as Vertex reads it.
+	for k := range req.Fields {
+		if strings.EqualFold(k, "model") {
+			delete(req.Fields, k)
+		}
+	}
 	method := ":rawPredict"
 	switch {
 	case x.CountTokens:
 		model = countTokensModel
+		if err := req.SetField("model", x.UpstreamModel); err != nil {
+			return nil, err
+		}
 	case x.Stream:
 		method = ":streamRawPredict"
-		delete(req.Fields, "model")
-	default:
-		delete(req.Fields, "model")
 	}
 	if err := req.SetField("anthropic_version", AnthropicVersion); err != nil {
 		return nil, err
