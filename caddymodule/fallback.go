@@ -1,7 +1,6 @@
 package caddymodule
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -128,7 +127,9 @@ func (f *Fallback) Validate() error {
 
 // ServeHTTP runs the steps in order until one answers.
 func (f *Fallback) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
-	body, err := f.readBody(w, r)
+	lease := newBodyLease() // the body's pooled buffer, given back once the steps are done with it
+	defer lease.done()
+	body, err := f.readBody(w, r, lease)
 	if err != nil {
 		return writeError(w, bodyReadError(err, time.Duration(f.RequestBodyTimeout)))
 	}
@@ -149,8 +150,8 @@ func (f *Fallback) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyh
 			}
 			a := new(upstreamAttempt)
 			sr := r.Clone(withUpstreamAttempt(r.Context(), a))
-			sr.Body = io.NopCloser(bytes.NewReader(body))
-			sr.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+			sr.Body = lease.reader(body)
+			sr.GetBody = lease.getBody(body)
 			sr.ContentLength = int64(len(body))
 			sw := &fallbackWriter{ResponseWriterWrapper: &caddyhttp.ResponseWriterWrapper{ResponseWriter: w},
 				f: f, attempt: a, header: w.Header().Clone(), last: last, retried: retried}
@@ -214,11 +215,11 @@ func isProxyError(err error) bool {
 
 // readBody reads the client's body within max_request_body and
 // request_body_timeout, like the thinkgate handler does.
-func (f *Fallback) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+func (f *Fallback) readBody(w http.ResponseWriter, r *http.Request, lease *bodyLease) ([]byte, error) {
 	if r.Body == nil || r.Body == http.NoBody {
 		return nil, nil
 	}
-	return readClientBody(w, r, f.MaxRequestBody, time.Duration(f.RequestBodyTimeout))
+	return readClientBody(w, r, f.MaxRequestBody, time.Duration(f.RequestBodyTimeout), lease)
 }
 
 // retryWait says whether a failure is tried once more on the same step, and

@@ -107,7 +107,7 @@ func parseBody(r *http.Request, limit int64) *ParsedRequest {
 	if r.Body != nil {
 		// A nil ResponseWriter: past the limit the read fails without
 		// telling the server; the handler answers the 413.
-		p.Body, p.ReadErr = readAllSized(http.MaxBytesReader(nil, r.Body, limit), min(r.ContentLength, limit))
+		p.Body, p.ReadErr = readAllSized(http.MaxBytesReader(nil, r.Body, limit), min(r.ContentLength, limit), nil)
 	}
 	_, _ = p.parse()
 	caddyhttp.SetVar(r.Context(), ParsedRequestVar, p)
@@ -139,9 +139,10 @@ func (p *ParsedRequest) parseFor(prov providers.Provider) (*providers.Request, e
 
 // readBodyOnce is the handler's read of the client's body: a matcher's
 // read when one was made (held to the handler's own max_request_body, so
-// that the smaller bound applies), else its own, which it keeps in the
-// request's variables too for a later step to Replay.
-func (h *Handler) readBodyOnce(w http.ResponseWriter, r *http.Request) ([]byte, *ParsedRequest, error) {
+// that the smaller bound applies), else its own, into a buffer of lease's.
+// Its own is not put in the request's variables: the buffer goes back to
+// the pool when the handler is done, so nothing after it may take it.
+func (h *Handler) readBodyOnce(w http.ResponseWriter, r *http.Request, lease *bodyLease) ([]byte, *ParsedRequest, error) {
 	if p := ParsedRequestOf(r); p != nil {
 		if p.ReadErr != nil {
 			return nil, nil, p.ReadErr
@@ -151,11 +152,14 @@ func (h *Handler) readBodyOnce(w http.ResponseWriter, r *http.Request) ([]byte, 
 		}
 		return p.Body, p, nil
 	}
-	body, err := h.readBody(w, r)
+	body, err := h.readBody(w, r, lease)
 	if err != nil {
 		return nil, nil, err
 	}
-	p := &ParsedRequest{Body: body}
-	caddyhttp.SetVar(r.Context(), ParsedRequestVar, p)
-	return body, p, nil
+	if lb, ok := r.Body.(*leasedBody); ok {
+		// A fallback's reader of its own copy, read to the end: closing it
+		// lets the fallback's buffer go back when the fallback is done.
+		_ = lb.Close()
+	}
+	return body, &ParsedRequest{Body: body}, nil
 }

@@ -19,10 +19,11 @@ import (
 // lifted once the body is in. After a failed read it stays, so that the
 // server does not wait on the rest of a trickled body before closing the
 // connection.
-func readClientBody(w http.ResponseWriter, r *http.Request, limit int64, timeout time.Duration) ([]byte, error) {
+// The body's buffer comes from lease, if one is given.
+func readClientBody(w http.ResponseWriter, r *http.Request, limit int64, timeout time.Duration, lease *bodyLease) ([]byte, error) {
 	rc := http.NewResponseController(w)
 	deadline := rc.SetReadDeadline(time.Now().Add(timeout)) == nil
-	body, err := readAllSized(http.MaxBytesReader(w, r.Body, limit), min(r.ContentLength, limit))
+	body, err := readAllSized(http.MaxBytesReader(w, r.Body, limit), min(r.ContentLength, limit), lease)
 	if err == nil && deadline {
 		_ = rc.SetReadDeadline(time.Time{})
 	}
@@ -61,8 +62,9 @@ var bodyChunks = sync.Pool{New: func() any { return new([bodyChunk]byte) }}
 // but sends little makes the gateway hold at most four times what it sent,
 // never the declared size. A body of unknown length, or the part of one
 // beyond its declared size, is read in chunks and joined once at the end
-// (bytes.Join does not clear the buffer it fills).
-func readAllSized(rd io.Reader, size int64) ([]byte, error) {
+// (into a buffer that is not cleared first). The buffers for a large body
+// come from lease when one is given (a pooled one is not cleared either).
+func readAllSized(rd io.Reader, size int64, lease *bodyLease) ([]byte, error) {
 	var pieces [][]byte
 	switch {
 	case size >= 0 && size < bodyChunk:
@@ -75,11 +77,11 @@ func readAllSized(rd io.Reader, size int64) ([]byte, error) {
 		end := int(size) + 1
 		chunks, n, err := readChunks(rd, end/4)
 		if err != nil || n < end/4 {
-			body := bytes.Join(chunks, nil)
+			body := join(chunks, lease)
 			putChunks(chunks)
 			return body, eofIsEnd(err)
 		}
-		b := make([]byte, 0, end)
+		b := lease.alloc(end)
 		for _, c := range chunks {
 			b = append(b, c...)
 		}
@@ -90,9 +92,26 @@ func readAllSized(rd io.Reader, size int64) ([]byte, error) {
 		pieces = append(pieces, b)
 	}
 	chunks, _, err := readChunks(rd, math.MaxInt)
-	body := bytes.Join(append(pieces, chunks...), nil)
+	body := join(append(pieces, chunks...), lease)
 	putChunks(chunks)
 	return body, eofIsEnd(err)
+}
+
+// join joins pieces into one buffer from lease (bytes.Join when there is
+// none: neither clears the buffer first).
+func join(pieces [][]byte, lease *bodyLease) []byte {
+	n := 0
+	for _, p := range pieces {
+		n += len(p)
+	}
+	if lease == nil || n < minPooledBody {
+		return bytes.Join(pieces, nil)
+	}
+	b := lease.alloc(n)
+	for _, p := range pieces {
+		b = append(b, p...)
+	}
+	return b
 }
 
 // readInto reads rd into b's room until it is full, the end (nil error) or

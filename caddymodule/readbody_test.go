@@ -25,7 +25,7 @@ func TestReadAllSized(t *testing.T) {
 		{"zero", 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := readAllSized(iotest.HalfReader(strings.NewReader(body)), tc.size)
+			got, err := readAllSized(iotest.HalfReader(strings.NewReader(body)), tc.size, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -35,7 +35,7 @@ func TestReadAllSized(t *testing.T) {
 		})
 	}
 	t.Run("error", func(t *testing.T) {
-		_, err := readAllSized(iotest.TimeoutReader(strings.NewReader(body)), int64(len(body)))
+		_, err := readAllSized(iotest.TimeoutReader(strings.NewReader(body)), int64(len(body)), nil)
 		if err != iotest.ErrTimeout {
 			t.Fatalf("err = %v, want %v", err, iotest.ErrTimeout)
 		}
@@ -52,7 +52,7 @@ func TestReadAllSizedBounded(t *testing.T) {
 		rd := bytes.NewReader(body)
 		read := func() {
 			rd.Reset(body)
-			got, err := readAllSized(io.Reader(rd), size)
+			got, err := readAllSized(io.Reader(rd), size, nil)
 			if err != nil || !bytes.Equal(got, body) || cap(got) > len(body)+1 {
 				t.Fatalf("read %d bytes (cap %d), err %v", len(got), cap(got), err)
 			}
@@ -84,7 +84,7 @@ func TestReadAllSizedBounded(t *testing.T) {
 // declared.
 func TestReadAllSizedDeclaredNotSent(t *testing.T) {
 	sent := bytes.Repeat([]byte("x"), 1000)
-	got, err := readAllSized(bytes.NewReader(sent), 32<<20)
+	got, err := readAllSized(bytes.NewReader(sent), 32<<20, nil)
 	if err != nil || len(got) != len(sent) {
 		t.Fatalf("read %d bytes, err %v", len(got), err)
 	}
@@ -98,7 +98,7 @@ func TestReadAllSizedDeclaredNotSent(t *testing.T) {
 func TestReadAllSizedDeclaredMore(t *testing.T) {
 	for _, sent := range []int{100 << 10, 1<<20 + 1, 3 << 20} {
 		body := bytes.Repeat([]byte("y"), sent)
-		got, err := readAllSized(iotest.HalfReader(bytes.NewReader(body)), 4<<20)
+		got, err := readAllSized(iotest.HalfReader(bytes.NewReader(body)), 4<<20, nil)
 		if err != nil || !bytes.Equal(got, body) {
 			t.Fatalf("sent %d: read %d bytes, err %v", sent, len(got), err)
 		}

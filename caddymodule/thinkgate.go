@@ -4,11 +4,9 @@
 package caddymodule
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"mime"
 	"net/http"
 	"strings"
@@ -306,7 +304,12 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 		}
 	}
 
-	body, parsed, err := h.readBodyOnce(w, r) // a thinkgate matcher's read and parse, if one ran
+	// The pooled buffers of the client's body and the upstream's go back
+	// when this handler has returned and the transport has closed every
+	// reader of them.
+	lease := newBodyLease()
+	defer lease.done()
+	body, parsed, err := h.readBodyOnce(w, r, lease) // a thinkgate matcher's read and parse, if one ran
 	if err != nil {
 		return fail(bodyReadError(err, time.Duration(h.RequestBodyTimeout)))
 	}
@@ -320,6 +323,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 		ClientID:  client,
 		MapErrors: len(h.secrets) > 0, // to scrub the upstream's credential from them
 		Logger:    h.requestLogger(r, req.Model),
+		NewBody:   lease.alloc,
 	})
 	m.model = x.ClientModel
 
@@ -332,7 +336,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	if err != nil {
 		return fail(providers.AsError(err))
 	}
-	setBody(r, out)
+	setBody(r, out, lease)
 
 	if repl, ok := r.Context().Value(caddy.ReplacerCtxKey).(*caddy.Replacer); ok {
 		repl.Set("http.thinkgate.provider", h.providerName)
@@ -360,9 +364,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 const maxLoggedBody = 4 << 10
 
 // readBody reads the client's body within max_request_body and
-// request_body_timeout (readClientBody).
-func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
-	return readClientBody(w, r, h.MaxRequestBody, time.Duration(h.RequestBodyTimeout))
+// request_body_timeout (readClientBody), into a buffer of lease's.
+func (h *Handler) readBody(w http.ResponseWriter, r *http.Request, lease *bodyLease) ([]byte, error) {
+	return readClientBody(w, r, h.MaxRequestBody, time.Duration(h.RequestBodyTimeout), lease)
 }
 
 // requestLogger is the logger of one exchange: every line thinkgate writes
@@ -406,10 +410,11 @@ func inlineName(raw json.RawMessage) string {
 }
 
 // setBody replaces the request body and target with the converted ones.
-func setBody(r *http.Request, out *providers.Outbound) {
+// The body's readers hold lease, whose buffers it may be in.
+func setBody(r *http.Request, out *providers.Outbound, lease *bodyLease) {
 	body := out.Body
-	r.Body = io.NopCloser(bytes.NewReader(body))
-	r.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+	r.Body = lease.reader(body)
+	r.GetBody = lease.getBody(body)
 	r.ContentLength = int64(len(body))
 	r.Header.Set("Content-Length", fmt.Sprint(len(body)))
 	r.TransferEncoding = nil

@@ -133,7 +133,8 @@ func (s *Settings) MapModel(name string) string {
 type Exchange struct {
 	Settings *Settings
 	Request  *Request
-	// Body is the client's body exactly as received.
+	// Body is the client's body exactly as received. Like the buffers of
+	// NewBody, it may be the gateway's to reuse once the request is done.
 	Body []byte
 	// Path and RawQuery are the client's.
 	Path, RawQuery string
@@ -160,6 +161,8 @@ type Exchange struct {
 	// logs and metrics.
 	Usage  Usage
 	Logger *zap.Logger
+
+	newBody func(size int) []byte
 }
 
 // ExchangeOptions are what an Exchange needs besides the parsed request.
@@ -172,6 +175,9 @@ type ExchangeOptions struct {
 	MapErrors bool
 	// Logger is the exchange's logger; nil logs nothing.
 	Logger *zap.Logger
+	// NewBody, when set, gives the buffers the upstream's body is written
+	// into (see Exchange.NewBody).
+	NewBody func(size int) []byte
 }
 
 // NewExchange prepares an exchange for a parsed request.
@@ -195,7 +201,20 @@ func NewExchange(s *Settings, req *Request, body []byte, o ExchangeOptions) *Exc
 		ClientID:      o.ClientID,
 		MapErrors:     o.MapErrors,
 		Logger:        o.Logger,
+		newBody:       o.NewBody,
 	}
+}
+
+// NewBody returns an empty buffer with room for size bytes, for the
+// upstream's body. The gateway gives it from a pool and takes it back when
+// the request is done: its room may hold an earlier request's bytes, so a
+// provider sends only what it wrote there, and it keeps no part of it, nor
+// of Body, past the request.
+func (x *Exchange) NewBody(size int) []byte {
+	if x.newBody != nil {
+		return x.newBody(size)
+	}
+	return make([]byte, 0, size)
 }
 
 // Outbound is the upstream request being built.

@@ -27,7 +27,7 @@ func ExchangeAt(t testing.TB, s *providers.Settings, path, body string) *provide
 	if err != nil {
 		t.Fatalf("ParseRequest: %v", err)
 	}
-	x := providers.NewExchange(s, req, []byte(body), providers.ExchangeOptions{Path: path})
+	x := providers.NewExchange(s, req, []byte(body), providers.ExchangeOptions{Path: path, NewBody: DirtyBody})
 	x.MessageID = "msg_test"
 	return x
 }
@@ -138,4 +138,16 @@ func BenchmarkWrites[S providers.Stream](b *testing.B, x *providers.Exchange, ne
 			b.Fatal(err)
 		}
 	}
+}
+
+// DirtyBody is an Exchange's NewBody whose buffers' room holds another
+// request's bytes, as a pooled buffer's may: a provider that sends a byte
+// it did not write sends these.
+func DirtyBody(n int) []byte {
+	const stale = `{"stale":"another request's bytes"},`
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = stale[i%len(stale)]
+	}
+	return b[:0]
 }

@@ -233,7 +233,7 @@ func (p *Provider) convertFast(x *providers.Exchange) (_ []byte, _ *state, ok bo
 	head := headTemplate + len(system) + len(system)/8 + 2*len(req.Fields["tools"]) +
 		min(len(messages)/headTurnShare, maxHeadLastTurn)
 	c.head = head
-	c.out = make([]byte, head, head+len(messages)+len(messages)/historySlack)
+	c.out = x.NewBody(head + len(messages) + len(messages)/historySlack)[:head] // the room before head is written below, or not sent
 
 	c.data = messages
 	if _, err := jsonbytes.ScanArrayAt(c.data, 0, c.message); err != nil {
@@ -345,7 +345,7 @@ func (c *fastConverter) finish() ([]byte, bool) {
 		copy(c.out[start:], pre) // a move within the room
 		return c.out[start:], true
 	}
-	body := make([]byte, 0, len(pre)+len(c.out)-c.head)
+	body := conv.x.NewBody(len(pre) + len(c.out) - c.head)
 	body = append(body, pre...)
 	return append(body, c.out[c.head:]...), true
 }

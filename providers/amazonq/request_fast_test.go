@@ -10,6 +10,7 @@ import (
 
 	"github.com/thinkgate/thinkgate/internal/cputime"
 	"github.com/thinkgate/thinkgate/internal/fuzzcheck"
+	"github.com/thinkgate/thinkgate/internal/providertest"
 	"github.com/thinkgate/thinkgate/providers"
 )
 
@@ -29,7 +30,7 @@ func checkFastMatchesTyped(t testing.TB, p *Provider, s *providers.Settings, bod
 		return false
 	}
 	exchange := func(req *providers.Request) *providers.Exchange {
-		x := providers.NewExchange(s, req, body, providers.ExchangeOptions{Path: "/v1/messages"})
+		x := providers.NewExchange(s, req, body, providers.ExchangeOptions{Path: "/v1/messages", NewBody: providertest.DirtyBody})
 		x.ClientID = "client-a"
 		return x
 	}

@@ -92,7 +92,7 @@ func (p *Provider) Clean(x *providers.Exchange) ([]byte, Changes, error) {
 		hasMessages = false
 	}
 	if order := x.Request.FieldOrder(); oneBuffer && hasMessages && order != nil && !del["messages"] && !precedes(order, "thinking", "messages") {
-		return cleanInto(x.Body, order, fields, set, del, &ch)
+		return cleanInto(x, order, fields, set, del, &ch)
 	}
 	if hasMessages {
 		msgs, changed, err := appendCleanMessages(make([]byte, 0, len(raw)), raw, &ch)
@@ -112,7 +112,7 @@ func (p *Provider) Clean(x *providers.Exchange) ([]byte, Changes, error) {
 	if len(set) == 0 && len(del) == 0 {
 		return x.Body, ch, nil
 	}
-	body, err := rebuildObject(x.Body, x.Request.FieldOrder(), fields, set, del)
+	body, err := rebuildObject(x.NewBody, x.Body, x.Request.FieldOrder(), fields, set, del)
 	if err != nil {
 		return nil, ch, providers.InvalidRequest("request body: " + err.Error())
 	}
@@ -147,8 +147,9 @@ func precedes(order []string, a, b string) bool {
 // thinking after messages, so that whether it goes is known when it is
 // reached. It writes what rebuildObject would write from the messages
 // cleaned apart, and returns body itself when nothing changed.
-func cleanInto(body []byte, order []string, fields, set map[string]json.RawMessage, del map[string]bool, ch *Changes) ([]byte, Changes, error) {
-	out := make([]byte, 0, len(body)+64)
+func cleanInto(x *providers.Exchange, order []string, fields, set map[string]json.RawMessage, del map[string]bool, ch *Changes) ([]byte, Changes, error) {
+	body := x.Body
+	out := x.NewBody(len(body) + 64)
 	out = append(out, '{')
 	changed := false
 	for _, k := range order {
@@ -198,8 +199,8 @@ func cleanInto(body []byte, order []string, fields, set map[string]json.RawMessa
 // with set values replacing (or, for new keys, following) the originals and
 // del keys left out. order, when known (Request.FieldOrder), spares a walk
 // of the body.
-func rebuildObject(body []byte, order []string, fields, set map[string]json.RawMessage, del map[string]bool) ([]byte, error) {
-	out := make([]byte, 0, len(body)+64)
+func rebuildObject(newBody func(int) []byte, body []byte, order []string, fields, set map[string]json.RawMessage, del map[string]bool) ([]byte, error) {
+	out := newBody(len(body) + 64)
 	out = append(out, '{')
 	written := make(map[string]bool, len(fields))
 	member := func(k string, v []byte) {

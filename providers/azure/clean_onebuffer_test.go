@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/thinkgate/thinkgate/internal/fuzzcheck"
+	"github.com/thinkgate/thinkgate/internal/providertest"
 	"github.com/thinkgate/thinkgate/providers"
 )
 
@@ -44,7 +45,7 @@ func cleanToggled(t *testing.T, req *providers.Request, body []byte, flag *bool,
 			for k, v := range req.Fields {
 				r.Fields[k] = v
 			}
-			return p.Clean(providers.NewExchange(s, &r, body, providers.ExchangeOptions{}))
+			return p.Clean(providers.NewExchange(s, &r, body, providers.ExchangeOptions{NewBody: providertest.DirtyBody}))
 		}
 		got, ch, err := clean(true)
 		want, chRef, errRef := clean(false)

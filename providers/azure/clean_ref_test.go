@@ -12,6 +12,7 @@ import (
 
 	"github.com/thinkgate/thinkgate/internal/fuzzcheck"
 	"github.com/thinkgate/thinkgate/internal/jsonbytes"
+	"github.com/thinkgate/thinkgate/internal/providertest"
 	"github.com/thinkgate/thinkgate/providers"
 )
 
@@ -200,7 +201,7 @@ func cleanBothWays(t *testing.T, body []byte) {
 	// With the order the walk recorded, and without (a request decoded by
 	// encoding/json).
 	for _, order := range [][]string{req.FieldOrder(), nil} {
-		got, err := rebuildObject(body, order, req.Fields, set, del)
+		got, err := rebuildObject(providertest.DirtyBody, body, order, req.Fields, set, del)
 		if string(got) != string(want) || (err == nil) != (errRef == nil) {
 			t.Fatalf("rebuildObject(%s, %q):\nwalk: %s %v\nref:  %s %v", body, order, got, err, want, errRef)
 		}

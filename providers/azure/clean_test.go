@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/thinkgate/thinkgate/internal/golden"
+	"github.com/thinkgate/thinkgate/internal/providertest"
 
 	"github.com/thinkgate/thinkgate/providers"
 )
@@ -30,7 +31,7 @@ func exchange(t testing.TB, s *providers.Settings, body []byte) *providers.Excha
 	if err != nil {
 		t.Fatalf("ParseRequest: %v", err)
 	}
-	return providers.NewExchange(s, req, body, providers.ExchangeOptions{})
+	return providers.NewExchange(s, req, body, providers.ExchangeOptions{NewBody: providertest.DirtyBody})
 }
 
 // TestCleanGolden runs every cleaning rule on a before file and compares

@@ -93,7 +93,7 @@ func fastRequest(x *providers.Exchange, budget, expansion int, levels []provider
 	if !ok {
 		return nil, false
 	}
-	c := &fastConverter{x: x, out: make([]byte, 0, len(x.Body)+256), toolNames: map[string]string{}}
+	c := &fastConverter{x: x, out: x.NewBody(len(x.Body) + 256), toolNames: map[string]string{}}
 	if x.CountTokens {
 		c.out = append(c.out, `{"generateContentRequest":{"model":`...)
 		c.out = jsonbytes.AppendStringNoHTML(c.out, "models/"+model)

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/thinkgate/thinkgate/internal/fuzzcheck"
+	"github.com/thinkgate/thinkgate/internal/providertest"
 	"github.com/thinkgate/thinkgate/providers"
 )
 
@@ -25,7 +26,7 @@ func convertBoth(t testing.TB, body []byte, countTokens bool) (fast, typed *prov
 	}
 	p := New(Config{APIKey: "k"})
 	run := func(req *providers.Request, typedOnly bool) (*providers.Outbound, error) {
-		x := providers.NewExchange(s, req, body, providers.ExchangeOptions{Path: path})
+		x := providers.NewExchange(s, req, body, providers.ExchangeOptions{Path: path, NewBody: providertest.DirtyBody})
 		out := &providers.Outbound{Path: path, Header: map[string][]string{}}
 		typedRequest = typedOnly
 		defer func() { typedRequest = false }()

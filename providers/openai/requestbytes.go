@@ -100,7 +100,7 @@ func sourceType(src *providers.RawSource) string {
 // from the client's bytes (messages and system are the indexes of those
 // values in b.data, -1 if absent).
 func (b *byteConverter) convert(out *chatRequest, messages, system int) ([]byte, error) {
-	b.out = make([]byte, 0, len(b.x.Body)+512)
+	b.out = b.x.NewBody(len(b.x.Body) + 512)
 	b.out = append(b.out, `{"model":"`...)
 	b.out = jsonbytes.AppendStringBodyNoHTML(b.out, []byte(out.Model))
 	b.out = append(b.out, `","messages":[`...)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/thinkgate/thinkgate/internal/fuzzcheck"
 	"github.com/thinkgate/thinkgate/internal/golden"
+	"github.com/thinkgate/thinkgate/internal/providertest"
 	"github.com/thinkgate/thinkgate/providers"
 )
 
@@ -49,7 +50,7 @@ func scannedExchange(t testing.TB, s *providers.Settings, body []byte) (*provide
 	if err != nil {
 		return nil, err
 	}
-	return providers.NewExchange(s, req, body, providers.ExchangeOptions{}), nil
+	return providers.NewExchange(s, req, body, providers.ExchangeOptions{NewBody: providertest.DirtyBody}), nil
 }
 
 // TestConvertRequestFromBytesGolden: a request read by ScanRequest, as the
