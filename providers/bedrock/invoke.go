@@ -9,6 +9,7 @@ import (
 
 	"github.com/buger/jsonparser"
 
+	"github.com/thinkgate/thinkgate/internal/jsonbytes"
 	"github.com/thinkgate/thinkgate/providers"
 	"github.com/thinkgate/thinkgate/providers/anthropic"
 	"github.com/thinkgate/thinkgate/providers/awsstream"
@@ -41,13 +42,12 @@ func (p *Provider) InvokeBody(x *providers.Exchange, h http.Header) ([]byte, err
 	if err != nil {
 		return nil, err
 	}
-	// jsonparser.Delete edits in place; the client's body is kept intact
-	// (a fallback may send it again).
-	body = append(make([]byte, 0, len(body)+64), body...)
-	body = jsonparser.Delete(body, "model")
-	body = jsonparser.Delete(body, "stream")
 	betas := p.betas(h.Values("Anthropic-Beta"), body)
-	body = jsonparser.Delete(body, "anthropic_beta")
+	// A new buffer: jsonparser.Set below edits in place, and the client's
+	// body is kept intact (a fallback may send it again).
+	if body, err = withoutGatewayMembers(body); err != nil {
+		return nil, providers.InvalidRequest("request body: " + err.Error())
+	}
 	if body, err = jsonparser.Set(body, []byte(`"`+AnthropicVersion+`"`), "anthropic_version"); err != nil {
 		return nil, providers.InvalidRequest("request body: " + err.Error())
 	}
@@ -89,14 +89,66 @@ func (p *Provider) betas(lines []string, body []byte) []string {
 			add(v)
 		}
 	}
-	_, _ = jsonparser.ArrayEach(body, func(v []byte, typ jsonparser.ValueType, _ int, _ error) {
-		if typ == jsonparser.String {
-			if s, err := jsonparser.ParseString(v); err == nil {
-				add(s)
+	_, _ = jsonbytes.ScanObjectAt(body, 0, func(key []byte, at int) (int, error) {
+		value, typ, end, err := jsonbytes.SkipValue(body, at)
+		if err == nil && typ == jsonparser.Array && memberIs(key, "anthropic_beta") {
+			_, _ = jsonparser.ArrayEach(value, func(v []byte, typ jsonparser.ValueType, _ int, _ error) {
+				if typ == jsonparser.String {
+					if s, err := jsonparser.ParseString(v); err == nil {
+						add(s)
+					}
+				}
+			})
+		}
+		return end, err
+	})
+	return out
+}
+
+// gatewayMembers are the top-level members of an InvokeModel body that the
+// gateway writes or leaves out, whatever the client sent: the model is in
+// the path, the stream in the action, and anthropic_version and
+// anthropic_beta are set below.
+var gatewayMembers = []string{"model", "stream", "anthropic_version", "anthropic_beta"}
+
+// withoutGatewayMembers writes body's top-level object again, in a new
+// buffer, without the gatewayMembers. A member is one of them in any letter
+// case and however escaped, as encoding/json matches it (a client's
+// "Model" is its model): InvokeModel refuses a member it does not know.
+func withoutGatewayMembers(body []byte) ([]byte, error) {
+	out := make([]byte, 0, len(body)+64)
+	out = append(out, '{')
+	_, err := jsonbytes.ScanObjectAt(body, 0, func(key []byte, at int) (int, error) {
+		_, _, end, err := jsonbytes.SkipValue(body, at)
+		if err != nil {
+			return -1, err
+		}
+		for _, name := range gatewayMembers {
+			if memberIs(key, name) {
+				return end, nil
 			}
 		}
-	}, "anthropic_beta")
-	return out
+		if len(out) > 1 {
+			out = append(out, ',')
+		}
+		out = append(out, '"')
+		out = append(out, key...)
+		out = append(out, '"', ':')
+		out = append(out, body[at:end]...)
+		return end, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return append(out, '}'), nil
+}
+
+// memberIs reports whether a member's raw name is name, as encoding/json
+// matches names: unescaped, in any letter case.
+func memberIs(key []byte, name string) bool {
+	var buf [32]byte
+	k, err := jsonbytes.Unescape(key, buf[:0])
+	return err == nil && strings.EqualFold(string(k), name)
 }
 
 // CountTokensBody wraps an InvokeModel body for Bedrock's CountTokens.

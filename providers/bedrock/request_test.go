@@ -129,6 +129,29 @@ func TestInvokeBetas(t *testing.T) {
 	}
 }
 
+// TestInvokeMembersInAnyCase: a client's model, stream, anthropic_version
+// and anthropic_beta members are the gateway's in any letter case or
+// escaping (encoding/json reads "Model" and "stre\u0061m" as the model and
+// the stream): none of the client's spellings reaches InvokeModel, which
+// refuses members it does not know, and a differently spelt anthropic_beta
+// still gives its betas.
+func TestInvokeMembersInAnyCase(t *testing.T) {
+	body := `{"modeL":"claude-sonnet","max_tokens":1024,"stre\u0061m":true,"Anthropic_Version":"2023-06-01",` +
+		`"ANTHROPIC_BETA":["output-128k-2025-02-19"],"messages":[{"role":"user","content":"Hi"}]}`
+	p := keyProvider(t, Config{API: APIInvoke})
+	s := testSettings(false)
+	s.Models = []providers.ModelRule{{From: "claude-sonnet", To: sonnet}}
+	x := exchange(t, s, body, "/v1/messages")
+	out := &providers.Outbound{Path: "/v1/messages", Header: http.Header{}}
+	if _, err := p.Rewrite(x, out); err != nil {
+		t.Fatal(err)
+	}
+	want := `{"max_tokens":1024,"messages":[{"role":"user","content":"Hi"}],"anthropic_version":"bedrock-2023-05-31","anthropic_beta":["output-128k-2025-02-19"]}`
+	if string(out.Body) != want || !strings.HasSuffix(out.Path, "/invoke-with-response-stream") {
+		t.Errorf("%s %s\nwant body %s", out.Path, out.Body, want)
+	}
+}
+
 // TestModelPath: ids, inference profiles and ARNs are escaped into their
 // one path segment as the AWS SDK escapes them; anything else is refused
 // before it reaches a path.
