@@ -150,7 +150,7 @@ func (r *Request) SetMessagesJSON(encoded []byte) {
 // MarshalFields encodes the request from Fields, a passthrough body: the
 // fields in name order, as json.Marshal(r.Fields) writes them.
 func (r *Request) MarshalFields() ([]byte, error) {
-	body, _, err := r.marshalFields(nil)
+	body, _, err := r.marshalFields(nil, nil)
 	return body, err
 }
 
@@ -161,10 +161,17 @@ func (r *Request) MarshalFields() ([]byte, error) {
 // value in it, a sub-slice for SetMessagesJSON: the body is written once,
 // and a later MarshalFields (Vertex's) writes the same messages.
 func (r *Request) MarshalFieldsWith(messages func(dst []byte) ([]byte, error)) (body, encodedMessages []byte, err error) {
-	return r.marshalFields(messages)
+	return r.marshalFields(messages, nil)
 }
 
-func (r *Request) marshalFields(messages func(dst []byte) ([]byte, error)) (out, encodedMessages []byte, err error) {
+// MarshalRequest is x.Request's MarshalFieldsWith (messages may be nil),
+// written into a buffer of x.NewBody's.
+func (x *Exchange) MarshalRequest(messages func(dst []byte) ([]byte, error)) (body, encodedMessages []byte, err error) {
+	return x.Request.marshalFields(messages, x.NewBody)
+}
+
+// marshalFields writes the body into a buffer of newBody's (nil: make).
+func (r *Request) marshalFields(messages func(dst []byte) ([]byte, error), newBody func(int) []byte) (out, encodedMessages []byte, err error) {
 	keys := make([]string, 0, len(r.Fields))
 	n := 2
 	for k, v := range r.Fields {
@@ -179,7 +186,10 @@ func (r *Request) marshalFields(messages func(dst []byte) ([]byte, error)) (out,
 		n += rawSize(r.rewritten) - len(r.Fields["messages"])
 	}
 	sort.Strings(keys)
-	out = make([]byte, 0, n+n/32) // room for a few escapes
+	if newBody == nil {
+		newBody = func(n int) []byte { return make([]byte, 0, n) }
+	}
+	out = newBody(n + n/32) // room for a few escapes
 	out = append(out, '{')
 	for _, k := range keys {
 		v, ok := r.Fields[k]

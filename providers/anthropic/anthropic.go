@@ -114,7 +114,8 @@ func RewriteBody(x *providers.Exchange) ([]byte, error) {
 	if !changed {
 		return x.Body, nil
 	}
-	return req.MarshalFields()
+	body, _, err := x.MarshalRequest(nil)
+	return body, err
 }
 
 // toolTurnLacksThinking reports whether the last assistant turn calls a tool

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/thinkgate/thinkgate/internal/fuzzcheck"
+	"github.com/thinkgate/thinkgate/internal/providertest"
 	"github.com/thinkgate/thinkgate/providers"
 )
 
@@ -30,7 +31,7 @@ func rewriteBothWays(t *testing.T, body []byte) {
 			if err != nil {
 				return nil, err
 			}
-			return RewriteBody(providers.NewExchange(s, req, body, providers.ExchangeOptions{}))
+			return RewriteBody(providers.NewExchange(s, req, body, providers.ExchangeOptions{NewBody: providertest.DirtyBody}))
 		}
 		got, err := rewrite(providers.ScanRequest)
 		want, errRef := rewrite(providers.ParseRequest)

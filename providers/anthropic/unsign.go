@@ -53,7 +53,7 @@ func rewriteFromBytes(x *providers.Exchange, changed bool) (body []byte, ok bool
 		return nil, false
 	}
 	u := &unsigner{data: raw, opener: x.Settings.Signer.NewOpener()}
-	body, encoded, err := req.MarshalFieldsWith(func(dst []byte) ([]byte, error) {
+	body, encoded, err := x.MarshalRequest(func(dst []byte) ([]byte, error) {
 		u.out = dst
 		if err := u.messages(); err != nil {
 			return nil, err

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/thinkgate/thinkgate/internal/fuzzcheck"
+	"github.com/thinkgate/thinkgate/internal/providertest"
 	"github.com/thinkgate/thinkgate/providers"
 )
 
@@ -28,7 +29,7 @@ func rewriteScanned(s *providers.Settings, body []byte, fromBytes bool) (out, ag
 	if err != nil {
 		return nil, nil, err
 	}
-	out, err = RewriteBody(providers.NewExchange(s, req, body, providers.ExchangeOptions{}))
+	out, err = RewriteBody(providers.NewExchange(s, req, body, providers.ExchangeOptions{NewBody: providertest.DirtyBody}))
 	if err != nil {
 		return nil, nil, err
 	}

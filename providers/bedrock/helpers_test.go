@@ -82,7 +82,7 @@ func exchange(t testing.TB, s *providers.Settings, body string, path string) *pr
 	if err != nil {
 		t.Fatalf("ScanRequest: %v", err)
 	}
-	x := providers.NewExchange(s, req, []byte(body), providers.ExchangeOptions{Path: path})
+	x := providers.NewExchange(s, req, []byte(body), providers.ExchangeOptions{Path: path, NewBody: providertest.DirtyBody})
 	x.MessageID = "msg_test"
 	return x
 }

@@ -45,7 +45,7 @@ func (p *Provider) InvokeBody(x *providers.Exchange, h http.Header) ([]byte, err
 	betas := p.betas(h.Values("Anthropic-Beta"), body)
 	// A new buffer: jsonparser.Set below edits in place, and the client's
 	// body is kept intact (a fallback may send it again).
-	if body, err = withoutGatewayMembers(body); err != nil {
+	if body, err = withoutGatewayMembers(x.NewBody, body); err != nil {
 		return nil, providers.InvalidRequest("request body: " + err.Error())
 	}
 	if body, err = jsonparser.Set(body, []byte(`"`+AnthropicVersion+`"`), "anthropic_version"); err != nil {
@@ -112,11 +112,11 @@ func (p *Provider) betas(lines []string, body []byte) []string {
 var gatewayMembers = []string{"model", "stream", "anthropic_version", "anthropic_beta"}
 
 // withoutGatewayMembers writes body's top-level object again, in a new
-// buffer, without the gatewayMembers. A member is one of them in any letter
+// buffer of newBody's, without the gatewayMembers. A member is one of them in any letter
 // case and however escaped, as encoding/json matches it (a client's
 // "Model" is its model): InvokeModel refuses a member it does not know.
-func withoutGatewayMembers(body []byte) ([]byte, error) {
-	out := make([]byte, 0, len(body)+64)
+func withoutGatewayMembers(newBody func(int) []byte, body []byte) ([]byte, error) {
+	out := newBody(len(body) + 64)
 	out = append(out, '{')
 	_, err := jsonbytes.ScanObjectAt(body, 0, func(key []byte, at int) (int, error) {
 		_, _, end, err := jsonbytes.SkipValue(body, at)

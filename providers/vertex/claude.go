@@ -56,7 +56,7 @@ func (p *Provider) rewriteClaude(x *providers.Exchange, out *providers.Outbound)
 	if err := req.SetField("anthropic_version", AnthropicVersion); err != nil {
 		return nil, err
 	}
-	if out.Body, err = req.MarshalFields(); err != nil {
+	if out.Body, _, err = x.MarshalRequest(nil); err != nil {
 		return nil, err
 	}
 	out.Path = p.modelPath(PublisherAnthropic, model) + method

@@ -9,6 +9,7 @@ import (
 
 	"golang.org/x/oauth2"
 
+	"github.com/thinkgate/thinkgate/internal/providertest"
 	"github.com/thinkgate/thinkgate/providers"
 )
 
@@ -30,7 +31,7 @@ func FuzzRewrite(f *testing.F) {
 		if countTokens {
 			path += "/count_tokens"
 		}
-		x := providers.NewExchange(testSettings(), req, []byte(body), providers.ExchangeOptions{Path: path})
+		x := providers.NewExchange(testSettings(), req, []byte(body), providers.ExchangeOptions{Path: path, NewBody: providertest.DirtyBody})
 		out := &providers.Outbound{Path: path, Header: http.Header{"Anthropic-Beta": {betas}}}
 		if _, err := p.Rewrite(x, out); err != nil {
 			return

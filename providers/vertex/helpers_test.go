@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/thinkgate/thinkgate/internal/providertest"
 	"github.com/thinkgate/thinkgate/providers"
 )
 
@@ -47,7 +48,7 @@ func rewrite(t testing.TB, p *Provider, s *providers.Settings, path, body string
 	if err != nil {
 		t.Fatalf("parse: %v", err)
 	}
-	x := providers.NewExchange(s, req, []byte(body), providers.ExchangeOptions{Path: path, RawQuery: "beta=true"})
+	x := providers.NewExchange(s, req, []byte(body), providers.ExchangeOptions{Path: path, RawQuery: "beta=true", NewBody: providertest.DirtyBody})
 	if header == nil {
 		header = http.Header{}
 	}
