@@ -17,9 +17,9 @@ import (
 // The classes are four to a doubling (cap 1, 1.25, 1.5 or 1.75 times a
 // power of two), so a buffer is at most a quarter larger than asked for.
 // What the pools hold is bounded by sync.Pool: a buffer not taken again
-// within two garbage collections is dropped. A buffer is only ever
-// appended to from length zero, so what an earlier request left in it is
-// never read.
+// within two garbage collections is dropped. Only the bytes a request
+// wrote into a buffer are read from it (providers.Exchange.NewBody), so
+// what an earlier request left there is never sent.
 const (
 	minPooledBody = 64 << 10
 	maxPooledBody = 64 << 20
@@ -27,7 +27,8 @@ const (
 
 var bodyClasses [bodyClassCount]sync.Pool
 
-// bodyClassCount covers minPooledBody to maxPooledBody, four a doubling.
+// bodyClassCount covers minPooledBody (2^16) to maxPooledBody (2^26), four
+// classes a doubling.
 const bodyClassCount = 4*(26-16) + 1
 
 // bodyClass is the smallest class whose buffers hold n bytes, and their
