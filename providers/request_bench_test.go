@@ -2,6 +2,7 @@ package providers_test
 
 import (
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/thinkgate/thinkgate/internal/cputime"
@@ -27,7 +28,9 @@ import (
 // "scan" is ScanRequest alone. "anthropic" is the passthrough with nothing to change (the client's
 // model name, the history signed by the gateway for tag-derived thinking is
 // not present); "anthropic-unsign" is one whose gateway-signed history must
-// be rewritten.
+// be rewritten. A "-reused" row is the row before it with the upstream's
+// body written into buffers reused from one request to the next, as the
+// gateway's pools give them (Exchange.NewBody), instead of fresh ones.
 func BenchmarkRequestConversion(b *testing.B) {
 	signer := providers.NewSigner([]byte("bench-signing-key"))
 	body := claudeCodeRequest(signer, 1<<20)
@@ -41,10 +44,15 @@ func BenchmarkRequestConversion(b *testing.B) {
 		{"scan", nil, body},
 		{"anthropic", anthropic.New(anthropic.Config{APIKey: "k"}), plain},
 		{"anthropic-unsign", anthropic.New(anthropic.Config{APIKey: "k"}), body},
+		{"anthropic-unsign-reused", anthropic.New(anthropic.Config{APIKey: "k"}), body},
 		{"azure", azure.New(azure.Config{APIKey: "k"}), body},
+		{"azure-reused", azure.New(azure.Config{APIKey: "k"}), body},
 		{"openai", openai.New(openai.Config{APIKey: "k"}), body},
+		{"openai-reused", openai.New(openai.Config{APIKey: "k"}), body},
 		{"gemini", gemini.New(gemini.Config{APIKey: "k"}), body},
+		{"gemini-reused", gemini.New(gemini.Config{APIKey: "k"}), body},
 		{"amazonq", amazonq.New(amazonq.Config{APIKey: "k"}), body},
+		{"amazonq-reused", amazonq.New(amazonq.Config{APIKey: "k"}), body},
 	}
 	for _, c := range convs {
 		b.Run(c.name, func(b *testing.B) {
@@ -52,8 +60,13 @@ func BenchmarkRequestConversion(b *testing.B) {
 			if c.name != "anthropic" {
 				s.Models = []providers.ModelRule{{From: "claude-*", To: "gemini-2.5-pro"}}
 			}
-			if c.name == "anthropic-unsign" {
+			if strings.HasPrefix(c.name, "anthropic-unsign") {
 				s.Models = nil
+			}
+			var bodies reusedBodies
+			var newBody func(int) []byte
+			if strings.HasSuffix(c.name, "-reused") {
+				newBody = bodies.newBody
 			}
 			b.SetBytes(int64(len(c.body)))
 			b.ReportAllocs()
@@ -67,7 +80,8 @@ func BenchmarkRequestConversion(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				x := providers.NewExchange(s, req, c.body, providers.ExchangeOptions{Path: "/v1/messages"})
+				bodies.next = 0
+				x := providers.NewExchange(s, req, c.body, providers.ExchangeOptions{Path: "/v1/messages", NewBody: newBody})
 				out := &providers.Outbound{Path: x.Path, Header: http.Header{}}
 				if c.p != nil {
 					if _, err := c.p.Rewrite(x, out); err != nil {
@@ -80,4 +94,22 @@ func BenchmarkRequestConversion(b *testing.B) {
 			b.ReportMetric(float64((cputime.Process()-cpu0).Nanoseconds())/1e6/float64(b.N)/mb, "cpu-ms/MB")
 		})
 	}
+}
+
+// reusedBodies hands out the same buffers on every request, in the order
+// asked for, as the gateway's pools do once they are warm.
+type reusedBodies struct {
+	bufs [][]byte
+	next int
+}
+
+func (r *reusedBodies) newBody(n int) []byte {
+	if r.next == len(r.bufs) {
+		r.bufs = append(r.bufs, nil)
+	}
+	if cap(r.bufs[r.next]) < n {
+		r.bufs[r.next] = make([]byte, 0, n)
+	}
+	r.next++
+	return r.bufs[r.next-1][:0]
 }
