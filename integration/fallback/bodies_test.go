@@ -16,12 +16,7 @@ import (
 // (which reads the fallback's copy itself) and a thinkgate step (which
 // reads it into a buffer of its own), sent with its length and chunked.
 func TestLargeBodyReachesEveryStep(t *testing.T) {
-	var turns []string
-	for i := 0; len(strings.Join(turns, ",")) < 400<<10; i++ {
-		turns = append(turns, fmt.Sprintf(`{"role":"user","content":"turn %d «naïve» \"quoted\" <b>\\ %s"},{"role":"assistant","content":"ok %d"}`,
-			i, strings.Repeat("y", i%89), i))
-	}
-	body := `{"model":"claude-sonnet-4-5","max_tokens":100,"messages":[` + strings.Join(turns, ",") + `,{"role":"user","content":"last"}]}`
+	body := `{"model":"claude-sonnet-4-5","max_tokens":100,"messages":[` + testgw.History(400<<10) + `,{"role":"user","content":"last"}]}`
 
 	first := testgw.NewUpstream(t, func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")

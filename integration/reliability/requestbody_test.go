@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/thinkgate/thinkgate/internal/testgw"
 )
 
 // TestRequestBodyReadWhole: a large body, sent with its Content-Length or
@@ -14,12 +16,7 @@ import (
 // is exactly max_request_body long, and one byte more gets 413 with nothing
 // sent upstream, declared or not.
 func TestRequestBodyReadWhole(t *testing.T) {
-	var turns []string
-	for i := 0; len(strings.Join(turns, ",")) < 300<<10; i++ {
-		turns = append(turns, fmt.Sprintf(`{"role":"user","content":"turn %d: «naïve» \"quoted\" <b>\\ 日本語 %s"},{"role":"assistant","content":"ok %d"}`,
-			i, strings.Repeat("x", i%97), i))
-	}
-	body := `{"model":"claude-test","max_tokens":1024,"stream":true,"messages":[` + strings.Join(turns, ",") +
+	body := `{"model":"claude-test","max_tokens":1024,"stream":true,"messages":[` + testgw.History(300<<10) +
 		`,{"role":"user","content":"last"}]}`
 	up := splitUpstream(t)
 	gw := gateway(t, up, fmt.Sprintf("\tmax_request_body %d", len(body)))

@@ -447,3 +447,18 @@ func AdaptProvider(t testing.TB, caddyfile string) []byte {
 	b, _ := json.Marshal(p)
 	return b
 }
+
+// History returns the turns of a messages array, at least size bytes of
+// them: user and assistant turns in turn, each of its own length, their
+// text full of quotes, backslashes, HTML characters and non-ASCII text.
+func History(size int) string {
+	var b strings.Builder
+	for i := 0; b.Len() < size; i++ {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"role":"user","content":"turn %d: «naïve» \"quoted\" <b>\\ 日本語 %s"},{"role":"assistant","content":"ok %d"}`,
+			i, strings.Repeat("x", i%97), i)
+	}
+	return b.String()
+}
