@@ -2,6 +2,7 @@ package caddymodule
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"math/bits"
 	"net/http"
@@ -157,8 +158,4 @@ func (l *bodyLease) getBody(b []byte) func() (io.ReadCloser, error) {
 	}
 }
 
-var errLeaseReleased = &leaseReleasedError{}
-
-type leaseReleasedError struct{}
-
-func (*leaseReleasedError) Error() string { return "request body asked for after the request ended" }
+var errLeaseReleased = errors.New("request body asked for after the request ended")
