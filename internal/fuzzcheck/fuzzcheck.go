@@ -63,9 +63,10 @@ func Rewrite(t *testing.T, p providers.Provider, body []byte) {
 // inside either: an upstream must not be able to frame events of its own)
 // whose data is JSON carrying the event's type.
 func Stream(t *testing.T, p providers.Provider, upstream, splits []byte) {
-	req, _ := providers.ParseRequest([]byte(`{"model":"m","max_tokens":10,"stream":true,"messages":[{"role":"user","content":"hi"}]}`))
+	body := []byte(`{"model":"m","max_tokens":10,"stream":true,"messages":[{"role":"user","content":"hi"}]}`)
+	req, _ := providers.ParseRequest(body)
 	s := &providers.Settings{SplitTags: true, DefaultThinking: true, Signer: providers.NewSigner([]byte("k"))}
-	x := providers.NewExchange(s, req, nil, providers.ExchangeOptions{Path: "/v1/messages"})
+	x := providers.NewExchange(s, req, body, providers.ExchangeOptions{Path: "/v1/messages"})
 	tr, err := p.Rewrite(x, &providers.Outbound{Path: x.Path, Header: http.Header{}})
 	if err != nil {
 		t.Fatalf("Rewrite: %v", err)

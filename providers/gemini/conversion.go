@@ -1,7 +1,6 @@
 package gemini
 
 import (
-	"github.com/thinkgate/thinkgate/internal/jsonbytes"
 	"github.com/thinkgate/thinkgate/providers"
 )
 
@@ -12,11 +11,7 @@ import (
 // GenerateContent returns the body of a generateContent (or
 // streamGenerateContent) call for x's request.
 func (c Conversion) GenerateContent(x *providers.Exchange, model string) ([]byte, error) {
-	req, err := buildRequest(x, c.ThinkingBudget, c.SchemaExpansion, c.levelsFor(model))
-	if err != nil {
-		return nil, err
-	}
-	return jsonbytes.Encode(req, len(x.Body))
+	return writeRequest(x, c.ThinkingBudget, c.SchemaExpansion, c.levelsFor(model), model, formGenerate)
 }
 
 // CountTokensContents returns a countTokens body holding the request's
@@ -24,13 +19,5 @@ func (c Conversion) GenerateContent(x *providers.Exchange, model string) ([]byte
 // AI's countTokens takes (it has no generateContentRequest field, and
 // refuses the fields that only generation reads).
 func (c Conversion) CountTokensContents(x *providers.Exchange, model string) ([]byte, error) {
-	req, err := buildRequest(x, c.ThinkingBudget, c.SchemaExpansion, c.levelsFor(model))
-	if err != nil {
-		return nil, err
-	}
-	return jsonbytes.Encode(&generateRequest{
-		Contents:          req.Contents,
-		SystemInstruction: req.SystemInstruction,
-		Tools:             req.Tools,
-	}, len(x.Body))
+	return writeRequest(x, c.ThinkingBudget, c.SchemaExpansion, c.levelsFor(model), model, formCountContents)
 }

@@ -3,6 +3,7 @@ package gemini
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -14,56 +15,77 @@ import (
 	"github.com/thinkgate/thinkgate/providers"
 )
 
-// convertBoth converts body as the handler reads it (ScanRequest) with the
-// fast converter, and as ParseRequest decodes it with the typed one.
-func convertBoth(t testing.TB, body []byte, countTokens bool) (fast, typed *providers.Outbound, fastErr, typedErr error, ok bool) {
+// convertAll converts body with the converter, once read as the handler
+// reads it (ScanRequest) and once as ParseRequest decodes it (as after a
+// thinkgate matcher), and with the typed converter (typed_test.go), in
+// form; ok is false for a body the request parse refuses or a model
+// Gemini's paths do not take.
+func convertAll(t testing.TB, body []byte, form bodyForm) (scanned, parsed, typed []byte, scanErr, parseErr, typedErr error, ok bool) {
 	t.Helper()
 	s := testSettings()
 	s.SplitTags = true
 	path := "/v1/messages"
-	if countTokens {
+	if form == formCountTokens {
 		path += "/count_tokens"
 	}
 	p := New(Config{APIKey: "k"})
-	run := func(req *providers.Request, typedOnly bool) (*providers.Outbound, error) {
+	run := func(req *providers.Request, oracle bool) ([]byte, error) {
 		x := providers.NewExchange(s, req, body, providers.ExchangeOptions{Path: path, NewBody: providertest.DirtyBody})
-		out := &providers.Outbound{Path: path, Header: map[string][]string{}}
-		typedRequest = typedOnly
-		defer func() { typedRequest = false }()
-		_, err := p.Rewrite(x, out)
-		return out, err
+		model, err := ModelName(x.UpstreamModel)
+		if err != nil {
+			return nil, errModel
+		}
+		levels := p.levelsFor(model)
+		if oracle {
+			return typedBody(x, p.cfg.ThinkingBudget, p.cfg.SchemaExpansion, levels, model, form)
+		}
+		return writeRequest(x, p.cfg.ThinkingBudget, p.cfg.SchemaExpansion, levels, model, form)
 	}
-	scanned, err := providers.ParseRequestFor(p, body)
+	req, err := providers.ParseRequestFor(p, body)
 	if err != nil {
-		return nil, nil, nil, nil, false
+		return nil, nil, nil, nil, nil, nil, false
 	}
 	decoded, err := providers.ParseRequest(body)
 	if err != nil {
 		t.Fatalf("ScanRequest accepted what ParseRequest refuses: %v", err)
 	}
-	fast, fastErr = run(scanned, false)
-	typed, typedErr = run(decoded, true)
-	return fast, typed, fastErr, typedErr, true
+	decoded2, _ := providers.ParseRequest(body)
+	scanned, scanErr = run(req, false)
+	if scanErr == errModel {
+		return nil, nil, nil, nil, nil, nil, false
+	}
+	parsed, parseErr = run(decoded, false)
+	typed, typedErr = run(decoded2, true)
+	return scanned, parsed, typed, scanErr, parseErr, typedErr, true
 }
 
-// checkSame requires the same upstream request, or the same error.
+var errModel = errors.New("not a Gemini model name")
+
+// checkSame requires the typed converter's body, or its error, from the
+// converter however the request was read, in every form.
 func checkSame(t testing.TB, body []byte, countTokens bool) {
 	t.Helper()
-	fast, typed, fastErr, typedErr, ok := convertBoth(t, body, countTokens)
-	if !ok {
-		return
+	forms := []bodyForm{formGenerate, formCountContents}
+	if countTokens {
+		forms = []bodyForm{formCountTokens}
 	}
-	if (fastErr == nil) != (typedErr == nil) || fastErr != nil && fastErr.Error() != typedErr.Error() {
-		t.Fatalf("errors differ:\nfast  %v\ntyped %v\nbody %s", fastErr, typedErr, body)
-	}
-	if fastErr != nil {
-		return
-	}
-	if !bytes.Equal(fast.Body, typed.Body) {
-		t.Fatalf("bodies differ:\nfast  %s\ntyped %s\nrequest %s", fast.Body, typed.Body, body)
-	}
-	if fast.Path != typed.Path || fast.RawQuery != typed.RawQuery {
-		t.Fatalf("targets differ: %s?%s, %s?%s", fast.Path, fast.RawQuery, typed.Path, typed.RawQuery)
+	for _, form := range forms {
+		scanned, parsed, typed, scanErr, parseErr, typedErr, ok := convertAll(t, body, form)
+		if !ok {
+			return
+		}
+		for _, got := range []struct {
+			how  string
+			body []byte
+			err  error
+		}{{"scanned", scanned, scanErr}, {"parsed", parsed, parseErr}} {
+			if (got.err == nil) != (typedErr == nil) || got.err != nil && got.err.Error() != typedErr.Error() {
+				t.Fatalf("form %d, %s: errors differ:\ngot   %v\ntyped %v\nbody %s", form, got.how, got.err, typedErr, body)
+			}
+			if got.err == nil && !bytes.Equal(got.body, typed) {
+				t.Fatalf("form %d, %s: bodies differ:\ngot   %s\ntyped %s\nrequest %s", form, got.how, got.body, typed, body)
+			}
+		}
 	}
 }
 
@@ -151,35 +173,37 @@ func fastSeeds(t testing.TB) [][]byte {
 	odd = bytes.ReplaceAll(odd, []byte(`Let me`), []byte(`\u004cet me`))
 	odd = bytes.ReplaceAll(odd, []byte(`\u001b`), []byte(`\u001B`))
 	seeds = append(seeds, odd, []byte(strings.Replace(string(h), `"role":"user"`, `"role" : "user" `, -1)))
+	for _, r := range oddRequests {
+		seeds = append(seeds, []byte(r))
+	}
 	return seeds
 }
 
-// TestFastMatchesTyped: on every seed, the fast converter writes the typed
-// converter's bytes, and for the requests clients send it does so itself
-// rather than leaving them to the typed one.
-func TestFastMatchesTyped(t *testing.T) {
-	for i, body := range fastSeeds(t) {
+// oddRequests are valid requests that encoding/json reads by rules a
+// byte-level reader must follow too: names in other cases or escaped, a
+// repeated member's last value, nulls, a source merged into the one before
+// it, a null block, the messages given twice, invalid UTF-8 and lone
+// surrogates, a tool_result before its tool_use and one named by a later
+// tool_use of the same id.
+var oddRequests = []string{
+	`{"model":"gemini-2.5-flash","max_tokens":5,"messages":[{"ROLE":"user","Content":[{"TYPE":"text","T\u0065xt":"hi"},{"type":"text","text":"a","text":null},{"type":"text","text":null}]}]}`,
+	`{"model":"gemini-2.5-flash","max_tokens":5,"messages":[{"role":"user","content":"x","content":null},{"role":"user","content":[null,{"type":"image","source":{"type":"base64","data":"AA=="},"source":{"media_type":"image/png"}},{"type":"image","source":{"type":"url","url":"u"},"source":null},{"type":"document","source":"s","source":{"url":"v"}}]}]}`,
+	`{"model":"gemini-2.5-flash","max_tokens":5,"messages":[{"role":"user","content":"a"}],"Messages":[{"content":"b"},{"role":"assistant","content":"c"}]}`,
+	`{"model":"gemini-2.5-flash","max_tokens":5,"messages":[{"role":"user","content":"\ud800 ÿ\u00e9"}],"SYSTEM":[{"type":"text","text":"s\/"}],"system":"\u2028"}`,
+	`{"model":"gemini-2.5-flash","max_tokens":5,"messages":[{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":[{"type":"text","text":"r"},null,{"type":"text","text":""},{"type":"text","text":"s"}],"is_error":true,"is_error":null}]},` +
+		`{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"f","input":null},{"type":"tool_use","id":"t1","name":"g","input":{"a":[1, 2]}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":null}]}]}`,
+	`{"model":"gemini-2.5-flash","max_tokens":5,"messages":[{"role":"user","content":[{"type":"tool_result","tool_use_id":"nope","content":"x"}]}]}`,
+	`{"model":"gemini-2.5-flash","max_tokens":5,"messages":[{"role":"assistant","content":null},{"role":"system","content":"only"}]}`,
+	`{"model":"gemini-2.5-flash","max_tokens":5,"messages":[{"r\u006fle":"\u0075ser","content":[{"\u0074ype":"text","text":"k"},{"type":"te\u0078t","text":"K"}]}]}`,
+}
+
+// TestConvertMatchesTyped: on every seed, the converter writes the typed
+// converter's bytes, or its error.
+func TestConvertMatchesTyped(t *testing.T) {
+	for _, body := range fastSeeds(t) {
 		for _, ct := range []bool{false, true} {
 			checkSame(t, body, ct)
 		}
-		req, err := providers.ScanRequest(body)
-		if err != nil {
-			continue
-		}
-		x := providers.NewExchange(testSettings(), req, body, providers.ExchangeOptions{Path: "/v1/messages"})
-		model, err := ModelName(x.UpstreamModel)
-		if err != nil {
-			continue
-		}
-		if _, ok := fastRequest(x, DefaultThinkingBudget, DefaultSchemaExpansion, nil, model); !ok && i < 7+len(fuzzcheck.Seeds) {
-			// Golden inputs and seeds without an error must convert on the fast path.
-			if _, err := New(Config{}).Rewrite(x, &providers.Outbound{Header: map[string][]string{}}); err == nil {
-				t.Errorf("seed %d left to the typed converter: %.200s", i, body)
-			}
-		}
-	}
-	if _, ok := fastRequest(historyExchange(t), DefaultThinkingBudget, DefaultSchemaExpansion, nil, "gemini-3-pro-preview"); !ok {
-		t.Error("the history request was left to the typed converter")
 	}
 }
 
@@ -223,9 +247,10 @@ func TestFastHistoryBody(t *testing.T) {
 	}
 }
 
-// FuzzGeminiFastMatchesTyped: for any body, the fast converter sends the
-// typed converter's bytes upstream, or fails with the same error.
-func FuzzGeminiFastMatchesTyped(f *testing.F) {
+// FuzzGeminiConvertMatchesTyped: for any body, however the handler read
+// it, the converter sends the typed converter's bytes upstream, or fails
+// with the same error.
+func FuzzGeminiConvertMatchesTyped(f *testing.F) {
 	for _, s := range fastSeeds(f) {
 		f.Add(s, false)
 		f.Add(s, true)
@@ -233,49 +258,39 @@ func FuzzGeminiFastMatchesTyped(f *testing.F) {
 	f.Fuzz(func(t *testing.T, body []byte, countTokens bool) { checkSame(t, body, countTokens) })
 }
 
-// TestFastLeavesHistoryUndecoded: the handler reads a gemini request with
-// ScanRequest, and converting it never decodes the history into Go
-// strings; a request the fast converter leaves to the typed one is
-// completed first and converts the same.
-func TestFastLeavesHistoryUndecoded(t *testing.T) {
+// TestConvertLeavesHistoryUndecoded: the handler reads a gemini request
+// with ScanRequest, and converting it never decodes the history into Go
+// strings, whatever the history holds: a tool_result before its tool_use
+// too, which converts as the typed converter converts it.
+func TestConvertLeavesHistoryUndecoded(t *testing.T) {
 	p := New(Config{APIKey: "k"})
 	if !p.ScansRequest() {
 		t.Fatal("gemini does not read requests with ScanRequest")
 	}
-	body := historyRequest(3)
-	req, err := providers.ParseRequestFor(p, body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	x := providers.NewExchange(testSettings(), req, body, providers.ExchangeOptions{Path: "/v1/messages"})
-	if _, err := rewrite(t, p, x, nil); err != nil {
-		t.Fatal(err)
-	}
-	if !req.Scanned() || req.Messages != nil {
-		t.Error("the history was decoded")
-	}
-
-	// A tool_result before its tool_use: left to the typed converter,
-	// whose error the client gets.
 	early := `{"model":"gemini-2.5-flash","max_tokens":5,"messages":[` +
 		`{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"x"}]},` +
 		`{"role":"assistant","content":[{"type":"tool_use","id":"toolu_1","name":"f","input":{}}]}]}`
-	req, err = providers.ParseRequestFor(p, []byte(early))
-	if err != nil {
-		t.Fatal(err)
-	}
-	x = providers.NewExchange(testSettings(), req, []byte(early), providers.ExchangeOptions{Path: "/v1/messages"})
-	out, err := rewrite(t, p, x, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := `{"contents":[{"role":"user","parts":[{"functionResponse":{"name":"f","response":{"output":"x"}}}]},` +
-		`{"role":"model","parts":[{"functionCall":{"name":"f","args":{}},"thoughtSignature":"skip_thought_signature_validator"}]}],` +
-		`"generationConfig":{"maxOutputTokens":5,"thinkingConfig":{"includeThoughts":true,"thinkingBudget":1024}}}`
-	if string(out.Body) != want {
-		t.Errorf("body\n%s\nwant\n%s", out.Body, want)
-	}
-	if req.Scanned() {
-		t.Error("the typed converter ran on a request not completed")
+	for _, body := range [][]byte{historyRequest(3), []byte(early)} {
+		req, err := providers.ParseRequestFor(p, body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		x := providers.NewExchange(testSettings(), req, body, providers.ExchangeOptions{Path: "/v1/messages"})
+		out, err := rewrite(t, p, x, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !req.Scanned() || req.Messages != nil {
+			t.Error("the history was decoded")
+		}
+		if string(body) != early {
+			continue
+		}
+		want := `{"contents":[{"role":"user","parts":[{"functionResponse":{"name":"f","response":{"output":"x"}}}]},` +
+			`{"role":"model","parts":[{"functionCall":{"name":"f","args":{}},"thoughtSignature":"skip_thought_signature_validator"}]}],` +
+			`"generationConfig":{"maxOutputTokens":5,"thinkingConfig":{"includeThoughts":true,"thinkingBudget":1024}}}`
+		if string(out.Body) != want {
+			t.Errorf("body\n%s\nwant\n%s", out.Body, want)
+		}
 	}
 }
