@@ -2,7 +2,6 @@ package anthropic
 
 import (
 	"bytes"
-	"errors"
 
 	"github.com/thinkgate/thinkgate/internal/jsonbytes"
 	"github.com/thinkgate/thinkgate/providers"
@@ -10,61 +9,57 @@ import (
 
 // Decoding a long history into Go to rewrite a few of its thinking blocks,
 // then encoding all of it again, cost several times what the rest of the
-// request did. unsigner writes the same body straight from the client's
-// bytes, which ScanRequest has checked as ParseRequest checks them: every
-// message is written as the typed path writes it ({"role":…,"content":…},
-// blocks compacted as sent), and only the assistant turns with thinking the
-// gateway signed are rewritten, block by block. Whatever it does not
-// handle exactly (a request ParseRequest decoded, a value it cannot read)
-// goes to unsignHistory, the reference the differential fuzz target holds
-// it to.
-
-// unsignFromBytes turns the byte path off: the differential fuzz target
-// compares both ways.
-var unsignFromBytes = true
-
-// errTyped leaves a request to the typed path.
-var errTyped = errors.New("anthropic: left to the typed path")
+// request did. unsigner writes the new history straight from the client's
+// bytes, read as encoding/json decodes them (providers.HistoryReader),
+// one block at a time: every message is written as MarshalFields writes a
+// Message ({"role":…,"content":…}, blocks compacted as sent), and only the
+// assistant turns with thinking the gateway signed are rewritten, block by
+// block. It handles every request the request parse accepts, however the
+// handler read it; unsign_typed_test.go keeps the typed rewrite it
+// replaced as the reference FuzzUnsignBytesMatchesTyped holds it to.
 
 // unsigner rewrites the messages of one request from the client's bytes.
 type unsigner struct {
-	data   []byte // the client's messages array
+	h      *providers.HistoryReader
+	data   []byte // the client's body
 	out    []byte
 	opener *providers.Opener
+	block  providers.HistoryBlock
 	// thinking and sig hold a block's decoded thinking and signature when
 	// they are escaped in the client's bytes.
 	thinking, sig []byte
 	// changed: a turn was rewritten; lastLacksThinking: the last assistant
-	// turn written calls a tool without opening with thinking
-	// (toolTurnLacksThinking).
+	// turn written calls a tool without opening with thinking.
 	changed, lastLacksThinking bool
 	wrote                      bool // a message is written: the next needs a comma
-	lastAssistant              bool // the last message written is an assistant turn
 }
 
-// rewriteFromBytes is RewriteBody's history rewrite from the client's
-// bytes, with changed as RewriteBody has it so far (the model). ok is
-// false for a request left to the typed path, which nothing has changed
-// then but the model.
-func rewriteFromBytes(x *providers.Exchange, changed bool) (body []byte, ok bool) {
+// rewriteHistory is RewriteBody's history rewrite, with changed as
+// RewriteBody has it so far (the model).
+func rewriteHistory(x *providers.Exchange, changed bool) ([]byte, error) {
 	req := x.Request
-	raw, has := req.Fields["messages"]
-	if !unsignFromBytes || !req.Scanned() || !has || x.Settings == nil {
-		return nil, false
+	h, err := providers.NewHistoryReader(x.Body)
+	if err != nil {
+		return nil, providers.InvalidRequest("invalid request: " + err.Error())
 	}
-	u := &unsigner{data: raw, opener: x.Settings.Signer.NewOpener()}
+	var signer *providers.Signer
+	if x.Settings != nil {
+		signer = x.Settings.Signer
+	}
+	u := &unsigner{h: h, data: x.Body, opener: signer.NewOpener()}
 	body, encoded, err := x.MarshalRequest(func(dst []byte) ([]byte, error) {
 		u.out = dst
 		if err := u.messages(); err != nil {
 			return nil, err
 		}
 		if !u.changed {
-			// Nothing to rewrite after all: the history as the typed
-			// path forwards it.
-			return providers.AppendCompactHTML(dst, raw), nil
+			// Nothing to rewrite after all: the history as sent.
+			return providers.AppendCompactHTML(dst, req.Fields["messages"]), nil
 		}
-		// As in RewriteBody: a tool turn whose thinking became text cannot
-		// open with thinking, so thinking goes for this request.
+		// A tool turn whose thinking became text cannot open with
+		// thinking, which Anthropic wants of the assistant turn of a tool
+		// loop when thinking is on: thinking goes for this request (as on
+		// Azure).
 		if _, ok := req.Fields["thinking"]; ok && req.Thinking.Enabled(false) && u.lastLacksThinking {
 			delete(req.Fields, "thinking")
 		}
@@ -72,99 +67,62 @@ func rewriteFromBytes(x *providers.Exchange, changed bool) (body []byte, ok bool
 	})
 	switch {
 	case err != nil:
-		return nil, false
+		return nil, err
 	case !u.changed && !changed:
-		return x.Body, true
+		return x.Body, nil
 	case u.changed:
 		req.SetMessagesJSON(encoded)
 	}
-	return body, true
+	return body, nil
 }
 
 // messages writes the messages array.
 func (u *unsigner) messages() error {
 	u.out = append(u.out, '[')
-	end, err := jsonbytes.ScanArrayAt(u.data, 0, u.message)
-	if err != nil || jsonbytes.SkipSpace(u.data, end) != len(u.data) {
-		return errTyped
+	if err := u.h.EachMessage(u.message); err != nil {
+		return err
 	}
 	u.out = append(u.out, ']')
 	return nil
 }
 
-// message writes the message at at as appendMessages writes it, or
-// nothing for an assistant turn left empty.
-func (u *unsigner) message(at int) (int, error) {
+// message writes a message as MarshalFields writes a Message, or nothing
+// for an assistant turn the rewrite left empty.
+func (u *unsigner) message(_ int, m *providers.HistoryMessage) error {
 	mark := len(u.out)
 	if u.wrote {
 		u.out = append(u.out, ',')
 	}
-	start := len(u.out)
-	var role []byte
-	content := -1
-	// A content before the role (as encoding/json writes a map) is written
-	// for the role the turns' alternation suggests, and written again
-	// if the role is another.
-	guess := u.wrote && !u.lastAssistant
-	changed, lacks := u.changed, u.lastLacksThinking
-	dropped, prefixed := false, false
-	end, err := jsonbytes.ScanObjectAt(u.data, at, func(key []byte, at int) (int, error) {
-		switch string(key) {
-		case "role":
-			end, escaped, _ := jsonbytes.ScanString(u.data, at)
-			if end < 0 || escaped {
-				return -1, errTyped
-			}
-			role = u.data[at+1 : end-1]
-			return end, nil
-		case "content":
-			content = at
-			if role != nil {
-				guess, prefixed = string(role) == "assistant", true
-				u.appendPrefix(role)
-			}
-			end, drop, err := u.content(guess, at)
-			dropped = drop
-			return end, err
-		}
-		_, _, end, err := jsonbytes.SkipValue(u.data, at)
-		return end, err
-	})
-	if err != nil || role == nil {
-		return -1, errTyped
-	}
-	assistant := string(role) == "assistant"
+	// The request parse accepts these three roles only.
+	role := "user"
 	switch {
-	case content < 0:
-		u.appendPrefix(role)
+	case m.Role.Is("assistant"):
+		role = "assistant"
+	case m.Role.Is("system"):
+		role = "system"
+	}
+	assistant := role == "assistant"
+	u.appendPrefix(role)
+	if m.Content < 0 {
 		u.out = append(u.out, "null"...)
 		u.lastLacksThinking = u.lastLacksThinking && !assistant
-	case guess != assistant:
-		u.out, u.changed, u.lastLacksThinking = u.out[:start], changed, lacks
-		u.appendPrefix(role)
-		if _, dropped, err = u.content(assistant, content); err != nil {
-			return -1, err
+	} else {
+		_, dropped, err := u.content(assistant, m.Content)
+		if err != nil {
+			return err
 		}
-	case !prefixed:
-		// Written before the role was known: the start goes in front.
-		n := len(u.out)
-		u.appendPrefix(role)
-		var buf [32]byte // the longest role the scan accepts is "assistant"
-		prefix := append(buf[:0], u.out[n:]...)
-		copy(u.out[start+len(prefix):], u.out[start:n])
-		copy(u.out[start:], prefix)
-	}
-	if dropped {
-		u.out = u.out[:mark]
-		return end, nil
+		if dropped {
+			u.out = u.out[:mark]
+			return nil
+		}
 	}
 	u.out = append(u.out, '}')
-	u.wrote, u.lastAssistant = true, assistant
-	return end, nil
+	u.wrote = true
+	return nil
 }
 
 // appendPrefix writes the start of a message of role, up to its content.
-func (u *unsigner) appendPrefix(role []byte) {
+func (u *unsigner) appendPrefix(role string) {
 	u.out = append(u.out, `{"role":"`...)
 	u.out = append(u.out, role...)
 	u.out = append(u.out, `","content":`...)
@@ -182,89 +140,84 @@ func (u *unsigner) content(assistant bool, at int) (end int, drop bool, err erro
 		return end, false, err
 	case '[':
 	default:
-		return -1, false, errTyped
+		return -1, false, errHistory
 	}
 	if !assistant {
 		end = u.appendCompact(at)
 		if end < 0 {
-			return -1, false, errTyped
+			return -1, false, errHistory
 		}
 		return end, false, nil
 	}
 	return u.assistantBlocks(at)
 }
 
+// errHistory is a history the request parse would not have accepted.
+var errHistory = providers.InvalidRequest("invalid request: messages: malformed content")
+
 // assistantBlocks writes the blocks of an assistant turn: each as sent,
 // but the gateway's thinking, which becomes <thinking> text where it stood
-// or goes (unsignBlocks).
+// (tag-derived) or goes (foreign, or an envelope that does not verify:
+// signed under another key, or altered; Anthropic would reject the whole
+// request for it, and nothing vouches for its text). A redacted_thinking
+// block whose data is the gateway's envelope wraps another upstream's
+// encrypted reasoning, never Anthropic's: it goes too.
 func (u *unsigner) assistantBlocks(at int) (end int, drop bool, err error) {
 	u.out = append(u.out, '[')
 	kept, touched, hasTool := 0, false, false
-	var first string // the type of the first block written
+	firstThinking := false // the first block written is thinking or redacted_thinking
 	end, err = jsonbytes.ScanArrayAt(u.data, at, func(at int) (int, error) {
-		b, end, err := u.readBlock(at)
+		b := &u.block
+		end, err := u.h.ReadBlock(at, b)
 		if err != nil {
 			return -1, err
 		}
-		typ := b.typ
+		thinking, redacted := b.Type.Is(blockThinking), b.Type.Is(blockRedacted)
 		switch {
-		case typ == blockThinking && providers.IsGatewaySignature(string(b.sig)):
+		case thinking && providers.IsGatewaySignature(string(u.decoded(&b.Signature, &u.sig))):
 			touched = true
-			origin, _, ok := u.opener.Open(b.sig, b.thinking)
+			text := u.decoded(&b.Thinking, &u.thinking)
+			origin, _, ok := u.opener.Open(u.decoded(&b.Signature, &u.sig), text)
 			if !ok || origin != providers.OriginTags {
 				return end, nil // foreign or stale: dropped
 			}
-			typ = blockText
+			thinking = false
 			u.startBlock(kept)
 			u.out = append(u.out, `{"type":"text","text":"\u003cthinking\u003e`...)
-			u.appendBody(b.thinkingRaw, b.thinkingCanonical, b.thinking)
+			u.appendBody(b.Thinking.Raw, b.Thinking.Canonical, text)
 			u.out = append(u.out, `\u003c/thinking\u003e"}`...)
-		case typ == blockRedacted && providers.IsGatewaySignature(string(b.data)):
+		case redacted && providers.IsGatewaySignature(string(u.decoded(&b.Data, nil))):
 			touched = true
 			return end, nil
 		default:
 			u.startBlock(kept)
-			u.out = providers.AppendCompactHTML(u.out, u.data[at:end])
+			u.out = providers.AppendCompactHTML(u.out, u.data[b.Start:b.End])
 		}
 		if kept == 0 {
-			first = typ
+			firstThinking = thinking || redacted
 		}
 		kept++
-		hasTool = hasTool || typ == blockToolUse
+		hasTool = hasTool || b.Type.Is(blockToolUse)
 		return end, nil
 	})
 	if err != nil {
-		return -1, false, errTyped
+		return -1, false, err
 	}
 	u.changed = u.changed || touched
 	if touched && kept == 0 {
 		return end, true, nil
 	}
 	u.out = append(u.out, ']')
-	u.lastLacksThinking = hasTool && first != blockThinking && first != blockRedacted
+	u.lastLacksThinking = hasTool && !firstThinking
 	return end, false, nil
 }
 
-// Block types the rewrite tells apart, compared as interned strings.
+// Block types the rewrite tells apart.
 const (
-	blockText     = "text"
 	blockThinking = "thinking"
 	blockRedacted = "redacted_thinking"
 	blockToolUse  = "tool_use"
-	blockOther    = "other"
 )
-
-// readBlock is what the rewrite reads of a block.
-type readBlock struct {
-	typ           string
-	thinking, sig []byte // decoded
-	data          []byte // decoded
-	// thinkingRaw is the thinking string's body as sent, and
-	// thinkingCanonical whether json.Marshal without HTML escaping writes
-	// its text so (jsonbytes.ScanString).
-	thinkingRaw       []byte
-	thinkingCanonical bool
-}
 
 // startBlock writes the comma before every block but the first.
 func (u *unsigner) startBlock(kept int) {
@@ -273,72 +226,13 @@ func (u *unsigner) startBlock(kept int) {
 	}
 }
 
-// readBlock reads the block object at at.
-func (u *unsigner) readBlock(at int) (b readBlock, end int, err error) {
-	var typ, thinking, sig, data []byte
-	thinkingPlain := false
-	end, err = jsonbytes.ScanObjectAt(u.data, at, func(key []byte, at int) (int, error) {
-		var field *[]byte
-		switch string(key) {
-		case "type":
-			field = &typ
-		case "thinking":
-			field = &thinking
-		case "signature":
-			field = &sig
-		case "data":
-			field = &data
-		default:
-			_, _, end, err := jsonbytes.SkipValue(u.data, at)
-			return end, err
-		}
-		if u.data[at] != '"' {
-			return -1, errTyped
-		}
-		end, escaped, canonical := jsonbytes.ScanString(u.data, at)
-		if end < 0 {
-			return -1, errTyped
-		}
-		*field = u.data[at+1 : end-1]
-		if string(key) == "thinking" {
-			// Without an escape, canonical bytes are the text itself.
-			b.thinkingRaw, b.thinkingCanonical, thinkingPlain = *field, canonical, !escaped && canonical
-		}
-		return end, nil
-	})
-	if err != nil {
-		return b, -1, errTyped
+// decoded returns s's text: its bytes when they are the text, else
+// decoded into *buf (nil: a new slice).
+func (u *unsigner) decoded(s *providers.RawString, buf *[]byte) []byte {
+	if s.Plain() {
+		return s.Raw
 	}
-	switch string(decodedShort(typ)) {
-	case blockText:
-		b.typ = blockText
-	case blockThinking:
-		b.typ = blockThinking
-	case blockRedacted:
-		b.typ = blockRedacted
-	case blockToolUse:
-		b.typ = blockToolUse
-	default:
-		b.typ = blockOther
-	}
-	switch b.typ {
-	case blockThinking:
-		b.sig = decodedInto(&u.sig, sig)
-		if b.thinking = thinking; !thinkingPlain && thinking != nil {
-			b.thinking = decodedInto(&u.thinking, thinking)
-		}
-	case blockRedacted:
-		b.data = decodedInto(nil, data)
-	}
-	return b, end, nil
-}
-
-// decodedShort decodes a short string body, a block's type.
-func decodedShort(raw []byte) []byte {
-	if bytes.IndexByte(raw, '\\') < 0 {
-		return raw
-	}
-	return decodedInto(nil, raw)
+	return decodedInto(buf, s.Raw)
 }
 
 // decodedInto returns the text encoding/json decodes from raw, a string
@@ -365,7 +259,7 @@ func decodedInto(buf *[]byte, raw []byte) []byte {
 func (u *unsigner) appendString(at int) (int, error) {
 	end, _, canonical := jsonbytes.ScanString(u.data, at)
 	if end < 0 {
-		return -1, errTyped
+		return -1, errHistory
 	}
 	u.out = append(u.out, '"')
 	u.appendBody(u.data[at+1:end-1], canonical, nil)

@@ -19,17 +19,24 @@ var unsignSettings = []*providers.Settings{
 	{},
 }
 
-// rewriteScanned rewrites body read with ScanRequest, from the client's
-// bytes or by the typed path, and returns what RewriteBody returns and
-// what MarshalFields writes after it (as vertex does).
-func rewriteScanned(s *providers.Settings, body []byte, fromBytes bool) (out, again []byte, err error) {
-	defer func(v bool) { unsignFromBytes = v }(unsignFromBytes)
-	unsignFromBytes = fromBytes
-	req, err := providers.ScanRequest(body)
+// rewriteWith rewrites body read with ScanRequest (scanned) or
+// ParseRequest (as after a thinkgate matcher), with RewriteBody or the
+// typed rewrite, and returns what it returns and what MarshalFields
+// writes after it (as vertex does).
+func rewriteWith(s *providers.Settings, body []byte, scanned, typed bool) (out, again []byte, err error) {
+	read := providers.ParseRequest
+	if scanned {
+		read = providers.ScanRequest
+	}
+	req, err := read(body)
 	if err != nil {
 		return nil, nil, err
 	}
-	out, err = RewriteBody(providers.NewExchange(s, req, body, providers.ExchangeOptions{NewBody: providertest.DirtyBody}))
+	rewrite := RewriteBody
+	if typed {
+		rewrite = typedRewriteBody
+	}
+	out, err = rewrite(providers.NewExchange(s, req, body, providers.ExchangeOptions{NewBody: providertest.DirtyBody}))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -37,25 +44,32 @@ func rewriteScanned(s *providers.Settings, body []byte, fromBytes bool) (out, ag
 	return out, again, err
 }
 
-// unsignBothWays checks that the byte path writes what the typed path
-// writes, and fails as it fails.
+// rewriteScanned is rewriteWith for a scanned body.
+func rewriteScanned(s *providers.Settings, body []byte, fromBytes bool) (out, again []byte, err error) {
+	return rewriteWith(s, body, true, !fromBytes)
+}
+
+// unsignBothWays checks that the rewrite writes what the typed rewrite
+// writes, and fails as it fails, however the request was read.
 func unsignBothWays(t *testing.T, body []byte) {
 	t.Helper()
 	sent := string(body)
 	for i, s := range unsignSettings {
-		got, gotAgain, err := rewriteScanned(s, body, true)
-		if string(body) != sent {
-			t.Fatalf("settings %d: the client's body changed:\n%s\nwas\n%s", i, body, sent)
-		}
-		want, wantAgain, errRef := rewriteScanned(s, body, false)
-		if (err == nil) != (errRef == nil) || err != nil && err.Error() != errRef.Error() {
-			t.Fatalf("settings %d, %s:\nbytes error %v\ntyped error %v", i, body, err, errRef)
-		}
-		if string(got) != string(want) {
-			t.Fatalf("settings %d, %s:\nbytes %s\ntyped %s", i, body, got, want)
-		}
-		if string(gotAgain) != string(wantAgain) {
-			t.Fatalf("settings %d, %s, MarshalFields after:\nbytes %s\ntyped %s", i, body, gotAgain, wantAgain)
+		want, wantAgain, errRef := rewriteWith(s, body, false, true)
+		for _, scanned := range []bool{true, false} {
+			got, gotAgain, err := rewriteWith(s, body, scanned, false)
+			if string(body) != sent {
+				t.Fatalf("settings %d: the client's body changed:\n%s\nwas\n%s", i, body, sent)
+			}
+			if (err == nil) != (errRef == nil) || err != nil && err.Error() != errRef.Error() {
+				t.Fatalf("settings %d, scanned %v, %s:\nbytes error %v\ntyped error %v", i, scanned, body, err, errRef)
+			}
+			if string(got) != string(want) {
+				t.Fatalf("settings %d, scanned %v, %s:\nbytes %s\ntyped %s", i, scanned, body, got, want)
+			}
+			if string(gotAgain) != string(wantAgain) {
+				t.Fatalf("settings %d, scanned %v, %s, MarshalFields after:\nbytes %s\ntyped %s", i, scanned, body, gotAgain, wantAgain)
+			}
 		}
 	}
 }
@@ -112,6 +126,12 @@ func unsignShapes() []string {
 		`{"model":"claude-x","thinking":{"type":"disabled"},"messages":[{"role":"assistant","content":[{"type":"thinking","signature":"` + scanSigner.Sign(providers.OriginTags, "", "") + `"},{"type":"tool_use","id":"toolu_1","name":"f","input":{}}]}]}`,
 		`{"model":"claude-x","messages":[{"role":"assistant","content":[{"type":"thinking","thinking":"t","signature":"` + sig + `"},{"type":"thinking","thinking":"\u0075","signature":"` + strings.Replace(scanSigner.Sign(providers.OriginTags, "", "u"), "tg1", `tg\u0031`, 1) + `"},{"type":"thinking","thinking":"t","signature":"` + sig + `"}]}]}`,
 		`{"model":"claude-x","messages":[{"role":"assistant","content":[{"type":"thinking","thinking":"caf\u00e9 \ud83d\ude00 \ud800 \/","signature":"` + scanSigner.Sign(providers.OriginTags, "", "café 😀 \uFFFD /") + `"}]},{"role":"user","content":"caf\u00e9 \u003c"}]}`,
+		// What encoding/json reads by its own rules: names in another case
+		// or escaped, repeated members, nulls, a null block, the messages
+		// given twice.
+		`{"model":"claude-x","messages":[{"ROLE":"assistant","Content":[null,{"TYPE":"thinking","Thinking":"t","thinking":null,"SIGNATURE":"` + sig + `"},{"type":"text","text":"a"}]},{"r\u006fle":"user","content":"b","content":null}]}`,
+		`{"model":"claude-x","messages":[{"role":"user","content":"q"}],"Messages":[{"content":"r"},{"role":"assistant","content":[{"type":"thinking","thinking":"t","signature":"x","signature":"` + sig + `"}]}]}`,
+		`{"model":"claude-x","messages":[{"role":"assistant","content":[{"type":"redacted_thinking","data":null,"Data":"` + sig + `"},{"type":"thinking","thinking":"t","signature":"` + sig + `"}]},{"role":"user","content":[{"type":"text","text":"\ud800"}]}]}`,
 	}
 }
 
@@ -133,14 +153,15 @@ func TestUnsignBytesMatchesTyped(t *testing.T) {
 	for _, s := range seeds {
 		unsignBothWays(t, []byte(s))
 	}
-	// The shapes are written from the bytes, not left to the typed path.
+	// The shapes are written from the bytes: the history stays undecoded.
 	for _, body := range unsignShapes() {
 		req, err := providers.ScanRequest([]byte(body))
 		if err != nil || !req.GatewayThinking {
 			t.Fatalf("%s: %v, gateway thinking %v", body, err, err == nil && req.GatewayThinking)
 		}
-		if _, ok := rewriteFromBytes(providers.NewExchange(&providers.Settings{Signer: scanSigner}, req, []byte(body), providers.ExchangeOptions{}), false); !ok {
-			t.Errorf("left to the typed path: %s", body)
+		scanned := req.Scanned() // not for what the scan leaves to ParseRequest
+		if _, err := RewriteBody(providers.NewExchange(&providers.Settings{Signer: scanSigner}, req, []byte(body), providers.ExchangeOptions{})); err != nil || scanned && !req.Scanned() {
+			t.Errorf("decoded (err %v): %s", err, body)
 		}
 	}
 }

@@ -89,9 +89,6 @@ func (p *Provider) rewriteGemini(x *providers.Exchange, out *providers.Outbound)
 	if err != nil {
 		return nil, err
 	}
-	if err := x.Request.Complete(); err != nil {
-		return nil, err
-	}
 	method := ":generateContent"
 	out.RawQuery = ""
 	switch {
