@@ -168,6 +168,9 @@ func (p *Provider) Rewrite(x *providers.Exchange, out *providers.Outbound) (prov
 		}
 		tr = &Translator{x: x}
 	default:
+		if err := converse.CheckBlocks(x); err != nil {
+			return nil, err
+		}
 		if err := x.Request.Complete(); err != nil {
 			return nil, err
 		}
