@@ -583,13 +583,13 @@ func (c *fastConverter) assistantBlock(_ int, b *providers.HistoryBlock) error {
 	switch kind, _ := kindOf(c.decode(&b.Type)); kind {
 	case kText:
 		if len(b.Text.Raw) > 0 {
-			t.text = append(t.text, c.spanOf(&b.Text))
+			c.addText(c.spanOf(&b.Text), "")
 		}
 	case kThinking:
 		if c.conv.x.Thinking && len(b.Thinking.Raw) > 0 {
 			s := c.spanOf(&b.Thinking)
 			s.thinking = true
-			t.text = append(t.text, s)
+			c.addText(s, "")
 		}
 	case kToolUse:
 		name := c.conv.toolName(string(c.decode(&b.Name)))
@@ -608,27 +608,60 @@ func (c *fastConverter) userBlock(first bool, b *providers.HistoryBlock) error {
 	case kText:
 		if len(b.Text.Raw) > 0 {
 			s := c.spanOf(&b.Text)
-			t.text = append(t.text, s)
 			if first {
 				c.first = append(c.first, s.in(t.stage)...)
 			}
+			c.addText(s, `\n`)
 		}
 	case kImage:
 		if img, ok := c.imageOf(&b.Source); ok {
 			t.images = append(t.images, img)
 		} else {
-			t.text = append(t.text, c.omitted(typ, &b.Source))
+			c.addText(c.omitted(typ, &b.Source), `\n`)
 		}
 	case kDocument:
 		if c.isTextSource(&b.Source) {
-			t.text = append(t.text, c.spanOf(&b.Source.Data))
+			c.addText(c.spanOf(&b.Source.Data), `\n`)
 		} else {
-			t.text = append(t.text, c.omitted(typ, &b.Source))
+			c.addText(c.omitted(typ, &b.Source), `\n`)
 		}
 	case kToolResult:
 		return c.toolResult(b)
 	}
 	return nil
+}
+
+// smallText is the longest text addText copies into the stage rather than
+// keeping a span of it: a span costs more than the text of a short block,
+// and a history of a million one-letter blocks must not cost a span each.
+const smallText = 64
+
+// addText adds s to the turn's text, sep being what joins the turn's
+// texts. A short text is copied into the stage, joined to the text before
+// it when that is the stage's last (with sep, and a thinking text in its
+// tags, as appendJoined writes them).
+func (c *fastConverter) addText(s span, sep string) {
+	t := &c.turn
+	b := s.in(t.stage)
+	if len(b) > smallText {
+		t.text = append(t.text, s)
+		return
+	}
+	n := len(t.text)
+	if n > 0 && t.text[n-1].staged && !t.text[n-1].thinking && t.text[n-1].end == len(t.stage) && !(s.staged && s.off < t.text[n-1].end) {
+		t.stage = append(t.stage, sep...)
+	} else {
+		t.text = append(t.text, span{off: len(t.stage), staged: true})
+		n++
+	}
+	if s.thinking {
+		t.stage = append(t.stage, "<thinking>"...)
+	}
+	t.stage = append(t.stage, b...)
+	if s.thinking {
+		t.stage = append(t.stage, "</thinking>"...)
+	}
+	t.text[n-1].end = len(t.stage)
 }
 
 // toolResult adds the tool_result b to the turn: its text, and its images
