@@ -210,8 +210,9 @@ func claudeCodeBody(t testing.TB, turns int, thinking bool) []byte {
 	return b.Bytes()
 }
 
-// FuzzAmazonQConvertMatchesTyped: for any body, the converter writes the
-// typed converter's bytes, or leaves the request to it; both fail alike.
+// FuzzAmazonQConvertMatchesTyped: for any body, however the handler read
+// it, the converter writes the typed converter's bytes, or fails with the
+// same error.
 func FuzzAmazonQConvertMatchesTyped(f *testing.F) {
 	for _, tc := range rewriteGoldenCases {
 		f.Add([]byte(tc.body))
