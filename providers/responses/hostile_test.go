@@ -8,8 +8,8 @@ import (
 	"github.com/thinkgate/thinkgate/internal/providertest"
 	"github.com/thinkgate/thinkgate/internal/ssetest"
 	"github.com/thinkgate/thinkgate/providers"
-	"github.com/thinkgate/thinkgate/providers/sse"
 	rt "github.com/thinkgate/thinkgate/providers/responses/responsestest"
+	"github.com/thinkgate/thinkgate/providers/sse"
 )
 
 // TestStreamEndlessReasoningStreams: a reasoning item that never ends
@@ -27,7 +27,7 @@ func TestStreamEndlessReasoningStreams(t *testing.T) {
 	}
 	em.Flush()
 	piece := strings.Repeat("think ", 700) // 4200 bytes
-	for i := range 2000 {                    // 8.4 MB in all
+	for i := range 2000 {                  // 8.4 MB in all
 		ev := rt.New("r", "m").Event("response.reasoning_summary_text.delta", map[string]any{"item_id": "rs_1", "output_index": 0, "delta": piece}).Bytes()
 		ev = ev[strings.Index(string(ev), "event: response.reasoning_summary_text.delta"):]
 		if err := s.Write(ev); err != nil {

@@ -277,7 +277,7 @@ func FuzzInterleave(f *testing.F) {
 		order = append(order, at[len(body)]...)
 		got := interleavedMessage(t, stream(order))
 		if got != want {
-			t.Fatalf("the Message differs from the sequential one:\n%s\n--- sequential:\n%s", got, want)
+			t.Fatalf("the Message differs from the sequential one:\n%s\n--- sequential:\n%s\n--- events:\n%s", got, want, interleavedEvents(t, order))
 		}
 	})
 }
@@ -293,4 +293,11 @@ func interleavedMessage(t testing.TB, upstream []byte) string {
 	_, msg := summary(t, out)
 	js, _ := json.Marshal(msg)
 	return string(js)
+}
+
+func interleavedEvents(t testing.TB, order []ev) string {
+	x := exchange(t, nil, streamRequest)
+	out, _ := runStream(t, NewTranslator(x, nil), stream(order), 1<<20)
+	lines, _ := summary(t, out)
+	return strings.Join(lines, "\n")
 }

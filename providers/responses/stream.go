@@ -186,6 +186,9 @@ func (s *Stream) event(name, data []byte) error {
 	// response.created, .in_progress, content_part.*, the .done events of
 	// text and arguments, annotations and any event added later carry
 	// nothing the client does not get otherwise.
+	if err == nil && len(s.t.held) > 0 {
+		err = s.t.release()
+	}
 	if err != nil {
 		return s.fail(providers.AsError(err))
 	}

@@ -191,15 +191,25 @@ func (t *translator) deliver(it *item, size int, apply func() error) error {
 	return nil
 }
 
-// release replays the held events while no other call streams.
+// release replays the held events that no streaming call holds back, in
+// their order; the events of the call that streams now go first, as they
+// would have had they come now. The stream calls it after each event
+// (never from an event being applied).
 func (t *translator) release() error {
-	for len(t.held) > 0 && (t.cur == nil || t.cur.kind != itemCall || t.cur == t.held[0].it) {
-		h := t.held[0]
-		t.held[0] = heldEvent{}
-		t.held = t.held[1:]
+	for i := 0; i < len(t.held); {
+		h := t.held[i]
+		if t.cur != nil && t.cur.kind == itemCall && t.cur != h.it {
+			i++
+			continue
+		}
+		t.held = append(t.held[:i], t.held[i+1:]...)
 		t.heldBytes -= h.size
+		cur := t.cur
 		if err := h.apply(); err != nil {
 			return err
+		}
+		if t.cur != cur {
+			i = 0 // another block is open: what it held back may go now
 		}
 	}
 	if len(t.held) == 0 {
@@ -410,7 +420,6 @@ func (t *translator) itemDone(s streamItem, index int) error {
 			t.messageDone(it, s.Content)
 		case itemCall:
 			t.callDone(it, s)
-			return t.release()
 		}
 		return nil
 	})

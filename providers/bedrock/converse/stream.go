@@ -172,6 +172,9 @@ func (s *Stream) onMessage(eventType string, payload []byte) error {
 			t.finish()
 		}
 	}
+	if err == nil && len(t.held) > 0 {
+		err = t.release()
+	}
 	if err != nil {
 		return s.fail(err)
 	}
@@ -250,6 +253,9 @@ func (s *Stream) fastDelta(payload []byte) (done bool, err error) {
 		err = s.t.reasoningText(i, value)
 	case "toolUse.input":
 		err = s.t.toolInput(i, value)
+	}
+	if err == nil && len(s.t.held) > 0 {
+		err = s.t.release()
 	}
 	if err != nil {
 		return true, s.fail(err)

@@ -189,15 +189,25 @@ func (t *translator) deliver(b *block, size int, apply func() error) error {
 	return nil
 }
 
-// release replays the held events while no other call streams.
+// release replays the held events that no streaming call holds back, in
+// their order; the events of the call that streams now go first, as they
+// would have had they come now. The stream calls it after each event
+// (never from an event being applied).
 func (t *translator) release() error {
-	for len(t.held) > 0 && !t.streaming(t.held[0].b) {
-		h := t.held[0]
-		t.held[0] = heldEvent{}
-		t.held = t.held[1:]
+	for i := 0; i < len(t.held); {
+		h := t.held[i]
+		if t.streaming(h.b) {
+			i++
+			continue
+		}
+		t.held = append(t.held[:i], t.held[i+1:]...)
 		t.heldBytes -= h.size
+		cur := t.cur
 		if err := h.apply(); err != nil {
 			return err
+		}
+		if t.cur != cur {
+			i = 0 // another block is open: what it held back may go now
 		}
 	}
 	if len(t.held) == 0 {
@@ -363,7 +373,7 @@ func (t *translator) blockStop(index int) error {
 			t.closeCur()
 			t.redactedBlock(b)
 		}
-		return t.release()
+		return nil
 	})
 }
 
