@@ -6,13 +6,6 @@ import (
 	"testing"
 )
 
-// corrupt returns frame with byte i flipped.
-func corrupt(frame []byte, i int) []byte {
-	out := append([]byte(nil), frame...)
-	out[i] ^= 0x55
-	return out
-}
-
 // TestStreamHostileFrames: each hostile upstream ends the stream with the
 // error that names what was wrong: an HTTP error when nothing was sent, an
 // error event after the content that came before it.

@@ -149,45 +149,63 @@ func TestStreamInterleavedBlocks(t *testing.T) {
 	}
 }
 
-// FuzzInterleave: moving a block's contentBlockStop later — past any
-// events of other blocks — changes nothing the client accumulates: the
-// SDK's Message is the one of the blocks sent one after another.
+// FuzzInterleave: blocks are independent of each other where the rules
+// of docs/thinking.md make them so, and any order of their events that
+// keeps each block's own gives the Message the SDK accumulates from the
+// blocks sent one after another: a block's contentBlockStop may come
+// later, past other blocks' events, and once a tool call has started,
+// the events of the blocks after it may come between its input deltas.
 func FuzzInterleave(f *testing.F) {
 	blocks := []blockEvents{
 		reasoningEvents(0, "sigA", "First ", "thought."),
 		textEvents(1, "Some ", "text."),
-		toolEvents(2, "t1", "count", `{"word":`, `"strawberry"}`),
+		toolEvents(2, "t1", "count", `{"word":`, `"straw`, `berry"}`),
 		reasoningEvents(3, "sigB", "Second."),
 		toolEvents(4, "t2", "spell", `{"w":`, `1}`),
 		textEvents(5, "The ", "answer."),
 	}
-	var body []blockEvent
-	last := make([]int, len(blocks))
 	var sequential []blockEvent
-	for i, b := range blocks {
-		body = append(body, b.body()...)
-		last[i] = len(body) - 1
+	for _, b := range blocks {
 		sequential = append(sequential, b...)
 	}
 	want := interleavedMessage(f, converseStream(sequential))
 	f.Add([]byte{0, 0, 0, 0, 0, 0})
-	f.Add([]byte{255, 255, 255, 255, 255, 255})
-	f.Add([]byte{3, 9, 200, 17, 1, 2})
-	f.Fuzz(func(t *testing.T, moves []byte) {
-		at := make([][]blockEvent, len(body)+1)
-		for i, b := range blocks {
-			k := last[i] + 1
-			if i < len(moves) {
-				k += int(moves[i]) % (len(body) - last[i])
-			}
-			at[k] = append(at[k], b.end()...)
-		}
+	f.Add([]byte{255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255})
+	f.Add([]byte{3, 9, 200, 17, 1, 2, 5, 5, 5, 1, 0, 7, 250, 3})
+	f.Fuzz(func(t *testing.T, choice []byte) {
+		next := make([]int, len(blocks)) // events of each block sent
 		var order []blockEvent
-		for k := range body {
-			order = append(order, at[k]...)
-			order = append(order, body[k])
+		for k := 0; ; k++ {
+			// Eligible: a block all of whose predecessors finished their
+			// deltas, or are tool calls that started.
+			var eligible []int
+			for j, b := range blocks {
+				if next[j] == len(b) {
+					continue
+				}
+				ok := true
+				for i := range j {
+					body := len(blocks[i].body())
+					isTool := blocks[i][0].typ == "contentBlockStart"
+					if next[i] < body && !(isTool && next[i] > 0) {
+						ok = false
+						break
+					}
+				}
+				if ok {
+					eligible = append(eligible, j)
+				}
+			}
+			if len(eligible) == 0 {
+				break
+			}
+			j := eligible[0]
+			if k < len(choice) {
+				j = eligible[int(choice[k])%len(eligible)]
+			}
+			order = append(order, blocks[j][next[j]])
+			next[j]++
 		}
-		order = append(order, at[len(body)]...)
 		if got := interleavedMessage(t, converseStream(order)); got != want {
 			t.Fatalf("the Message differs from the sequential one:\n%s\n--- sequential:\n%s\n--- events:\n%s", got, want, interleavedEvents(t, order))
 		}
