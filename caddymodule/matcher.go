@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
@@ -68,6 +69,12 @@ type MatchMessages struct {
 	// thinkgate handler that sees it answers 413.
 	MaxRequestBody int64 `json:"max_request_body,omitempty"`
 
+	// RequestBodyTimeout bounds the time to read the body. Default 30s, the
+	// handler's default. A body not received in time matches nothing, and
+	// the thinkgate handler that sees it answers 408 and closes the
+	// connection; Caddy's own server timeouts need not be set.
+	RequestBodyTimeout caddy.Duration `json:"request_body_timeout,omitempty"`
+
 	defaultThinking bool
 }
 
@@ -83,6 +90,9 @@ func (MatchMessages) CaddyModule() caddy.ModuleInfo {
 func (m *MatchMessages) Provision(caddy.Context) error {
 	if m.MaxRequestBody == 0 {
 		m.MaxRequestBody = defaultMaxRequestBody
+	}
+	if m.RequestBodyTimeout == 0 {
+		m.RequestBodyTimeout = caddy.Duration(defaultRequestBodyTimeout)
 	}
 	m.defaultThinking = m.DefaultThinking == nil || *m.DefaultThinking
 	return nil
@@ -109,6 +119,9 @@ func (m *MatchMessages) Validate() error {
 	if m.MaxRequestBody < 0 {
 		return fmt.Errorf("max_request_body: must not be negative")
 	}
+	if m.RequestBodyTimeout < 0 {
+		return fmt.Errorf("request_body_timeout: must not be negative")
+	}
 	return nil
 }
 
@@ -120,7 +133,7 @@ func (m *MatchMessages) MatchWithError(r *http.Request) (bool, error) {
 	if r.Method != http.MethodPost || !countTokens && !strings.HasSuffix(r.URL.Path, "/messages") || !jsonContent(r.Header) {
 		return false, nil
 	}
-	p := parseBody(r, m.MaxRequestBody)
+	p := parseBody(r, m.MaxRequestBody, time.Duration(m.RequestBodyTimeout))
 	req := p.Request
 	if req == nil {
 		return false, nil
@@ -184,7 +197,7 @@ func jsonContent(h http.Header) bool {
 // one is unknown.
 var matcherOptions = []string{
 	"model", "thinking", "default_thinking", "min_input_tokens", "max_input_tokens",
-	"tool", "image", "document", "stream", "max_request_body",
+	"tool", "image", "document", "stream", "max_request_body", "request_body_timeout",
 }
 
 // UnmarshalCaddyfile sets up the matcher from Caddyfile tokens. Syntax:
@@ -200,6 +213,7 @@ var matcherOptions = []string{
 //	    document         [on|off]        # the messages carry a document block (off: none)
 //	    stream           on|off          # the request asks for a stream
 //	    max_request_body <size>          # bound of the body's read, default 32MiB
+//	    request_body_timeout <duration>  # time to read the body, default 30s
 //	}
 //
 // Every condition given must hold. One condition may stand on the matcher's
@@ -287,6 +301,16 @@ func (m *MatchMessages) unmarshalCondition(d *caddyfile.Dispenser) error {
 			return d.Errf("max_request_body: must be positive")
 		}
 		m.MaxRequestBody = n
+	case "request_body_timeout":
+		if !d.NextArg() {
+			return d.ArgErr()
+		}
+		v := d.Val()
+		dur, err := caddy.ParseDuration(v)
+		if err != nil || dur <= 0 {
+			return d.Errf("request_body_timeout: %q is not a positive duration; write e.g. 30s or 2m", v)
+		}
+		m.RequestBodyTimeout = caddy.Duration(dur)
 	default:
 		msg := fmt.Sprintf("thinkgate matcher: unknown condition '%s'", opt)
 		if c := closest(opt, matcherOptions); c != "" {

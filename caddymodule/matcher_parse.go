@@ -2,8 +2,12 @@ package caddymodule
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
 	"io"
 	"net/http"
+	"os"
+	"time"
 
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 
@@ -96,9 +100,9 @@ func (p *ParsedRequest) install(r *http.Request) {
 	r.TransferEncoding = nil
 }
 
-// parseBody reads r's body within limit and parses it, once: the result
-// is kept in r's variables and r's body becomes its replay.
-func parseBody(r *http.Request, limit int64) *ParsedRequest {
+// parseBody reads r's body within limit and timeout and parses it, once:
+// the result is kept in r's variables and r's body becomes its replay.
+func parseBody(r *http.Request, limit int64, timeout time.Duration) *ParsedRequest {
 	if p := ParsedRequestOf(r); p != nil {
 		_, _ = p.parse()
 		return p
@@ -107,7 +111,7 @@ func parseBody(r *http.Request, limit int64) *ParsedRequest {
 	if r.Body != nil {
 		// A nil ResponseWriter: past the limit the read fails without
 		// telling the server; the handler answers the 413.
-		p.Body, p.ReadErr = readAllSized(http.MaxBytesReader(nil, r.Body, limit), min(r.ContentLength, limit), nil)
+		p.Body, p.ReadErr = readWithin(r, limit, timeout)
 	}
 	_, _ = p.parse()
 	caddyhttp.SetVar(r.Context(), ParsedRequestVar, p)
@@ -145,6 +149,7 @@ func (p *ParsedRequest) parseFor(prov providers.Provider) (*providers.Request, e
 func (h *Handler) readBodyOnce(w http.ResponseWriter, r *http.Request, lease *bodyLease) ([]byte, *ParsedRequest, error) {
 	if p := ParsedRequestOf(r); p != nil {
 		if p.ReadErr != nil {
+			endMatcherRead(w, p.ReadErr)
 			return nil, nil, p.ReadErr
 		}
 		if int64(len(p.Body)) > h.MaxRequestBody {
@@ -162,4 +167,60 @@ func (h *Handler) readBodyOnce(w http.ResponseWriter, r *http.Request, lease *bo
 		_ = lb.Close()
 	}
 	return body, &ParsedRequest{Body: body}, nil
+}
+
+// readWithin is a matcher's read of r's body within limit bytes and
+// timeout. A matcher has no ResponseWriter to set the connection's read
+// deadline with, so the read runs on its own goroutine and is given up
+// when the time passes: the error (a matcherBodyTimeout) tells the
+// thinkgate handler to end the read still waiting on the connection
+// (endMatcherRead) and answer 408. Until a handler does, or the client
+// sends the rest, or the connection closes, the goroutine waits in Read.
+func readWithin(r *http.Request, limit int64, timeout time.Duration) ([]byte, error) {
+	// A nil ResponseWriter: past the limit the read fails without telling
+	// the server; the handler answers the 413.
+	body := http.MaxBytesReader(nil, r.Body, limit)
+	size := min(r.ContentLength, limit)
+	if timeout <= 0 {
+		return readAllSized(body, size, nil)
+	}
+	type result struct {
+		body []byte
+		err  error
+	}
+	done := make(chan result, 1)
+	go func() {
+		b, err := readAllSized(body, size, nil)
+		done <- result{b, err}
+	}()
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	select {
+	case res := <-done:
+		return res.body, res.err
+	case <-timer.C:
+		return nil, &matcherBodyTimeout{timeout: timeout}
+	}
+}
+
+// matcherBodyTimeout is a matcher's read of the body given up after
+// timeout (its request_body_timeout).
+type matcherBodyTimeout struct{ timeout time.Duration }
+
+func (e *matcherBodyTimeout) Error() string {
+	return fmt.Sprintf("request body not received within %s", e.timeout)
+}
+
+// Is makes it a deadline error, as a handler's own timed-out read is.
+func (e *matcherBodyTimeout) Is(target error) bool { return target == os.ErrDeadlineExceeded }
+
+// endMatcherRead ends a matcher's read that gave up on the body: the
+// connection's read deadline, passed at once, makes the read waiting on it
+// fail, and stays, so that the server closes the connection rather than
+// wait for the rest of the body.
+func endMatcherRead(w http.ResponseWriter, err error) {
+	var mt *matcherBodyTimeout
+	if errors.As(err, &mt) {
+		_ = http.NewResponseController(w).SetReadDeadline(time.Now())
+	}
 }

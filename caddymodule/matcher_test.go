@@ -180,23 +180,25 @@ func TestMatcherCaddyfile(t *testing.T) {
 		document off
 		stream on
 		max_request_body 1MiB
+		request_body_timeout 2s
 	}`))
 	if err != nil {
 		t.Fatal(err)
 	}
 	got, _ := json.Marshal(m)
-	want := `{"model":["claude-haiku-*","gpt-*"],"thinking":false,"default_thinking":false,"min_input_tokens":100,"max_input_tokens":60000,"tool":["web_search_*","get_weather"],"image":true,"document":false,"stream":true,"max_request_body":1048576}`
+	want := `{"model":["claude-haiku-*","gpt-*"],"thinking":false,"default_thinking":false,"min_input_tokens":100,"max_input_tokens":60000,"tool":["web_search_*","get_weather"],"image":true,"document":false,"stream":true,"max_request_body":1048576,"request_body_timeout":2000000000}`
 	if string(got) != want {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
 	for _, c := range []struct{ input, want string }{
-		{"thinkgate {\n modle x\n}", "thinkgate matcher: unknown condition 'modle' (did you mean 'model'?); the conditions are model, thinking, default_thinking, min_input_tokens, max_input_tokens, tool, image, document, stream, max_request_body"},
+		{"thinkgate {\n modle x\n}", "thinkgate matcher: unknown condition 'modle' (did you mean 'model'?); the conditions are model, thinking, default_thinking, min_input_tokens, max_input_tokens, tool, image, document, stream, max_request_body, request_body_timeout"},
 		{"thinkgate {\n model\n}", "wrong argument count or unexpected line ending after 'model'"},
 		{"thinkgate {\n model [\n}", `model: bad pattern "["`},
 		{"thinkgate {\n thinking\n}", "wrong argument count or unexpected line ending after 'thinking'"},
 		{"thinkgate {\n stream maybe\n}", `stream: expected on or off, got "maybe"`},
 		{"thinkgate {\n min_input_tokens many\n}", `min_input_tokens: "many" is not a positive whole number of tokens`},
 		{"thinkgate {\n max_request_body 0\n}", "max_request_body: must be positive"},
+		{"thinkgate {\n request_body_timeout soon\n}", `request_body_timeout: "soon" is not a positive duration; write e.g. 30s or 2m`},
 	} {
 		err := new(MatchMessages).UnmarshalCaddyfile(caddyfile.NewTestDispenser(c.input))
 		if err == nil || !strings.Contains(err.Error(), c.want) {

@@ -39,6 +39,10 @@ func bodyReadError(err error, timeout time.Duration) *providers.Error {
 		return &providers.Error{Status: http.StatusRequestEntityTooLarge, Type: "request_too_large",
 			Message: fmt.Sprintf("request body exceeds the %d-byte limit", mbe.Limit)}
 	case errors.Is(err, os.ErrDeadlineExceeded):
+		var mt *matcherBodyTimeout
+		if errors.As(err, &mt) {
+			timeout = mt.timeout // the matcher's read gave up
+		}
 		return &providers.Error{Status: http.StatusRequestTimeout, Type: "timeout_error",
 			Message: fmt.Sprintf("request body not received within %s (request_body_timeout)", timeout)}
 	}

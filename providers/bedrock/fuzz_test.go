@@ -16,6 +16,9 @@ func FuzzStream(f *testing.F) {
 		chunk(f, "{\"type\":\"message_start\",\n\"message\":{}}"),
 		frameChunkPayload(f, `{"bytes":"e30="}`),
 		[]byte(`{"message":"no"}`),
+		// Hostile frames: a corrupt CRC, a length out of range.
+		append(claudeStream(f, claudeEvents[:3]...), func() []byte { c := chunk(f, claudeEvents[3]); c[len(c)-1] ^= 1; return c }()...),
+		append(claudeStream(f, claudeEvents[:2]...), 0x40, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0),
 	}
 	for _, s := range seeds {
 		f.Add(s, []byte{3, 1, 200})

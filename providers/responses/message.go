@@ -26,25 +26,12 @@ func (tr *Translator) convertMessage(body []byte) ([]byte, error) {
 	em.MessageStart(x.MessageID, x.ClientModel, providers.Usage{})
 	var t translator
 	t.init(x, tr.state, em)
-	for _, it := range r.Output {
-		switch it.Type {
-		case "reasoning":
-			t.reasoningStart([]byte(it.ID))
-			t.reasoningDone([]byte(it.ID), []byte(it.EncryptedContent), summaryTexts(it))
-		case "message":
-			t.messageStart([]byte(it.ID))
-			for _, p := range it.Content {
-				switch p.Type {
-				case "output_text":
-					t.text([]byte(p.Text))
-				case "refusal":
-					t.refusal([]byte(p.Refusal))
-				}
-			}
-			t.endItem()
-		case "function_call":
-			t.toolStart([]byte(it.ID), []byte(it.CallID), []byte(it.Name))
-			t.toolDone([]byte(it.Arguments))
+	for i, it := range r.Output {
+		if err := t.added(it, i); err != nil {
+			return nil, err
+		}
+		if err := t.itemDone(it, i); err != nil {
+			return nil, err
 		}
 	}
 	t.usage = r.Usage.anthropic()
@@ -52,7 +39,9 @@ func (tr *Translator) convertMessage(body []byte) ([]byte, error) {
 	if r.Status == "incomplete" {
 		reason = incompleteReason(r.IncompleteDetails.Reason)
 	}
-	t.finish(reason)
+	if err := t.finish(reason); err != nil {
+		return nil, err
+	}
 	if e := em.CollectError(); e != nil {
 		return nil, e
 	}

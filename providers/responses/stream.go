@@ -70,7 +70,7 @@ func (s *Stream) Close() error {
 // fail closes what is open and returns e, which the response writer turns
 // into an error event.
 func (s *Stream) fail(e *providers.Error) error {
-	s.t.endItem()
+	_ = s.t.end() // what is held goes out before the error: it arrived
 	s.t.done = true
 	s.t.x.Usage = s.t.usage
 	return e
@@ -111,70 +111,54 @@ func (s *Stream) event(name, data []byte) error {
 	if !ok {
 		typ = name
 	}
+	// Ids are ASCII; an escaped one is taken as it is written.
+	id, _, _, _ := jsonparser.Get(data, "item_id")
+	index := outputIndex(data)
+	var err error
 	switch string(typ) {
-	case "response.output_text.delta":
-		return s.delta(data, s.t.text)
+	case "response.output_text.delta", "response.refusal.delta":
+		d, ok := s.str(data, "delta")
+		if !ok {
+			return s.fail(s.missing("delta event without a delta string"))
+		}
+		err = s.t.textDelta(id, index, d, string(typ) == "response.refusal.delta")
 	case "response.reasoning_summary_text.delta", "response.reasoning_text.delta":
 		// reasoning_text: the raw reasoning open-weight models (gpt-oss)
 		// show; a thinking block like a summary.
-		return s.delta(data, s.t.reasoningText)
-	case "response.refusal.delta":
-		return s.delta(data, s.t.refusal)
+		d, ok := s.str(data, "delta")
+		if !ok {
+			return s.fail(s.missing("delta event without a delta string"))
+		}
+		err = s.t.reasoningDelta(id, index, d)
 	case "response.function_call_arguments.delta":
 		d, ok := s.str(data, "delta")
 		if !ok {
 			return s.fail(s.missing("function_call_arguments.delta without a delta string"))
 		}
-		d = bytes.Clone(d)
-		id, _ := s.str(data, "item_id")
-		if !s.t.toolArgs(id, d) {
-			return s.fail(malformed("function call arguments for an item that is not open"))
-		}
+		err = s.t.argsDelta(id, index, d)
 	case "response.reasoning_summary_part.added":
-		s.t.summaryPart()
-	case "response.output_item.added":
-		it, err := item(data)
-		if err != nil {
-			return s.fail(err)
+		err = s.t.summaryPart(id, index)
+	case "response.output_item.added", "response.output_item.done":
+		it, e := itemOf(data)
+		if e != nil {
+			return s.fail(e)
 		}
-		switch it.Type {
-		case "reasoning":
-			s.t.reasoningStart([]byte(it.ID))
-		case "message":
-			s.t.messageStart([]byte(it.ID))
-		case "function_call":
-			s.t.toolStart([]byte(it.ID), []byte(it.CallID), []byte(it.Name))
-		}
-	case "response.output_item.done":
-		it, err := item(data)
-		if err != nil {
-			return s.fail(err)
-		}
-		switch it.Type {
-		case "reasoning":
-			s.t.reasoningDone([]byte(it.ID), []byte(it.EncryptedContent), summaryTexts(it))
-		case "message":
-			if s.t.open == itemMessage {
-				s.t.endItem()
-			}
-		case "function_call":
-			if s.t.open != itemCall {
-				// A call whose added event never came: it arrives whole.
-				s.t.toolStart([]byte(it.ID), []byte(it.CallID), []byte(it.Name))
-			}
-			s.t.toolDone([]byte(it.Arguments))
+		if string(typ) == "response.output_item.added" {
+			err = s.t.added(it, index)
+		} else {
+			err = s.t.itemDone(it, index)
 		}
 	case "response.completed", "response.incomplete":
-		r, err := responseOf(data)
-		if err != nil {
-			return s.fail(err)
+		r, e := responseOf(data)
+		if e != nil {
+			return s.fail(e)
 		}
 		s.t.usage = r.Usage.anthropic()
 		reason := ""
 		if r.Status == "incomplete" || string(typ) == "response.incomplete" {
 			reason = incompleteReason(r.IncompleteDetails.Reason)
 		}
-		s.t.finish(reason)
+		err = s.t.finish(reason)
 	case "response.failed":
 		r, err := responseOf(data)
 		if err != nil {
@@ -202,17 +186,22 @@ func (s *Stream) event(name, data []byte) error {
 	// response.created, .in_progress, content_part.*, the .done events of
 	// text and arguments, annotations and any event added later carry
 	// nothing the client does not get otherwise.
+	if err == nil && len(s.t.held) > 0 {
+		err = s.t.release()
+	}
+	if err != nil {
+		return s.fail(providers.AsError(err))
+	}
 	return nil
 }
 
-// delta passes an event's delta string to fn.
-func (s *Stream) delta(data []byte, fn func([]byte)) error {
-	d, ok := s.str(data, "delta")
-	if !ok {
-		return s.fail(s.missing("delta event without a delta string"))
+// outputIndex returns an event's output_index, -1 without one.
+func outputIndex(data []byte) int {
+	n, err := jsonparser.GetInt(data, "output_index")
+	if err != nil || n < 0 || n > MaxItems<<8 {
+		return -1
 	}
-	fn(d)
-	return nil
+	return int(n)
 }
 
 // str returns a top-level string field's value, unescaped (valid until the
@@ -248,7 +237,7 @@ func (s *Stream) missing(msg string) *providers.Error {
 // does not define (a lone surrogate is not one: it decodes to U+FFFD).
 var errBadString = malformed("event holds a malformed string escape")
 
-func item(data []byte) (streamItem, *providers.Error) {
+func itemOf(data []byte) (streamItem, *providers.Error) {
 	var ev struct {
 		Item *streamItem `json:"item"`
 	}

@@ -1,6 +1,9 @@
 package responses
 
 import (
+	"fmt"
+	"net/http"
+
 	"github.com/thinkgate/thinkgate/internal/jsonbytes"
 	"github.com/thinkgate/thinkgate/providers"
 	"github.com/thinkgate/thinkgate/thinkparse"
@@ -10,37 +13,84 @@ import (
 // function calls — into emitter calls. The stream and the non-streaming
 // converter both drive it, so the two modes cannot disagree.
 //
-// The Responses API sends its output items one after another (each item's
-// events between its output_item.added and output_item.done), which is the
-// Anthropic grammar's one open block at a time: an item's block opens with
-// the item and closes with it.
+// Items are known by their identity (item_id, else output_index), not by
+// the order their events arrive in: OpenAI sends one item after another,
+// but some servers that speak the API open a message while a reasoning
+// item is still open and send the reasoning's done events last. Anthropic's
+// grammar has one open block at a time, so the rules of docs/thinking.md
+// ("Items that interleave") decide:
+//
+//   - text and reasoning stream at once; content of another item closes
+//     the block of the item that had it (a thinking block signed with what
+//     its item carried so far), and later content of that item opens a new
+//     block of its kind;
+//   - a function call's arguments are never cut: while a call streams,
+//     events of other items are held (at most MaxHeld bytes) and replayed
+//     in their order when the call ends;
+//   - an item's done event adds only what the deltas did not carry: the
+//     text of an item that had no deltas, the signature of the block still
+//     open; text already sent is never sent again.
 type translator struct {
 	x      *providers.Exchange
 	em     *providers.Emitter
 	state  *State
 	parser *thinkparse.Parser // nil when split_tags is off
 
-	open   itemKind
-	itemID string
-	// thought counts the thinking bytes of the open reasoning item; sep
-	// is set when a summary part began after some of them.
-	thought    int
-	sep        bool
-	sawSummary bool // the open reasoning item's text came as deltas
-	sawArgs    bool // the open call's arguments came as deltas
+	items []*item
+	// cur is the item whose block is open (or opens with its next text).
+	cur *item
+	// held are events of other items that came while a call streamed.
+	held      []heldEvent
+	heldBytes int
 
 	toolUsed, refused bool
 	usage             providers.Usage
 	done              bool
 }
 
+// item is one output item, as far as the translation needs it.
+type item struct {
+	id    string
+	index int // output_index, -1 when not known
+	kind  itemKind
+	ended bool // its output_item.done arrived
+	shown bool // some of its content went out
+	// thought counts the thinking bytes of the reasoning item's open
+	// block; sep is set when a summary part began after some of them.
+	thought   int
+	sep       bool
+	encrypted []byte // a reasoning item's encrypted_content, as far as known
+	callID    string
+	name      string
+}
+
+type heldEvent struct {
+	it    *item
+	size  int
+	apply func() error
+}
+
 type itemKind uint8
 
 const (
-	itemNone itemKind = iota
-	itemReasoning
+	itemReasoning itemKind = iota + 1
 	itemMessage
 	itemCall
+)
+
+// MaxItems bounds the output items one response may announce: each is
+// remembered until the response ends, so that a late done event finds it.
+const MaxItems = 4096
+
+// MaxHeld bounds the bytes of other items' events held while a function
+// call's arguments stream (see translator).
+const MaxHeld = 4 << 20
+
+var (
+	errTooManyItems = malformed(fmt.Sprintf("more than %d output items in one response", MaxItems))
+	errHeld         = providers.APIError(http.StatusBadGateway,
+		fmt.Sprintf("malformed upstream response: more than %d bytes of other items arrived while a function call was open", MaxHeld))
+	errCallNotOpen = malformed("function call arguments for an item that is not open")
 )
 
 // summarySeparator goes between two summary parts of one reasoning item,
@@ -54,91 +104,236 @@ func (t *translator) init(x *providers.Exchange, st *State, em *providers.Emitte
 	}
 }
 
-// reasoningStart opens a reasoning item: one thinking block, opened by its
-// first text.
-func (t *translator) reasoningStart(id []byte) {
-	t.endItem()
-	t.open, t.itemID = itemReasoning, string(id)
-	t.thought, t.sep, t.sawSummary = 0, false, false
-	t.em.ThinkingStart(nil)
+// find returns the item with id (or, without id, at index), nil when none
+// is known.
+func (t *translator) find(id []byte, index int) *item {
+	if len(id) > 0 {
+		for _, it := range t.items {
+			if it.id == string(id) {
+				return it
+			}
+		}
+		return nil
+	}
+	if index >= 0 {
+		for _, it := range t.items {
+			if it.index == index {
+				return it
+			}
+		}
+		return nil
+	}
+	// Neither: a compatible server's event of the item open now.
+	if t.cur != nil {
+		return t.cur
+	}
+	if n := len(t.items); n > 0 && !t.items[n-1].ended {
+		return t.items[n-1]
+	}
+	return nil
 }
 
-// summaryPart marks the start of a summary part of the open reasoning item.
-func (t *translator) summaryPart() {
-	if t.open != itemReasoning {
-		t.reasoningStart(nil)
+// lookup returns the item find returns, or a new one of kind: a server
+// that sends deltas without output_item.added.
+func (t *translator) lookup(id []byte, index int, kind itemKind) (*item, error) {
+	if it := t.find(id, index); it != nil && it.kind == kind {
+		return it, nil
 	}
-	if t.thought > 0 {
-		t.sep = true
-	}
+	return t.add(id, index, kind)
 }
 
-// reasoningText takes summary (or reasoning) text of the open item.
-func (t *translator) reasoningText(p []byte) {
-	if t.open != itemReasoning {
-		t.reasoningStart(nil)
+func (t *translator) add(id []byte, index int, kind itemKind) (*item, error) {
+	if len(t.items) >= MaxItems {
+		return nil, errTooManyItems
 	}
-	t.sawSummary = true
-	if len(p) == 0 {
-		return
-	}
-	if t.sep {
-		t.em.Thinking([]byte(summarySeparator))
-		t.thought += len(summarySeparator)
-		t.sep = false
-	}
-	t.em.Thinking(p)
-	t.thought += len(p)
+	it := &item{id: string(id), index: index, kind: kind}
+	t.items = append(t.items, it)
+	return it, nil
 }
 
-// reasoningDone ends the open reasoning item with its id, encrypted_content
-// and, for an upstream that sent no summary deltas, its summary parts. The
-// thinking block is signed with id and encrypted_content (origin
-// Responses). An item with no summary text but encrypted_content becomes a
-// redacted_thinking block holding the signature alone: the reasoning is
-// kept across tool calls although there is nothing to show.
-func (t *translator) reasoningDone(id, encrypted []byte, summaries [][]byte) {
-	if t.open != itemReasoning {
-		t.reasoningStart(id)
+// added registers an item announced by output_item.added. Its block opens
+// with its first content.
+func (t *translator) added(s streamItem, index int) error {
+	var kind itemKind
+	switch s.Type {
+	case "reasoning":
+		kind = itemReasoning
+	case "message":
+		kind = itemMessage
+	case "function_call":
+		kind = itemCall
+	default:
+		return nil // hosted tools' items carry nothing the client gets
 	}
-	if !t.sawSummary {
-		for _, s := range summaries {
-			t.summaryPart()
-			t.reasoningText(s)
+	if t.find([]byte(s.ID), index) != nil && (s.ID != "" || index >= 0) {
+		return nil // announced twice
+	}
+	it, err := t.add([]byte(s.ID), index, kind)
+	if err != nil {
+		return err
+	}
+	it.encrypted = []byte(s.EncryptedContent)
+	it.callID, it.name = s.CallID, s.Name
+	return nil
+}
+
+// deliver applies an event of it, or holds it while another item's call
+// streams (its arguments must not be cut by another block).
+func (t *translator) deliver(it *item, size int, apply func() error) error {
+	if t.cur == nil || t.cur.kind != itemCall || t.cur == it {
+		return apply()
+	}
+	if t.heldBytes+size > MaxHeld {
+		return errHeld
+	}
+	t.heldBytes += size
+	t.held = append(t.held, heldEvent{it, size, apply})
+	return nil
+}
+
+// release replays the held events that no streaming call holds back, in
+// their order; the events of the call that streams now go first, as they
+// would have had they come now. The stream calls it after each event
+// (never from an event being applied).
+func (t *translator) release() error {
+	for i := 0; i < len(t.held); {
+		h := t.held[i]
+		if t.cur != nil && t.cur.kind == itemCall && t.cur != h.it {
+			i++
+			continue
+		}
+		t.held = append(t.held[:i], t.held[i+1:]...)
+		t.heldBytes -= h.size
+		cur := t.cur
+		if err := h.apply(); err != nil {
+			return err
+		}
+		if t.cur != cur {
+			i = 0 // another block is open: what it held back may go now
 		}
 	}
-	if len(id) == 0 {
-		id = []byte(t.itemID)
+	if len(t.held) == 0 {
+		t.held = nil
 	}
-	foreign := joinForeign(id, encrypted)
-	t.open = itemNone
-	if t.thought > 0 {
-		t.em.Signature(providers.OriginResponses, foreign)
+	return nil
+}
+
+// enter makes it the item whose block is open, closing another's.
+func (t *translator) enter(it *item) {
+	if t.cur == it {
+		return
+	}
+	t.closeCur()
+	t.cur = it
+	if it.kind == itemReasoning {
+		it.thought, it.sep = 0, false
+		t.em.ThinkingStart(nil)
+	}
+}
+
+// closeCur closes the open item's block. A reasoning block is signed with
+// what its item carried so far: its id, and encrypted_content if
+// output_item.added had it.
+func (t *translator) closeCur() { t.closeBlock(true) }
+
+// closeBlock is closeCur; upstream false leaves the upstream's item out of
+// a reasoning block's signature: the response ended inside the item, which
+// the upstream never completed, so the block is the gateway's alone.
+func (t *translator) closeBlock(upstream bool) {
+	it := t.cur
+	if it == nil {
+		return
+	}
+	t.cur = nil
+	switch it.kind {
+	case itemReasoning:
+		if upstream && it.thought > 0 {
+			t.em.Signature(providers.OriginResponses, joinForeign([]byte(it.id), it.encrypted))
+		}
 		t.em.ThinkingEnd()
-		return
+	case itemMessage:
+		t.flushParser()
+		t.em.CloseBlock()
+	case itemCall:
+		t.em.CloseBlock()
 	}
-	t.em.ThinkingEnd()
-	signer := t.x.Settings.Signer
-	if len(encrypted) == 0 || signer == nil || t.x.Settings.Form != providers.FormThinking {
-		return
-	}
-	block := append([]byte(`{"type":"redacted_thinking","data":`), jsonbytes.AppendString(nil, signer.Sign(providers.OriginResponses, string(foreign), ""))...)
-	_ = t.em.RawBlockStart(append(block, '}'))
-	t.em.CloseBlock()
 }
 
-// messageStart opens a message item; its text opens a text block.
-func (t *translator) messageStart(id []byte) {
-	t.endItem()
-	t.open, t.itemID = itemMessage, string(id)
+// summaryPart marks the start of a summary part of a reasoning item.
+func (t *translator) summaryPart(id []byte, index int) error {
+	it, err := t.lookup(id, index, itemReasoning)
+	if err != nil {
+		return err
+	}
+	return t.deliver(it, 0, func() error {
+		if t.cur == it && it.thought > 0 {
+			it.sep = true
+		}
+		return nil
+	})
 }
 
-// text takes answer text, which may hold thinking tags.
-func (t *translator) text(p []byte) {
-	if t.open != itemMessage {
-		t.messageStart(nil)
+// reasoningDelta takes summary (or reasoning) text of a reasoning item.
+func (t *translator) reasoningDelta(id []byte, index int, p []byte) error {
+	it, err := t.lookup(id, index, itemReasoning)
+	if err != nil {
+		return err
 	}
 	if len(p) == 0 {
+		return nil
+	}
+	p = t.keep(it, p)
+	return t.deliver(it, len(p), func() error {
+		t.reasoningText(it, p)
+		return nil
+	})
+}
+
+func (t *translator) reasoningText(it *item, p []byte) {
+	t.enter(it)
+	it.shown = true
+	if it.sep {
+		t.em.Thinking([]byte(summarySeparator))
+		it.thought += len(summarySeparator)
+		it.sep = false
+	}
+	t.em.Thinking(p)
+	it.thought += len(p)
+}
+
+// keep returns p itself when it is applied now, a copy when it may be held
+// (the decoder reuses its buffers).
+func (t *translator) keep(it *item, p []byte) []byte {
+	if t.cur == nil || t.cur.kind != itemCall || t.cur == it {
+		return p
+	}
+	return append([]byte(nil), p...)
+}
+
+// textDelta takes answer text of a message item, which may hold thinking
+// tags; refusal is a refusal's text, and makes the stop reason refusal.
+func (t *translator) textDelta(id []byte, index int, p []byte, refusal bool) error {
+	it, err := t.lookup(id, index, itemMessage)
+	if err != nil {
+		return err
+	}
+	if len(p) == 0 {
+		return nil
+	}
+	p = t.keep(it, p)
+	return t.deliver(it, len(p), func() error {
+		t.text(it, p, refusal)
+		return nil
+	})
+}
+
+func (t *translator) text(it *item, p []byte, refusal bool) {
+	t.enter(it)
+	it.shown = true
+	if refusal {
+		t.refused = true
+		t.flushParser()
+		t.em.Text(p)
 		return
 	}
 	if t.parser != nil {
@@ -148,14 +343,175 @@ func (t *translator) text(p []byte) {
 	}
 }
 
-// refusal takes a refusal: plain text, and the stop reason becomes refusal.
-func (t *translator) refusal(p []byte) {
-	if t.open != itemMessage {
-		t.messageStart(nil)
+// argsDelta takes a fragment of a function call's arguments. A call that
+// was never announced, or has ended, is a malformed stream.
+func (t *translator) argsDelta(id []byte, index int, p []byte) error {
+	it := t.find(id, index)
+	if it == nil || it.kind != itemCall || it.ended {
+		return errCallNotOpen
 	}
-	t.refused = true
-	t.flushParser()
-	t.em.Text(p)
+	if len(p) == 0 {
+		return nil
+	}
+	p = t.keep(it, p)
+	return t.deliver(it, len(p), func() error {
+		t.startCall(it)
+		it.shown = true
+		t.em.ToolInput(p)
+		return nil
+	})
+}
+
+// startCall opens the call's tool_use block.
+func (t *translator) startCall(it *item) {
+	if t.cur == it {
+		return
+	}
+	t.closeCur()
+	t.cur = it
+	t.toolUsed = true
+	t.em.ToolUseStart(toolUseID([]byte(it.callID)), t.state.Original([]byte(it.name)))
+}
+
+// itemDone ends an item with what output_item.done carries.
+func (t *translator) itemDone(s streamItem, index int) error {
+	var kind itemKind
+	switch s.Type {
+	case "reasoning":
+		kind = itemReasoning
+	case "message":
+		kind = itemMessage
+	case "function_call":
+		kind = itemCall
+	default:
+		return nil
+	}
+	it := t.find([]byte(s.ID), index)
+	if it == nil || it.kind != kind {
+		// An item whose added event never came: it arrives whole.
+		var err error
+		if it, err = t.add([]byte(s.ID), index, kind); err != nil {
+			return err
+		}
+		it.callID, it.name = s.CallID, s.Name
+	}
+	if it.ended {
+		return nil // a repeated done adds nothing
+	}
+	it.ended = true
+	var size int
+	switch kind {
+	case itemReasoning:
+		for _, p := range s.Summary {
+			size += len(p.Text)
+		}
+	case itemMessage:
+		for _, p := range s.Content {
+			size += len(p.Text) + len(p.Refusal)
+		}
+	case itemCall:
+		size = len(s.Arguments)
+	}
+	return t.deliver(it, size+len(s.EncryptedContent), func() error {
+		switch kind {
+		case itemReasoning:
+			t.reasoningDone(it, []byte(s.EncryptedContent), summaryTexts(s))
+		case itemMessage:
+			t.messageDone(it, s.Content)
+		case itemCall:
+			t.callDone(it, s)
+		}
+		return nil
+	})
+}
+
+// reasoningDone ends a reasoning item. Its block, when still open, is
+// signed with the item's id and encrypted_content (origin Responses). An
+// item that showed no text (no deltas) shows its summary parts now; one
+// with no summary text but encrypted_content becomes a redacted_thinking
+// block holding the signature alone: the reasoning is kept across tool
+// calls although there is nothing to show. An item whose block another
+// item closed earlier adds nothing: its text went out, and its signature
+// with it.
+func (t *translator) reasoningDone(it *item, encrypted []byte, summaries [][]byte) {
+	if len(encrypted) > 0 {
+		it.encrypted = encrypted
+	}
+	if t.cur != it && it.shown {
+		return
+	}
+	if !it.shown {
+		for i, s := range summaries {
+			if len(s) == 0 {
+				continue
+			}
+			t.enter(it)
+			if i > 0 && it.thought > 0 {
+				it.sep = true
+			}
+			t.reasoningText(it, s)
+		}
+	}
+	if t.cur == it {
+		t.closeCur()
+		if it.shown {
+			return
+		}
+	}
+	signer := t.x.Settings.Signer
+	if len(it.encrypted) == 0 || signer == nil || t.x.Settings.Form != providers.FormThinking {
+		return
+	}
+	t.closeCur()
+	it.shown = true
+	foreign := joinForeign([]byte(it.id), it.encrypted)
+	block := append([]byte(`{"type":"redacted_thinking","data":`), jsonbytes.AppendString(nil, signer.Sign(providers.OriginResponses, string(foreign), ""))...)
+	_ = t.em.RawBlockStart(append(block, '}'))
+	t.em.CloseBlock()
+}
+
+// messageDone ends a message item; one that showed no text (no deltas)
+// shows its content parts now.
+func (t *translator) messageDone(it *item, content []contentPart) {
+	if !it.shown {
+		for _, p := range content {
+			switch {
+			case p.Type == "output_text" && p.Text != "":
+				t.text(it, []byte(p.Text), false)
+			case p.Type == "refusal" && p.Refusal != "":
+				t.text(it, []byte(p.Refusal), true)
+			}
+		}
+	}
+	if t.cur == it {
+		t.closeCur()
+	}
+}
+
+// callDone ends a function call; arguments that came whole (no deltas)
+// are its input.
+func (t *translator) callDone(it *item, s streamItem) {
+	if !it.shown {
+		t.startCall(it)
+		it.shown = true
+		if s.Arguments != "" {
+			t.em.ToolInput([]byte(s.Arguments))
+		}
+	}
+	if t.cur == it {
+		t.closeCur()
+	}
+}
+
+// end closes the open block and delivers what is held: the response ended
+// (completed, failed, or cut short) with a call still open.
+func (t *translator) end() error {
+	if t.cur != nil && t.cur.kind == itemCall {
+		t.closeCur()
+	}
+	err := t.release()
+	t.closeBlock(t.cur != nil && t.cur.ended)
+	return err
 }
 
 // flushParser delivers what the tag parser holds back and closes its span.
@@ -166,56 +522,15 @@ func (t *translator) flushParser() {
 	}
 }
 
-// toolStart opens a function_call item's tool_use block.
-func (t *translator) toolStart(itemID, callID, name []byte) {
-	t.endItem()
-	t.open, t.itemID, t.sawArgs = itemCall, string(itemID), false
-	t.toolUsed = true
-	t.em.ToolUseStart(toolUseID(callID), t.state.Original(name))
-}
-
-// toolArgs takes a fragment of the open call's arguments; false for a
-// fragment of a call that is not open.
-func (t *translator) toolArgs(itemID, p []byte) bool {
-	if t.open != itemCall || (len(itemID) > 0 && t.itemID != "" && string(itemID) != t.itemID) {
-		return false
-	}
-	if len(p) > 0 {
-		t.sawArgs = true
-		t.em.ToolInput(p)
-	}
-	return true
-}
-
-// toolDone ends the open call; arguments that came whole (no deltas) are
-// its input.
-func (t *translator) toolDone(args []byte) {
-	if t.open == itemCall && !t.sawArgs && len(args) > 0 {
-		t.em.ToolInput(args)
-	}
-	t.endItem()
-}
-
-// endItem closes the open item's block.
-func (t *translator) endItem() {
-	switch t.open {
-	case itemReasoning:
-		t.em.ThinkingEnd()
-	case itemMessage:
-		t.flushParser()
-		t.em.CloseBlock()
-	case itemCall:
-		t.em.CloseBlock()
-	}
-	t.open, t.itemID = itemNone, ""
-}
-
 // finish ends the message. reason is the stop reason the response's status
 // implies ("" for a completed response).
-func (t *translator) finish(reason string) {
-	t.endItem()
+func (t *translator) finish(reason string) error {
+	err := t.end()
 	t.done = true
 	t.x.Usage = t.usage
+	if err != nil {
+		return err
+	}
 	switch {
 	case reason != "":
 	case t.refused:
@@ -226,6 +541,7 @@ func (t *translator) finish(reason string) {
 		reason = "end_turn"
 	}
 	t.em.Finish(reason, "", t.usage)
+	return nil
 }
 
 // incompleteReason maps incomplete_details.reason to a stop reason.

@@ -79,3 +79,10 @@ func (f *frames) metadata(in, out, cacheRead, cacheWrite int) *frames {
 }
 
 func (f *frames) bytes() []byte { return f.b.Bytes() }
+
+// corrupt returns frame with byte i flipped.
+func corrupt(frame []byte, i int) []byte {
+	out := append([]byte(nil), frame...)
+	out[i] ^= 0x55
+	return out
+}

@@ -87,6 +87,16 @@ func FuzzStream(f *testing.F) {
 	f.Add(new(frames).start().text(0, "cut").exception("modelStreamErrorException", "x").bytes(), []byte{5})
 	f.Add(new(frames).exception("throttlingException", "slow").bytes(), []byte{})
 	f.Add(new(frames).start().event("contentBlockDelta", map[string]any{"contentBlockIndex": 4, "delta": map[string]any{"reasoningContent": map[string]any{"signature": "s"}}}).stop("end_turn").bytes(), []byte{1})
+	// Hostile frames: blocks interleaved around an open call, input for a
+	// block never started, a corrupt CRC.
+	f.Add(new(frames).start().event("contentBlockStart", map[string]any{"contentBlockIndex": 1, "start": map[string]any{"toolUse": map[string]any{"toolUseId": "t", "name": "f"}}}).
+		event("contentBlockDelta", map[string]any{"contentBlockIndex": 0, "delta": map[string]any{"reasoningContent": map[string]any{"text": "r"}}}).
+		event("contentBlockDelta", map[string]any{"contentBlockIndex": 1, "delta": map[string]any{"toolUse": map[string]any{"input": "{"}}}).
+		event("contentBlockDelta", map[string]any{"contentBlockIndex": 2, "delta": map[string]any{"text": "t"}}).
+		event("contentBlockDelta", map[string]any{"contentBlockIndex": 0, "delta": map[string]any{"reasoningContent": map[string]any{"signature": "s"}}}).
+		event("contentBlockDelta", map[string]any{"contentBlockIndex": 7, "delta": map[string]any{"toolUse": map[string]any{"input": "}"}}}).
+		stop("end_turn").bytes(), []byte{2, 9})
+	f.Add(corrupt(new(frames).start().text(0, "x").bytes(), 70), []byte{})
 	f.Fuzz(func(t *testing.T, upstream, splits []byte) { fuzzcheck.Stream(t, fuzzProvider{}, upstream, splits) })
 }
 

@@ -74,7 +74,7 @@ func (s *Stream) Close() error {
 // fail closes what is open and returns err, which ends the stream: an
 // HTTP error when nothing was sent, else an error event.
 func (s *Stream) fail(err error) error {
-	s.t.endBlock()
+	_ = s.t.end() // what is held goes out before the error: it arrived
 	s.t.done = true
 	s.t.x.Usage = s.t.usage
 	return err
@@ -131,44 +131,39 @@ func (s *Stream) onMessage(eventType string, payload []byte) error {
 	}
 	t := &s.t
 	i := ev.ContentBlockIndex
+	var err error
 	switch eventType {
 	case "messageStart":
 		// message_start waits for content: an exception that follows at
 		// once is still an HTTP error for the client.
 	case "contentBlockStart":
 		if ev.Start != nil && ev.Start.ToolUse != nil {
-			t.toolStart(i, ev.Start.ToolUse.ToolUseID, ev.Start.ToolUse.Name)
+			err = t.toolStart(i, ev.Start.ToolUse.ToolUseID, ev.Start.ToolUse.Name)
 		}
 	case "contentBlockDelta":
 		d := ev.Delta
 		switch {
 		case d == nil:
 		case d.Text != nil:
-			t.text(i, []byte(*d.Text))
+			err = t.text(i, []byte(*d.Text))
 		case d.ToolUse != nil:
-			if !t.toolInput(i, []byte(d.ToolUse.Input)) {
-				return s.fail(awsstream.Malformed("tool input for a content block that is not a tool call"))
-			}
+			err = t.toolInput(i, []byte(d.ToolUse.Input))
 		case d.ReasoningContent != nil:
 			r := d.ReasoningContent
 			if r.Text != nil {
-				t.reasoningText(i, []byte(*r.Text))
+				err = t.reasoningText(i, []byte(*r.Text))
 			}
-			if r.Signature != nil {
-				if err := t.reasoningSignature(i, []byte(*r.Signature)); err != nil {
-					return s.fail(err)
-				}
+			if r.Signature != nil && err == nil {
+				err = t.reasoningSignature(i, []byte(*r.Signature))
 			}
-			if r.RedactedContent != nil {
-				if err := t.redactedContent(i, []byte(*r.RedactedContent)); err != nil {
-					return s.fail(err)
-				}
+			if r.RedactedContent != nil && err == nil {
+				err = t.redactedContent(i, []byte(*r.RedactedContent))
 			}
 		}
 	case "contentBlockStop":
-		t.blockStop(i)
+		err = t.blockStop(i)
 	case "messageStop":
-		t.stop(ev.StopReason, ev.AdditionalModelResponseFields)
+		err = t.stop(ev.StopReason, ev.AdditionalModelResponseFields)
 	case "metadata":
 		if ev.Usage != nil {
 			t.usage = ev.Usage.anthropic()
@@ -176,6 +171,12 @@ func (s *Stream) onMessage(eventType string, payload []byte) error {
 		if t.stopped {
 			t.finish()
 		}
+	}
+	if err == nil && len(t.held) > 0 {
+		err = t.release()
+	}
+	if err != nil {
+		return s.fail(err)
 	}
 	// Event types added later carry nothing the client would get.
 	return nil
@@ -247,13 +248,17 @@ func (s *Stream) fastDelta(payload []byte) (done bool, err error) {
 	i := int(index)
 	switch kind {
 	case "text":
-		s.t.text(i, value)
+		err = s.t.text(i, value)
 	case "reasoningContent.text":
-		s.t.reasoningText(i, value)
+		err = s.t.reasoningText(i, value)
 	case "toolUse.input":
-		if !s.t.toolInput(i, value) {
-			return true, s.fail(awsstream.Malformed("tool input for a content block that is not a tool call"))
-		}
+		err = s.t.toolInput(i, value)
+	}
+	if err == nil && len(s.t.held) > 0 {
+		err = s.t.release()
+	}
+	if err != nil {
+		return true, s.fail(err)
 	}
 	return true, nil
 }

@@ -47,22 +47,27 @@ var _ providers.Translator = (*Translator)(nil)
 // into emitter calls. The stream and the non-streaming answer both drive
 // it, so the two cannot disagree.
 //
-// Converse numbers its blocks (contentBlockIndex) and sends one block's
-// deltas after another's: a block opens with its first delta (a tool call
-// with its contentBlockStart) and closes at its contentBlockStop, or when
-// a delta of another block arrives.
+// Converse numbers its blocks (contentBlockIndex), and blocks are known by
+// that number, not by the order their events arrive in. Bedrock sends one
+// block's deltas after another's, but Anthropic's grammar has one open
+// block at a time whatever the upstream does, so the rules of
+// docs/thinking.md ("Items that interleave") decide: text and reasoning
+// stream at once, and a delta of another block closes the open one (a
+// reasoning block signed with what it carried so far); a tool call's input
+// is never cut: while it streams, other blocks' events are held (at most
+// MaxHeld bytes) and replayed in their order at its contentBlockStop.
 type translator struct {
 	x      *providers.Exchange
 	em     *providers.Emitter
 	parser *thinkparse.Parser // nil when split_tags is off
 
 	started bool
-	open    blockKind
-	index   int // the open block's contentBlockIndex
-	// signature and redacted collect the open reasoning block's signature
-	// and redactedContent.
-	signature []byte
-	redacted  []byte
+	blocks  []*block
+	cur     *block // the block open on the emitter
+	// held are events of other blocks that came while a tool call's
+	// input streamed.
+	held      []heldEvent
+	heldBytes int
 
 	toolUsed     bool
 	stopReason   string
@@ -72,14 +77,48 @@ type translator struct {
 	done         bool
 }
 
+// block is one content block of the answer, by its contentBlockIndex.
+type block struct {
+	index   int
+	kind    blockKind
+	stopped bool // its contentBlockStop arrived
+	shown   bool // some of its content went out
+	// signature and redacted collect a reasoning block's signature and
+	// redactedContent.
+	signature []byte
+	redacted  []byte
+	toolID    string
+	name      string
+}
+
+type heldEvent struct {
+	b     *block
+	size  int
+	apply func() error
+}
+
 type blockKind uint8
 
 const (
-	blockNone blockKind = iota
-	blockText
+	blockText blockKind = iota + 1
 	blockReasoning
 	blockRedacted
 	blockTool
+)
+
+// MaxBlocks bounds the content blocks of one answer: each is remembered
+// until the answer ends, so that a late event finds it.
+const MaxBlocks = 4096
+
+// MaxHeld bounds the bytes of other blocks' events held while a tool
+// call's input streams.
+const MaxHeld = 4 << 20
+
+var (
+	errTooManyBlocks = awsstream.Malformed("more than 4096 content blocks in one answer")
+	errHeld          = providers.APIError(http.StatusBadGateway,
+		"malformed upstream response: more than 4 MiB of other blocks arrived while a tool call was open")
+	errToolInput = awsstream.Malformed("tool input for a content block that is not a tool call")
 )
 
 func (t *translator) init(x *providers.Exchange, em *providers.Emitter) {
@@ -98,42 +137,137 @@ func (t *translator) start() {
 	}
 }
 
-// enter makes block index of kind the open one, closing another.
-func (t *translator) enter(index int, kind blockKind) {
+func (t *translator) find(index int) *block {
+	for i := len(t.blocks) - 1; i >= 0; i-- {
+		if t.blocks[i].index == index {
+			return t.blocks[i]
+		}
+	}
+	return nil
+}
+
+// lookup returns block index, made of kind if it is new. ok is false for
+// a block of another kind (a block is text, reasoning, redacted or a tool
+// call, never two of them).
+func (t *translator) lookup(index int, kind blockKind) (b *block, ok bool, err error) {
+	if b = t.find(index); b != nil {
+		return b, b.kind == kind, nil
+	}
+	if len(t.blocks) >= MaxBlocks {
+		return nil, false, errTooManyBlocks
+	}
+	b = &block{index: index, kind: kind}
+	t.blocks = append(t.blocks, b)
+	return b, true, nil
+}
+
+// streaming reports whether a tool call other than b streams its input.
+func (t *translator) streaming(b *block) bool {
+	return t.cur != nil && t.cur.kind == blockTool && t.cur != b
+}
+
+// keep returns p when it is used now, a copy when it may be held (the
+// decoder reuses its buffers).
+func (t *translator) keep(b *block, p []byte) []byte {
+	if !t.streaming(b) {
+		return p
+	}
+	return append([]byte(nil), p...)
+}
+
+// deliver applies an event of b, or holds it while another block's tool
+// call streams.
+func (t *translator) deliver(b *block, size int, apply func() error) error {
+	if !t.streaming(b) {
+		return apply()
+	}
+	if t.heldBytes+size > MaxHeld {
+		return errHeld
+	}
+	t.heldBytes += size
+	t.held = append(t.held, heldEvent{b, size, apply})
+	return nil
+}
+
+// release replays the held events that no streaming call holds back, in
+// their order; the events of the call that streams now go first, as they
+// would have had they come now. The stream calls it after each event
+// (never from an event being applied).
+func (t *translator) release() error {
+	for i := 0; i < len(t.held); {
+		h := t.held[i]
+		if t.streaming(h.b) {
+			i++
+			continue
+		}
+		t.held = append(t.held[:i], t.held[i+1:]...)
+		t.heldBytes -= h.size
+		cur := t.cur
+		if err := h.apply(); err != nil {
+			return err
+		}
+		if t.cur != cur {
+			i = 0 // another block is open: what it held back may go now
+		}
+	}
+	if len(t.held) == 0 {
+		t.held = nil
+	}
+	return nil
+}
+
+// enter makes b the block open on the emitter, closing another.
+func (t *translator) enter(b *block) {
 	t.start()
-	if t.open == kind && t.index == index {
+	if t.cur == b {
 		return
 	}
-	t.endBlock()
-	t.open, t.index = kind, index
-	if kind == blockReasoning {
+	t.closeCur()
+	t.cur = b
+	switch b.kind {
+	case blockReasoning:
 		// Bedrock's reasoning, signature or not (DeepSeek-R1 sends none):
 		// it goes back to Bedrock as reasoningContent.
 		t.em.ThinkingStart(nil)
-		t.em.Signature(providers.OriginBedrock, nil)
+		t.em.Signature(providers.OriginBedrock, b.signature)
+	case blockTool:
+		t.toolUsed = true
+		t.em.ToolUseStart(b.toolID, b.name)
 	}
 }
 
 // text takes answer text, which may hold thinking tags.
-func (t *translator) text(index int, p []byte) {
-	t.enter(index, blockText)
-	if len(p) == 0 {
-		return
+func (t *translator) text(index int, p []byte) error {
+	b, ok, err := t.lookup(index, blockText)
+	if err != nil || !ok || len(p) == 0 {
+		return err
 	}
-	if t.parser != nil {
-		t.parser.Write(p)
-	} else {
-		t.em.Text(p)
-	}
+	p = t.keep(b, p)
+	return t.deliver(b, len(p), func() error {
+		t.enter(b)
+		b.shown = true
+		if t.parser != nil {
+			t.parser.Write(p)
+		} else {
+			t.em.Text(p)
+		}
+		return nil
+	})
 }
 
 // reasoningText takes reasoning text.
-func (t *translator) reasoningText(index int, p []byte) {
-	if t.open == blockRedacted && t.index == index {
-		return // a block is text or redacted, never both
+func (t *translator) reasoningText(index int, p []byte) error {
+	b, ok, err := t.lookup(index, blockReasoning)
+	if err != nil || !ok || len(p) == 0 {
+		return err
 	}
-	t.enter(index, blockReasoning)
-	t.em.Thinking(p)
+	p = t.keep(b, p)
+	return t.deliver(b, len(p), func() error {
+		t.enter(b)
+		b.shown = true
+		t.em.Thinking(p)
+		return nil
+	})
 }
 
 // MaxForeign bounds what one reasoning block's signature or redacted
@@ -144,86 +278,154 @@ const MaxForeign = 4 << 20
 var errForeignTooLarge = providers.APIError(http.StatusBadGateway,
 	"malformed upstream response: a reasoning block's signature or redacted content passed 4 MiB")
 
-// reasoningSignature takes (a piece of) the open reasoning block's
-// signature, which the block's signature_delta wraps (origin Bedrock).
+// reasoningSignature takes (a piece of) a reasoning block's signature,
+// which the block's signature_delta wraps (origin Bedrock). A signature
+// that comes after another block closed this one cannot reach it: its
+// signature_delta went out when it closed.
 func (t *translator) reasoningSignature(index int, p []byte) error {
-	if t.open == blockRedacted && t.index == index {
-		return nil
+	b, ok, err := t.lookup(index, blockReasoning)
+	if err != nil || !ok {
+		return err
 	}
-	t.enter(index, blockReasoning)
-	if len(t.signature)+len(p) > MaxForeign {
+	if len(b.signature)+len(p) > MaxForeign {
 		return errForeignTooLarge
 	}
-	t.signature = append(t.signature, p...)
-	t.em.Signature(providers.OriginBedrock, t.signature)
-	return nil
+	p = t.keep(b, p)
+	return t.deliver(b, len(p), func() error {
+		b.signature = append(b.signature, p...)
+		if t.cur == b {
+			t.em.Signature(providers.OriginBedrock, b.signature)
+		}
+		return nil
+	})
 }
 
 // redactedContent takes (a piece of) a redacted reasoning block's
 // content, as its base64 text.
 func (t *translator) redactedContent(index int, p []byte) error {
-	if t.open == blockReasoning && t.index == index {
-		return nil
+	b, ok, err := t.lookup(index, blockRedacted)
+	if err != nil || !ok {
+		return err
 	}
-	t.enter(index, blockRedacted)
-	if len(t.redacted)+len(p) > MaxForeign {
+	if len(b.redacted)+len(p) > MaxForeign {
 		return errForeignTooLarge
 	}
-	t.redacted = append(t.redacted, p...)
-	return nil
+	p = t.keep(b, p)
+	return t.deliver(b, len(p), func() error {
+		b.redacted = append(b.redacted, p...)
+		return nil
+	})
 }
 
-// toolStart opens a tool call's tool_use block.
-func (t *translator) toolStart(index int, id, name string) {
-	t.start()
-	t.endBlock()
-	t.open, t.index = blockTool, index
-	t.toolUsed = true
-	t.em.ToolUseStart(id, name)
-}
-
-// toolInput takes a fragment of the open call's input; false when no call
-// is open at index.
-func (t *translator) toolInput(index int, p []byte) bool {
-	if t.open != blockTool || t.index != index {
-		return false
+// toolStart opens a tool call's tool_use block (once another call's has
+// ended).
+func (t *translator) toolStart(index int, id, name string) error {
+	b, ok, err := t.lookup(index, blockTool)
+	if err != nil {
+		return err
 	}
-	t.em.ToolInput(p)
-	return true
-}
-
-// blockStop closes block index if it is the open one.
-func (t *translator) blockStop(index int) {
-	if t.index == index {
-		t.endBlock()
+	if !ok || b.shown || b.toolID != "" {
+		return nil // a second start adds nothing
 	}
+	b.toolID, b.name = id, name
+	return t.deliver(b, len(id)+len(name), func() error {
+		t.enter(b)
+		b.shown = true
+		return nil
+	})
 }
 
-// endBlock closes the open block. A redacted reasoning block becomes a
-// redacted_thinking block whose data is the gateway's envelope around the
-// redactedContent (origin Bedrock), so that it can go back to Bedrock; a
-// client without a signer or one that takes thinking as text gets none.
-func (t *translator) endBlock() {
-	switch t.open {
+// toolInput takes a fragment of a call's input; a block that is not a
+// started tool call is a malformed stream.
+func (t *translator) toolInput(index int, p []byte) error {
+	b := t.find(index)
+	if b == nil || b.kind != blockTool || b.stopped {
+		return errToolInput
+	}
+	if len(p) == 0 {
+		return nil
+	}
+	p = t.keep(b, p)
+	return t.deliver(b, len(p), func() error {
+		t.enter(b)
+		b.shown = true
+		t.em.ToolInput(p)
+		return nil
+	})
+}
+
+// blockStop ends block index.
+func (t *translator) blockStop(index int) error {
+	b := t.find(index)
+	if b == nil || b.stopped {
+		return nil
+	}
+	b.stopped = true
+	return t.deliver(b, 0, func() error {
+		switch {
+		case t.cur == b:
+			t.closeCur()
+		case b.kind == blockTool && !b.shown:
+			t.enter(b) // a call without input
+			b.shown = true
+			t.closeCur()
+		case b.kind == blockRedacted && !b.shown:
+			t.closeCur()
+			t.redactedBlock(b)
+		}
+		return nil
+	})
+}
+
+// closeCur closes the open block.
+func (t *translator) closeCur() {
+	b := t.cur
+	if b == nil {
+		return
+	}
+	t.cur = nil
+	switch b.kind {
 	case blockText:
 		t.flushParser()
 		t.em.CloseBlock()
 	case blockReasoning:
 		t.em.ThinkingEnd()
-		t.signature = t.signature[:0]
 	case blockTool:
 		t.em.CloseBlock()
-	case blockRedacted:
-		signer := t.x.Settings.Signer
-		if len(t.redacted) > 0 && signer != nil && t.x.Settings.Form == providers.FormThinking {
-			data := signer.Sign(providers.OriginBedrock, string(t.redacted), "")
-			block := append([]byte(`{"type":"redacted_thinking","data":`), jsonbytes.AppendString(nil, data)...)
-			_ = t.em.RawBlockStart(append(block, '}'))
-			t.em.CloseBlock()
-		}
-		t.redacted = t.redacted[:0]
 	}
-	t.open, t.index = blockNone, -1
+}
+
+// redactedBlock emits a redacted reasoning block as a redacted_thinking
+// block whose data is the gateway's envelope around the redactedContent
+// (origin Bedrock), so that it can go back to Bedrock; a client without a
+// signer or one that takes thinking as text gets none.
+func (t *translator) redactedBlock(b *block) {
+	b.shown = true
+	signer := t.x.Settings.Signer
+	if len(b.redacted) > 0 && signer != nil && t.x.Settings.Form == providers.FormThinking {
+		t.start()
+		data := signer.Sign(providers.OriginBedrock, string(b.redacted), "")
+		raw := append([]byte(`{"type":"redacted_thinking","data":`), jsonbytes.AppendString(nil, data)...)
+		_ = t.em.RawBlockStart(append(raw, '}'))
+		t.em.CloseBlock()
+	}
+	b.redacted = nil
+}
+
+// end closes every block, delivering what is held: the answer ended (or
+// failed) with blocks open.
+func (t *translator) end() error {
+	if t.cur != nil && t.cur.kind == blockTool {
+		t.closeCur()
+	}
+	err := t.release()
+	t.closeCur()
+	for _, b := range t.blocks {
+		if b.kind == blockRedacted && !b.shown {
+			t.redactedBlock(b)
+		}
+	}
+	return err
 }
 
 // flushParser delivers what the tag parser holds back and closes its span.
@@ -236,12 +438,12 @@ func (t *translator) flushParser() {
 
 // stop records messageStop's stop reason, and the stop sequence that
 // matched where the model said (Claude, asked for /stop_sequence).
-func (t *translator) stop(reason string, fields *responseFields) {
-	t.endBlock()
+func (t *translator) stop(reason string, fields *responseFields) error {
+	err := t.end()
 	t.stopped = true
 	t.stopReason = stopReason(reason)
 	if t.stopReason != "stop_sequence" {
-		return
+		return err
 	}
 	if fields != nil {
 		// Anything but a string (null, a field of a newer shape) says nothing.
@@ -250,6 +452,7 @@ func (t *translator) stop(reason string, fields *responseFields) {
 	if req := t.x.Request; t.stopSequence == "" && req != nil && len(req.StopSequences) == 1 {
 		t.stopSequence = req.StopSequences[0] // the one there was
 	}
+	return err
 }
 
 // responseFields are the additionalModelResponseFields the gateway asks for.
@@ -260,7 +463,7 @@ type responseFields struct {
 // finish ends the message.
 func (t *translator) finish() {
 	t.start()
-	t.endBlock()
+	_ = t.end() // messageStop ended every block; nothing is held
 	t.done = true
 	t.x.Usage = t.usage
 	t.em.Finish(t.stopReason, t.stopSequence, t.usage)
