@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -177,6 +178,95 @@ func TestEchoedCredentialsScrubbed(t *testing.T) {
 				if strings.Contains(got, s) {
 					t.Errorf("%s: the client got the credential %q", what, s)
 				}
+			}
+		}
+	}
+}
+
+// TestEchoedCredentialsMidStream: an error an upstream sends inside its
+// stream, after content went out, reaches the client as an error event
+// with the credentials replaced, and the gateway's own log of it holds
+// none of them either: openai's error chunk, Bedrock Converse's and
+// InvokeModel's exception frames.
+func TestEchoedCredentialsMidStream(t *testing.T) {
+	isolateAWS(t)
+	t.Setenv("AWS_ACCESS_KEY_ID", testgw.BedrockAccessKey)
+	t.Setenv("AWS_SECRET_ACCESS_KEY", testgw.BedrockSecretKey)
+	t.Setenv("AWS_SESSION_TOKEN", testgw.BedrockSessionToken)
+	for _, c := range []struct {
+		name, site string
+		stream     func(h http.Header) (contentType string, body []byte)
+		// want is the error event's data, %s the JSON-encoded message.
+		want string
+	}{
+		{"openai", "thinkgate openai {\n\tapi_key sk-openai-gateway-key-0001\n\tmodel claude-* gpt-4.1\n}\nreverse_proxy %s",
+			func(h http.Header) (string, []byte) {
+				msg, _ := json.Marshal(echoText(h))
+				return "text/event-stream", []byte(`data: {"id":"c1","object":"chat.completion.chunk","model":"gpt-4.1","choices":[{"index":0,"delta":{"role":"assistant","content":"Hel"},"finish_reason":null}]}` + "\n\n" +
+					`data: {"error":{"message":` + string(msg) + `,"type":"invalid_request_error"}}` + "\n\n")
+			},
+			`{"type":"error","error":{"type":"invalid_request_error","message":%s}}`},
+		{"bedrock converse", fmt.Sprintf("thinkgate bedrock {\n\tregion us-east-1\n\tmodel claude-* %s\n}\nreverse_proxy %%s", "amazon.nova-pro-v1:0"),
+			func(h http.Header) (string, []byte) {
+				start := testgw.BedrockFrame(map[string]string{":event-type": "messageStart", ":content-type": "application/json", ":message-type": "event"}, []byte(`{"role":"assistant"}`))
+				delta := testgw.BedrockFrame(map[string]string{":event-type": "contentBlockDelta", ":content-type": "application/json", ":message-type": "event"}, []byte(`{"contentBlockIndex":0,"delta":{"text":"Hel"}}`))
+				return testgw.BedrockEventStreamType, append(append(start, delta...), testgw.BedrockException("validationException", echoText(h))...)
+			},
+			`{"type":"error","error":{"type":"invalid_request_error","message":"ValidationException: %s}}`},
+		{"bedrock invoke", fmt.Sprintf("thinkgate bedrock {\n\tregion us-east-1\n\tmodel claude-* %s\n}\nreverse_proxy %%s", bedrockModel),
+			func(h http.Header) (string, []byte) {
+				events := testgw.BedrockChunks([]testgw.Event{
+					{Data: `{"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","model":"claude-sonnet-4-5","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":9,"output_tokens":1}}}`},
+					{Data: `{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`},
+					{Data: `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hel"}}`},
+				})
+				return testgw.BedrockEventStreamType, append(events, testgw.BedrockException("validationException", echoText(h))...)
+			},
+			`{"type":"error","error":{"type":"invalid_request_error","message":"ValidationException: %s}}`},
+	} {
+		up := testgw.NewUpstream(t, nil)
+		up.Handler = func(w http.ResponseWriter, r *http.Request) {
+			ct, body := c.stream(r.Header)
+			testgw.WriteChunks(w, ct, body, 1<<20)
+		}
+		logFile := filepath.Join(t.TempDir(), "caddy.log")
+		p := testgw.PortsFor(slot)
+		config := strings.Replace(testgw.Preamble(p), "level ERROR", "output file "+logFile+"\n\t\tlevel WARN", 1) +
+			fmt.Sprintf("\nhttp://localhost:%d {\n%s\n}\n", p.HTTP, fmt.Sprintf(c.site, up.Addr()))
+		gw := testgw.StartConfig(t, slot, config)
+		res := gw.Post("/v1/messages", streamBody())
+		events := testgw.ReadEvents(t, res.Body)
+		res.Body.Close()
+		sent := up.Last(t).Header
+		msg, _ := json.Marshal(redactedEcho(sent))
+		want := fmt.Sprintf(c.want, msg)
+		if strings.Contains(c.want, `"ValidationException: %s`) {
+			want = fmt.Sprintf(c.want, msg[1:])
+		}
+		last := events[len(events)-1]
+		if last.Name != "error" || last.Data != want {
+			t.Errorf("%s: last event %s %s\nwant error %s", c.name, last.Name, last.Data, want)
+		}
+		if len(events) < 2 || events[len(events)-2].Name != "content_block_stop" {
+			t.Errorf("%s: the error event does not follow the content: %v", c.name, testgw.Summary(t, events))
+		}
+		// The gateway's own lines; reverse_proxy's "aborting with
+		// incomplete response" logs the upstream request's headers with
+		// only Authorization and Cookie redacted (docs/security.md says
+		// how to filter them).
+		var own []string
+		for _, line := range strings.Split(testgw.ReadFile(t, logFile), "\n") {
+			if strings.Contains(line, `"logger":"http.handlers.thinkgate"`) {
+				own = append(own, line)
+			}
+		}
+		log := strings.Join(own, "\n")
+		if !strings.Contains(log, "upstream stream failed") {
+			t.Errorf("%s: the log does not tell of the failed stream:\n%s", c.name, log)
+		}
+		for _, s := range sentSecrets(sent) {
+			if strings.Contains(last.Data, s) || strings.Contains(log, s) {
+				t.Errorf("%s: the credential %q reached the client or the log", c.name, s)
 			}
 		}
 	}
