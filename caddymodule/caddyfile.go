@@ -50,6 +50,7 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //	    signing_key      <secret>         # key of the gateway's thinking-block signatures
 //	    previous_signing_keys <secret>... # keys that still verify, not sign (rotation)
 //	    upstream_idle_timeout <duration>|off  # end a stream whose upstream is silent this long (default 5m)
+//	    upstream_body_timeout <duration>  # time to read a whole upstream body: error, Message, count (default 30s)
 //	    forward_rate_limit_headers [on|off]   # pass the upstream's rate-limit headers (default off)
 //	    advertise_models <name>...|off   # GET /v1/models lists these (default: the model rules' plain names)
 //	    <provider options>
@@ -211,6 +212,16 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 				return err
 			}
 			h.ClientKeysFile = v
+		case "upstream_body_timeout":
+			v, err := ParseStringOption(d)
+			if err != nil {
+				return err
+			}
+			dur, err := caddy.ParseDuration(v)
+			if err != nil || dur <= 0 {
+				return d.Errf("upstream_body_timeout: %q is not a positive duration; write e.g. 30s or 2m", v)
+			}
+			h.UpstreamBodyTimeout = caddy.Duration(dur)
 		case "upstream_idle_timeout":
 			d, err := parseDurationOrOff(d)
 			if err != nil {

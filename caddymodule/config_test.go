@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig"
@@ -29,12 +30,14 @@ func TestConfigErrorMessages(t *testing.T) {
 		{"thinkgate openia", `unknown provider "openia"; the providers are amazonq, anthropic, azure, bedrock, gemini, openai, responses, vertex (did you mean openai?), at Testfile:1`},
 		{"thinkgate openai {\n\tpth /x\n}", "thinkgate openai: unknown option 'pth' (did you mean 'path'?); the openai options are api_key, path, reasoning_history, thinking_mode, efforts, max_tokens_field, max_queued, " +
 			"and every provider takes split_tags, thinking_block, tags, start_in_thinking, parse_in_code_fences, max_tag_length, default_thinking, thinking_hint, model, keepalive, " +
-			"max_request_body, request_body_timeout, client_keys, client_keys_file, max_event_size, signing_key, previous_signing_keys, upstream_idle_timeout, forward_rate_limit_headers, advertise_models, at Testfile:2"},
+			"max_request_body, request_body_timeout, client_keys, client_keys_file, max_event_size, signing_key, previous_signing_keys, upstream_idle_timeout, forward_rate_limit_headers, advertise_models, upstream_body_timeout, at Testfile:2"},
 		{"thinkgate anthropic {\n\tsplit_tag\n}", "thinkgate anthropic: unknown option 'split_tag' (did you mean 'split_tags'?); the anthropic options are api_key, path, and every provider takes "},
 		{"thinkgate gemini {\n\tfrobnicate 1\n}", "thinkgate gemini: unknown option 'frobnicate'; the gemini options are api_key, api_version, thinking_budget, schema_expansion, thinking_level_models, thinking_levels, and every provider takes "},
 		{"thinkgate anthropic {\n\tmax_request_body ten\n}", `max_request_body: "ten" is not a size; write a number of bytes with a unit, e.g. 32MiB or 64KiB, at Testfile:2`},
 		{"thinkgate anthropic {\n\tmax_tag_length lots\n}", `max_tag_length: "lots" is not a size; write a number of bytes with a unit, e.g. 32MiB or 64KiB, at Testfile:2`},
 		{"thinkgate anthropic {\n\trequest_body_timeout soon\n}", `request_body_timeout: "soon" is not a positive duration; write e.g. 30s or 2m, at Testfile:2`},
+		{"thinkgate anthropic {\n\tupstream_body_timeout -1s\n}", `upstream_body_timeout: "-1s" is not a positive duration; write e.g. 30s or 2m, at Testfile:2`},
+		{"thinkgate anthropic {\n\tupstream_body_timeout 0\n}", `upstream_body_timeout: "0" is not a positive duration`},
 		{"thinkgate anthropic {\n\tpath v1/messages\n}", `path: must start with / and carry no query, got "v1/messages", at Testfile:2`},
 		// The option's own line, also when it is the block's last.
 		{"thinkgate openai {\n\tapi_key k\n\tmodel a b\n\n\tpath v1/chat\n}", `path: must start with /, got "v1/chat", at Testfile:5`},
@@ -51,6 +54,21 @@ func TestConfigErrorMessages(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q:\n got  %v\n want it to contain %q", c.input, err, c.want)
 		}
+	}
+}
+
+// TestUpstreamBodyTimeoutOption: the Caddyfile's upstream_body_timeout
+// reaches the JSON config, and a negative one there is refused.
+func TestUpstreamBodyTimeoutOption(t *testing.T) {
+	var h Handler
+	if err := h.UnmarshalCaddyfile(caddyfile.NewTestDispenser("thinkgate anthropic {\n\tupstream_body_timeout 2m\n}")); err != nil {
+		t.Fatal(err)
+	}
+	if h.UpstreamBodyTimeout != caddy.Duration(2*time.Minute) {
+		t.Errorf("upstream_body_timeout %v", h.UpstreamBodyTimeout)
+	}
+	if err := (&Handler{UpstreamBodyTimeout: -1}).Validate(); err == nil || err.Error() != "upstream_body_timeout: must not be negative" {
+		t.Errorf("Validate: %v", err)
 	}
 }
 

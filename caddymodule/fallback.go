@@ -155,7 +155,7 @@ func (f *Fallback) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyh
 			sr.ContentLength = int64(len(body))
 			sw := &fallbackWriter{ResponseWriterWrapper: &caddyhttp.ResponseWriterWrapper{ResponseWriter: w},
 				f: f, attempt: a, header: w.Header().Clone(), last: last, retried: retried}
-			err := f.Try[i].Routes.Compile(next).ServeHTTP(sw, sr)
+			err := serveStep(f.Try[i].Routes.Compile(next), sw, sr)
 			provider := ""
 			if repl != nil {
 				provider, _ = repl.GetString("http.thinkgate.provider")
@@ -193,6 +193,22 @@ func (f *Fallback) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyh
 		}
 	}
 	return nil // the last step always answers
+}
+
+// serveStep runs a step. A step whose failure was kept from the client
+// and whose upstream body was then cut (it broke off, or
+// upstream_body_timeout ended it) makes reverse_proxy abort the handler;
+// nothing of it reached the client, so the next step still may answer.
+func serveStep(h caddyhttp.Handler, sw *fallbackWriter, r *http.Request) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			if v != http.ErrAbortHandler || !sw.capture {
+				panic(v)
+			}
+			err = nil
+		}
+	}()
+	return h.ServeHTTP(sw, r)
 }
 
 // isProxyError reports whether a step's error is one reverse_proxy returns

@@ -54,6 +54,14 @@ func (a *upstreamAttempt) failed(err error) {
 	a.failure = failureKind(err)
 }
 
+// timedOut notes that the upstream's answer did not arrive whole within
+// upstream_body_timeout.
+func (a *upstreamAttempt) timedOut() {
+	if a != nil {
+		a.failure = failureTimeout
+	}
+}
+
 // failureKind names the kind of an upstream request that got no answer.
 func failureKind(err error) string {
 	if err != nil && upstreamFailureClass(err) == "timed out" {

@@ -18,6 +18,12 @@ import (
 // for this long. Keepalive pings would otherwise hold it open for ever.
 const defaultUpstreamIdleTimeout = 5 * time.Minute
 
+// defaultUpstreamBodyTimeout bounds the read of an upstream body the gateway
+// reads whole (upstream_body_timeout): long enough for the largest body it
+// takes (maxBufferedBody) over a slow link, short enough that a trickling
+// error body does not hold a request that could fail over.
+const defaultUpstreamBodyTimeout = 30 * time.Second
+
 // shutdownLead is how long before the end of the server's grace period the
 // open exchanges are ended, so that their error event reaches the client
 // before the connection is closed. A grace period shorter than twice this
@@ -30,6 +36,9 @@ const shutdownLead = time.Second
 func (h *Handler) provisionResponse(ctx caddy.Context, mod any) {
 	if h.UpstreamIdleTimeout == 0 {
 		h.UpstreamIdleTimeout = caddy.Duration(defaultUpstreamIdleTimeout)
+	}
+	if h.UpstreamBodyTimeout == 0 {
+		h.UpstreamBodyTimeout = caddy.Duration(defaultUpstreamBodyTimeout)
 	}
 	var list []string
 	if sh, ok := mod.(secretHolder); ok {

@@ -2,6 +2,8 @@ package caddymodule
 
 import (
 	"bytes"
+	"net/http"
+	"strings"
 
 	"github.com/thinkgate/thinkgate/internal/jsonbytes"
 	"github.com/thinkgate/thinkgate/providers"
@@ -67,4 +69,55 @@ func redactError(e *providers.Error, secrets [][]byte) *providers.Error {
 	c := *e
 	c.Message, c.Raw = string(msg), raw
 	return &c
+}
+
+// sentCredentialHeaders are the request headers whose values are scrubbed
+// from relayed upstream text: the credential headers of
+// providers.CredentialHeaders but a project id and the client's cookies,
+// which the gateway never sets.
+var sentCredentialHeaders = []string{
+	"Authorization",
+	"Proxy-Authorization",
+	"X-Api-Key",
+	"Api-Key",
+	"X-Goog-Api-Key",
+	"X-Amz-Security-Token",
+}
+
+// sentCredentials are the credentials an upstream request carries: each
+// credential header's value whole and, of an Authorization header, the
+// token after its scheme, or a SigV4 signature's access key id and
+// signature. The session token rides in X-Amz-Security-Token. They hold the
+// credentials made per request (an access token, a signature), which no
+// configuration names.
+func sentCredentials(h http.Header) []string {
+	var out []string
+	for _, k := range sentCredentialHeaders {
+		for _, v := range h.Values(k) {
+			out = append(out, v)
+			if k != "Authorization" && k != "Proxy-Authorization" {
+				continue
+			}
+			scheme, rest, ok := strings.Cut(strings.TrimSpace(v), " ")
+			if !ok {
+				continue
+			}
+			rest = strings.TrimSpace(rest)
+			if !strings.EqualFold(scheme, "AWS4-HMAC-SHA256") {
+				out = append(out, rest)
+				continue
+			}
+			for _, kv := range strings.Split(rest, ",") {
+				name, val, _ := strings.Cut(strings.TrimSpace(kv), "=")
+				switch name {
+				case "Credential":
+					id, _, _ := strings.Cut(val, "/")
+					out = append(out, id)
+				case "Signature":
+					out = append(out, val)
+				}
+			}
+		}
+	}
+	return out
 }

@@ -81,6 +81,16 @@ type responseWriter struct {
 	ownHeader, upstreamHeader http.Header
 	// attempt tells a fallback around the handler how its upstream failed.
 	attempt *upstreamAttempt
+	// bodyTimer bounds the read of a body the gateway reads whole or the
+	// client did not ask to stream (upstream_body_timeout); bodyTimedOut:
+	// it ran out and cancelled the upstream request.
+	bodyTimer    *time.Timer
+	bodyTimedOut bool
+	// reqHeader is the upstream request's header, whose credentials are
+	// scrubbed from relayed text with the configured ones; scrubbed holds
+	// both once an error needs them.
+	reqHeader http.Header
+	scrubbed  [][]byte
 
 	// A translated stream's events reach the client through a writer
 	// goroutine: takeEvents queues them in pending and returns, so the
@@ -122,6 +132,7 @@ func newResponseWriter(w http.ResponseWriter, h *Handler, x *providers.Exchange,
 // send an error event, so the client sees a clean end instead of a cut.
 func (rw *responseWriter) serve(r *http.Request, next caddyhttp.Handler) (err error) {
 	rw.ownHeader = rw.Header().Clone()
+	rw.reqHeader = r.Header
 	clientCtx := r.Context()
 	rw.attempt = upstreamAttemptFrom(clientCtx)
 	ctx, cancel := context.WithCancelCause(clientCtx)
@@ -180,6 +191,7 @@ func (rw *responseWriter) WriteHeader(status int) {
 		// would send the client there. finish refuses it.
 		rw.mode = modeError
 		filterUpstreamHeader(hdr, rw.ownHeader, rw.h.ForwardRateLimitHeaders)
+		rw.armBodyTimer()
 		return
 	}
 	upstreamHeader := hdr
@@ -200,6 +212,9 @@ func (rw *responseWriter) WriteHeader(status int) {
 		// Anthropic's own headers pass; its cookies are not the client's.
 		hdr.Del("Set-Cookie")
 		rw.commit(status)
+		if status >= 300 || !rw.x.Stream {
+			rw.armBodyTimer()
+		}
 		return
 	}
 	if h.UpstreamHeader {
@@ -216,7 +231,9 @@ func (rw *responseWriter) WriteHeader(status int) {
 		rw.stream.Open(rw.takeEvents, maxEventBatch)
 		rw.armKeepalive()
 		rw.armIdle()
+		return
 	}
+	rw.armBodyTimer()
 }
 
 // Write takes the upstream body.
@@ -361,10 +378,10 @@ func (rw *responseWriter) takeEvents(events []byte) []byte {
 	if rw.m.firstContent.IsZero() && rw.stream.Content() {
 		rw.m.firstContent = time.Now()
 	}
-	if rw.stream.Finished() && len(rw.h.secrets) > 0 {
+	if rw.stream.Finished() {
 		// The last events hold the error event, if any, whose message
 		// may echo the upstream's credential.
-		events = redact(events, rw.h.secrets)
+		events = redact(events, rw.secrets())
 	}
 	if !rw.committed {
 		// The first events go out at once, on this goroutine: there is
@@ -433,7 +450,7 @@ func (rw *responseWriter) waitWriter() {
 // error (nothing sent yet) and an error event. mu held.
 func (rw *responseWriter) failStream(err error) {
 	rw.failed, rw.streamFailed = true, true
-	rw.x.Logger.Warn("upstream stream failed", zap.String("error", providers.AsError(err).Message))
+	rw.x.Logger.Warn("upstream stream failed", zap.ByteString("error", redact([]byte(providers.AsError(err).Message), rw.secrets())))
 	if e := rw.stream.Fail(err); e != nil {
 		rw.writeErrorLocked(e)
 	}
@@ -443,7 +460,7 @@ func (rw *responseWriter) writeErrorLocked(e *providers.Error) {
 	if rw.committed {
 		return
 	}
-	e = redactError(e, rw.h.secrets)
+	e = redactError(e, rw.secrets())
 	rw.committed = true
 	rw.m.status, rw.m.firstByte = e.Status, time.Now()
 	hdr := rw.Header()
@@ -470,6 +487,12 @@ func (rw *responseWriter) finish(upstreamErr error, aborted, clientGone bool) er
 	if rw.idle != nil {
 		rw.idle.Stop()
 	}
+	if rw.bodyTimer != nil {
+		rw.bodyTimer.Stop()
+	}
+	// A body cut off by upstream_body_timeout; one that was complete when
+	// the timer fired is answered as it came.
+	bodyTimedOut := rw.bodyTimedOut && (aborted || upstreamErr != nil)
 	if rw.stopErr != nil && !rw.committed && !clientGone {
 		// Ended by the gateway (shutdown) before anything was sent.
 		rw.writeErrorLocked(rw.stopErr)
@@ -513,6 +536,10 @@ func (rw *responseWriter) finish(upstreamErr error, aborted, clientGone bool) er
 			return nil
 		}
 	case modeBuffer:
+		if bodyTimedOut {
+			rw.writeErrorLocked(rw.bodyTimeoutError())
+			return nil
+		}
 		if rw.tooLarge {
 			rw.writeErrorLocked(providers.APIError(http.StatusBadGateway, fmt.Sprintf(
 				"the upstream's non-streaming answer exceeds the gateway's %d MiB limit; use streaming", maxBufferedBody>>20)))
@@ -535,6 +562,10 @@ func (rw *responseWriter) finish(upstreamErr error, aborted, clientGone bool) er
 		_, err = rw.ResponseWriterWrapper.Write(out)
 		return err
 	case modeError:
+		if bodyTimedOut {
+			rw.writeErrorLocked(rw.bodyTimeoutError())
+			return nil
+		}
 		if rw.mapError == nil {
 			// Following it would send the gateway's credential and the
 			// prompt elsewhere; passing it would send the client there.
@@ -543,10 +574,63 @@ func (rw *responseWriter) finish(upstreamErr error, aborted, clientGone bool) er
 				fmt.Sprintf("the upstream answered with a redirect (%d), which the gateway does not follow", rw.status)))
 			return nil
 		}
-		e := rw.mapError(rw.status, rw.upstreamHeader, rw.body)
+		// Scrubbed before it is mapped too: a mapping that quotes a
+		// part of the body could cut a credential in two.
+		e := rw.mapError(rw.status, rw.upstreamHeader, redact(rw.body, rw.secrets()))
 		rw.writeErrorLocked(e)
 	}
 	return nil
+}
+
+// secrets are what relayed upstream text is scrubbed of: the configured
+// secrets and the credentials the upstream request carried. mu held.
+func (rw *responseWriter) secrets() [][]byte {
+	if rw.scrubbed == nil {
+		rw.scrubbed = append(secretSet(sentCredentials(rw.reqHeader)...), rw.h.secrets...)
+	}
+	return rw.scrubbed
+}
+
+// armBodyTimer starts the bound of a body read whole, or not streamed
+// (upstream_body_timeout), from the upstream's status. mu held.
+func (rw *responseWriter) armBodyTimer() {
+	rw.bodyTimer = time.AfterFunc(time.Duration(rw.h.UpstreamBodyTimeout), rw.bodyExpired)
+}
+
+// bodyExpired cuts off an upstream body that has not arrived whole within
+// upstream_body_timeout: bytes that keep trickling in hold the request as
+// surely as silence, and upstream_idle_timeout counts only silence. The
+// upstream request is cancelled; finish answers, or a fallback moves on.
+func (rw *responseWriter) bodyExpired() {
+	rw.mu.Lock()
+	defer rw.mu.Unlock()
+	if rw.done || rw.stopErr != nil {
+		return
+	}
+	rw.bodyTimedOut = true
+	if rw.status < 300 {
+		// An answer that never arrived whole: a fallback reads it as a
+		// timeout. An error status stands as the upstream's answer.
+		rw.attempt.timedOut()
+	}
+	rw.x.Logger.Warn("upstream body not complete within upstream_body_timeout",
+		zap.Int("status", rw.status), zap.Int("received", len(rw.body)),
+		zap.Duration("upstream_body_timeout", time.Duration(rw.h.UpstreamBodyTimeout)))
+	rw.cancelUpstream(errUpstreamBodyTimeout)
+}
+
+var errUpstreamBodyTimeout = errors.New("thinkgate: upstream_body_timeout ran out")
+
+// bodyTimeoutError is the client's answer to a body cut off by
+// upstream_body_timeout.
+func (rw *responseWriter) bodyTimeoutError() *providers.Error {
+	d := time.Duration(rw.h.UpstreamBodyTimeout)
+	if rw.status >= 300 {
+		return providers.APIError(http.StatusBadGateway, fmt.Sprintf(
+			"the upstream answered %d, and its body did not arrive whole within %s (upstream_body_timeout)", rw.status, d))
+	}
+	return providers.APIError(http.StatusBadGateway, fmt.Sprintf(
+		"the upstream's answer did not arrive whole within %s (upstream_body_timeout)", d))
 }
 
 // armKeepalive starts the ping timer. mu held.

@@ -115,6 +115,14 @@ type Handler struct {
 	// long (keepalive pings do not count). Default 5m; negative disables.
 	UpstreamIdleTimeout caddy.Duration `json:"upstream_idle_timeout,omitempty"`
 
+	// UpstreamBodyTimeout bounds the time to read an upstream body the
+	// gateway reads whole or the client did not ask to stream: an error
+	// body, a non-streaming Message, a count_tokens answer. It runs from
+	// the upstream's status line; an upstream that trickles such a body
+	// past it is cut off, and the request fails over (thinkgate_fallback)
+	// or gets a 502. Default 30s.
+	UpstreamBodyTimeout caddy.Duration `json:"upstream_body_timeout,omitempty"`
+
 	// AdvertiseModels are the model names GET /v1/models lists and
 	// GET /v1/models/{id} knows, in this order. Unset, they are the names
 	// the model rules spell out (patterns without wildcards); an empty list
@@ -246,6 +254,9 @@ func (h *Handler) Validate() error {
 	}
 	if h.RequestBodyTimeout < 0 {
 		return fmt.Errorf("request_body_timeout: must not be negative")
+	}
+	if h.UpstreamBodyTimeout < 0 {
+		return fmt.Errorf("upstream_body_timeout: must not be negative")
 	}
 	if h.MaxEventSize < 0 {
 		return fmt.Errorf("max_event_size: must not be negative")

@@ -43,7 +43,12 @@ type TokenServer struct {
 	FailStatus int
 	FailBody   string
 	// Delay holds each answer this long.
-	Delay   time.Duration
+	Delay time.Duration
+	// Trickle is how many of the next grants are answered one byte at a
+	// time, 20ms apart, a body that never ends within a test; cut counts
+	// those whose client gave up on them.
+	Trickle int
+	cut     int
 	issued  int
 	badJWTs []string
 }
@@ -72,6 +77,13 @@ func (s *TokenServer) Issued() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.issued
+}
+
+// Cut is how many trickled answers the client stopped reading.
+func (s *TokenServer) Cut() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cut
 }
 
 // Set changes the server's behaviour under its lock.
@@ -111,6 +123,16 @@ func (s *TokenServer) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")
+	s.mu.Lock()
+	trickle := s.Trickle > 0
+	if trickle {
+		s.Trickle--
+	}
+	s.mu.Unlock()
+	if trickle {
+		s.trickle(w, r)
+		return
+	}
 	if status != 0 {
 		w.WriteHeader(status)
 		_, _ = w.Write([]byte(body))
@@ -199,4 +221,29 @@ func (s *TokenServer) WriteKeyFile(t testing.TB) string {
 		t.Fatal(err)
 	}
 	return path
+}
+
+// trickle sends a token answer padded to minutes of one byte every 20ms,
+// until the client stops reading it.
+func (s *TokenServer) trickle(w http.ResponseWriter, r *http.Request) {
+	body := `{"access_token":"ya29.trickled",` + strings.Repeat(" ", 20000) + `"expires_in":3600,"token_type":"Bearer"}`
+	rc := http.NewResponseController(w)
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for i := 0; i < len(body); i++ {
+		select {
+		case <-r.Context().Done():
+			s.mu.Lock()
+			s.cut++
+			s.mu.Unlock()
+			return
+		case <-tick.C:
+		}
+		if _, err := w.Write([]byte{body[i]}); err != nil || rc.Flush() != nil {
+			s.mu.Lock()
+			s.cut++
+			s.mu.Unlock()
+			return
+		}
+	}
 }

@@ -28,7 +28,10 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/credentials/endpointcreds"
+	"github.com/aws/aws-sdk-go-v2/credentials/processcreds"
 	"github.com/aws/smithy-go/encoding/httpbinding"
 
 	"github.com/thinkgate/thinkgate/providers"
@@ -98,7 +101,19 @@ func New(ctx context.Context, cfg Config) (*Provider, error) {
 	if cfg.APIKey != "" {
 		return p, nil
 	}
-	opts := []func(*config.LoadOptions) error{config.WithRegion(cfg.Region)}
+	// Every credential fetch (STS, SSO, the container endpoint, the
+	// instance metadata service) runs with a client whose timeout covers
+	// the whole answer, its body included. The SDK's credential cache
+	// carries on a fetch its caller stopped waiting for, so the
+	// per-request bound alone would leave a source that trickles its
+	// answer holding every later request's fetch.
+	fetchClient := awshttp.NewBuildableClient().WithTimeout(p.credTimeout)
+	opts := []func(*config.LoadOptions) error{
+		config.WithRegion(cfg.Region),
+		config.WithHTTPClient(fetchClient),
+		config.WithEndpointCredentialOptions(func(o *endpointcreds.Options) { o.HTTPClient = fetchClient }),
+		config.WithProcessCredentialOptions(func(o *processcreds.Options) { o.Timeout = p.credTimeout }),
+	}
 	if cfg.Profile != "" {
 		opts = append(opts, config.WithSharedConfigProfile(cfg.Profile))
 	}
