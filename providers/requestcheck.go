@@ -104,6 +104,12 @@ func checkMessages(messages []byte) *Error {
 		if err != nil {
 			return end, err
 		}
+		if string(role) == "system" {
+			// A system turn (the gateway takes one where a client sends it)
+			// is no turn of the conversation: a tool_result after it
+			// answers the assistant turn before it.
+			return end, nil
+		}
 		cur.assistant = string(role) == "assistant"
 		if refusal == nil && len(content) > 0 && content[0] == '[' {
 			refusal = checkBlocks(i, content, string(role) == "user", &prev, &cur)
