@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/thinkgate/thinkgate/internal/eventstreamtest"
 	"github.com/thinkgate/thinkgate/internal/testgw"
 	"github.com/thinkgate/thinkgate/providers/openai/openaitest"
 	rt "github.com/thinkgate/thinkgate/providers/responses/responsestest"
@@ -57,6 +58,9 @@ type provider struct {
 	// answer writes the upstream's answer for a step, with the Read call's
 	// input.
 	answer func(w http.ResponseWriter, s step, readInput string)
+	// authorize, where set, is the Authorization header every request
+	// must carry.
+	authorize string
 	// thinkingBack is what the upstream receives of thinking1 in the
 	// requests after the first.
 	thinkingBack string
@@ -66,7 +70,7 @@ func sse(w http.ResponseWriter, body []byte) {
 	testgw.WriteChunks(w, "text/event-stream", body, 97)
 }
 
-func anthropicEvents(model string, s step, readInput string) []byte {
+func anthropicEvents(model string, s step, readInput string) []testgw.Event {
 	var ev []testgw.Event
 	add := func(name string, v map[string]any) {
 		v["type"] = name
@@ -106,13 +110,65 @@ func anthropicEvents(model string, s step, readInput string) []byte {
 	}
 	add("message_delta", map[string]any{"delta": map[string]any{"stop_reason": stop, "stop_sequence": nil}, "usage": map[string]any{"output_tokens": 20}})
 	add("message_stop", map[string]any{})
-	return testgw.SSE(ev...)
+	return ev
 }
+
+// converseFrame is one ConverseStream event frame.
+func converseFrame(typ string, fields map[string]any) []byte {
+	payload, _ := json.Marshal(fields)
+	return eventstreamtest.Event(typ, payload)
+}
+
+// converseStream is the step's answer as Bedrock's ConverseStream sends it.
+func converseStream(s step, readInput string) []byte {
+	var frames [][]byte
+	index := 0
+	delta := func(d map[string]any) {
+		frames = append(frames, converseFrame("contentBlockDelta", map[string]any{"contentBlockIndex": index, "delta": d}))
+	}
+	stopBlock := func() {
+		frames = append(frames, converseFrame("contentBlockStop", map[string]any{"contentBlockIndex": index}))
+		index++
+	}
+	reasoning := func(text, sig string) {
+		delta(map[string]any{"reasoningContent": map[string]any{"text": text}})
+		delta(map[string]any{"reasoningContent": map[string]any{"signature": sig}})
+		stopBlock()
+	}
+	frames = append(frames, converseFrame("messageStart", map[string]any{"role": "assistant"}))
+	stop := "end_turn"
+	switch s {
+	case stepToolCall:
+		reasoning(thinking1, "converse-sig-one")
+		frames = append(frames, converseFrame("contentBlockStart", map[string]any{"contentBlockIndex": index,
+			"start": map[string]any{"toolUse": map[string]any{"toolUseId": "tooluse_read1", "name": "Read"}}}))
+		delta(map[string]any{"toolUse": map[string]any{"input": readInput}})
+		stopBlock()
+		stop = "tool_use"
+	case stepAnswer:
+		reasoning(thinking2, "converse-sig-two")
+		delta(map[string]any{"text": answer2})
+		stopBlock()
+	case stepSecondTurn:
+		delta(map[string]any{"text": answer3})
+		stopBlock()
+	}
+	frames = append(frames, converseFrame("messageStop", map[string]any{"stopReason": stop}),
+		converseFrame("metadata", map[string]any{"usage": map[string]any{"inputTokens": 30, "outputTokens": 20, "totalTokens": 50}}))
+	return bytes.Join(frames, nil)
+}
+
+// The Bedrock model ids: Claude goes to InvokeModel, DeepSeek to Converse.
+const (
+	bedrockClaude   = "us.anthropic.claude-sonnet-4-5-20250929-v1:0"
+	bedrockDeepSeek = "deepseek.r1-v1:0"
+)
 
 func q(s string) string { b, _ := json.Marshal(s); return string(b) }
 
 func providers(t *testing.T) []provider {
 	t.Setenv("THINKGATE_UPSTREAM_KEY", "upstream-key")
+	t.Setenv("THINKGATE_BEDROCK_KEY", testgw.BedrockAPIKey)
 	return []provider{
 		{
 			name: "anthropic",
@@ -121,7 +177,7 @@ func providers(t *testing.T) []provider {
 			},
 			path: "/v1/messages",
 			answer: func(w http.ResponseWriter, s step, in string) {
-				sse(w, anthropicEvents("claude-sonnet-4-5", s, in))
+				sse(w, testgw.SSE(anthropicEvents("claude-sonnet-4-5", s, in)...))
 			},
 			thinkingBack: `"signature":"sig-one"`,
 		},
@@ -132,9 +188,61 @@ func providers(t *testing.T) []provider {
 			},
 			path: "/anthropic/v1/messages",
 			answer: func(w http.ResponseWriter, s step, in string) {
-				sse(w, anthropicEvents("claude-sonnet-4-5", s, in))
+				sse(w, testgw.SSE(anthropicEvents("claude-sonnet-4-5", s, in)...))
 			},
 			thinkingBack: `"signature":"sig-one"`,
+		},
+		{
+			name: "bedrock",
+			site: func(up *testgw.Upstream) string {
+				return "thinkgate bedrock {\n\tregion us-east-1\n\tapi_key {env.THINKGATE_BEDROCK_KEY}\n\tmodel claude-* " + bedrockClaude + "\n}\nreverse_proxy " + up.Addr()
+			},
+			path:      "/model/" + bedrockClaude + "/invoke-with-response-stream",
+			authorize: "Bearer " + testgw.BedrockAPIKey,
+			answer: func(w http.ResponseWriter, s step, in string) {
+				testgw.WriteChunks(w, testgw.BedrockEventStreamType, testgw.BedrockChunks(anthropicEvents("claude-sonnet-4-5", s, in)), 97)
+			},
+			thinkingBack: `"signature":"sig-one"`,
+		},
+		{
+			name: "bedrock-converse",
+			site: func(up *testgw.Upstream) string {
+				return "thinkgate bedrock {\n\tregion us-east-1\n\tapi_key {env.THINKGATE_BEDROCK_KEY}\n\tmodel claude-* " + bedrockDeepSeek + "\n}\nreverse_proxy " + up.Addr()
+			},
+			path:      "/model/" + bedrockDeepSeek + "/converse-stream",
+			authorize: "Bearer " + testgw.BedrockAPIKey,
+			answer: func(w http.ResponseWriter, s step, in string) {
+				testgw.WriteChunks(w, testgw.BedrockEventStreamType, converseStream(s, in), 97)
+			},
+			thinkingBack: "converse-sig-one",
+		},
+		{
+			name: "amazonq",
+			site: func(up *testgw.Upstream) string {
+				return "thinkgate amazonq {\n\tapi_key {env.THINKGATE_UPSTREAM_KEY}\n}\nreverse_proxy " + up.Addr()
+			},
+			path: "/",
+			answer: func(w http.ResponseWriter, s step, in string) {
+				var events [][]byte
+				add := func(typ, payload string) {
+					events = append(events, eventstreamtest.AmazonQEvent(typ, []byte(payload)))
+				}
+				text := func(s string) { add("assistantResponseEvent", fmt.Sprintf(`{"content":%s}`, q(s))) }
+				switch s {
+				case stepToolCall:
+					text("<thinking>" + thinking1 + "</thinking>")
+					add("toolUseEvent", `{"toolUseId":"tooluse_read1","name":"Read"}`)
+					add("toolUseEvent", fmt.Sprintf(`{"toolUseId":"tooluse_read1","input":%s}`, q(in)))
+					add("toolUseEvent", `{"toolUseId":"tooluse_read1","stop":true}`)
+				case stepAnswer:
+					text("<thinking>" + thinking2 + "</thinking>" + answer2)
+				case stepSecondTurn:
+					text(answer3)
+				}
+				add("metadataEvent", `{"tokenUsage":{"uncachedInputTokens":30,"outputTokens":20,"totalTokens":50}}`)
+				testgw.WriteChunks(w, testgw.BedrockEventStreamType, bytes.Join(events, nil), 97)
+			},
+			thinkingBack: thinking1,
 		},
 		{
 			name: "openai",
@@ -207,6 +315,11 @@ func recording(t *testing.T, p provider, readInput string) *testgw.Upstream {
 	return testgw.NewUpstream(t, func(w http.ResponseWriter, r *http.Request) {
 		var body bytes.Buffer
 		_, _ = body.ReadFrom(r.Body)
+		if p.authorize != "" && r.Header.Get("Authorization") != p.authorize {
+			t.Errorf("%s upstream: Authorization %q", p.name, r.Header.Get("Authorization"))
+			http.Error(w, "forbidden", http.StatusForbidden)
+			return
+		}
 		if !strings.HasPrefix(r.URL.Path, p.path) {
 			t.Errorf("%s upstream: unexpected %s %s", p.name, r.Method, r.URL.Path)
 			http.NotFound(w, r)
