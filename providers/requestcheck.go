@@ -151,19 +151,19 @@ func checkBlocks(i int, content []byte, user bool, prev, cur *turn) *Error {
 		if err != nil || refusal != nil {
 			return end, err
 		}
-		path := fmt.Sprintf("messages.%d.content.%d", i, j)
+		path := func() string { return fmt.Sprintf("messages.%d.content.%d", i, j) }
 		switch {
 		case string(typ) == "tool_use":
 			cur.toolUses = append(cur.toolUses, id)
 		case !user:
 		case !hasType:
-			refusal = InvalidRequest(path + ".type: Field required")
+			refusal = InvalidRequest(path() + ".type: Field required")
 		case !knownBlockType(typ):
 			refusal = InvalidRequest(fmt.Sprintf("%s: Input tag '%s' found using 'type' does not match any of the expected tags: '%s'",
-				path, typ, strings.Join(userBlockTypes, "', '")))
+				path(), typ, strings.Join(userBlockTypes, "', '")))
 		case string(typ) == "tool_result" && !(prev.assistant && containsID(prev.toolUses, toolUseID)):
 			refusal = InvalidRequest(fmt.Sprintf("%s: unexpected `tool_use_id` found in `tool_result` blocks: %s. "+
-				"Each `tool_result` block must have a corresponding `tool_use` block in the previous message.", path, unescaped(toolUseID)))
+				"Each `tool_result` block must have a corresponding `tool_use` block in the previous message.", path(), unescaped(toolUseID)))
 		}
 		return end, nil
 	})
@@ -185,9 +185,26 @@ func knownBlockType(typ []byte) bool {
 // containsID compares ids as sent; ids are plain ASCII (toolu_…, call_…),
 // and one spelled with escapes is unescaped first.
 func containsID(ids [][]byte, id []byte) bool {
+	for _, have := range ids {
+		if bytes.Equal(have, id) {
+			return true
+		}
+	}
+	if bytes.IndexByte(id, '\\') < 0 && !anyEscaped(ids) {
+		return false
+	}
 	want := unescaped(id)
 	for _, have := range ids {
 		if unescaped(have) == want {
+			return true
+		}
+	}
+	return false
+}
+
+func anyEscaped(ids [][]byte) bool {
+	for _, id := range ids {
+		if bytes.IndexByte(id, '\\') >= 0 {
 			return true
 		}
 	}
