@@ -277,6 +277,7 @@ func (h *Handler) Validate() error {
 
 // ServeHTTP converts the request, hands it to next, and converts the response.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
+	h.setPlaceholders(r, "", "")
 	// Client keys guard every request the handler sees, Messages API or not.
 	var client string
 	if len(h.clientKeys) > 0 {
@@ -328,6 +329,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	if err != nil {
 		return fail(providers.AsError(err))
 	}
+	h.setPlaceholders(r, req.Model, h.settings.MapModel(req.Model))
 	x := providers.NewExchange(&h.settings, req, body, providers.ExchangeOptions{
 		Path:      r.URL.Path,
 		RawQuery:  r.URL.RawQuery,
@@ -337,6 +339,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 		NewBody:   lease.alloc,
 	})
 	m.model = x.ClientModel
+	if e := h.checkAnthropicRules(x); e != nil {
+		return fail(e)
+	}
 
 	out := &providers.Outbound{Path: r.URL.Path, RawQuery: r.URL.RawQuery, Header: r.Header, ProxyHost: proxyHost(r)}
 	// The gateway must read the upstream's bytes, not a compressed form of them.
@@ -349,11 +354,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	}
 	setBody(r, out, lease)
 
-	if repl, ok := r.Context().Value(caddy.ReplacerCtxKey).(*caddy.Replacer); ok {
-		repl.Set("http.thinkgate.provider", h.providerName)
-		repl.Set("http.thinkgate.model", x.ClientModel)
-		repl.Set("http.thinkgate.upstream_model", x.UpstreamModel)
-	}
+	h.setPlaceholders(r, x.ClientModel, x.UpstreamModel)
 	if c := x.Logger.Check(zap.DebugLevel, "converted request"); c != nil {
 		c.Write(zap.String("path", out.Path),
 			zap.String("query", out.RawQuery),

@@ -21,7 +21,7 @@ func TestHistoryFromClientBytes(t *testing.T) {
 	// The client's JSON, escapes as clients write them.
 	code := `func main() {\n\tfmt.Println(\"h\u00e9llo \\\"w\u00f6rld\\\"\")\t// \u003cb\u003e&amp; <i> \u65e5\u672c \u2028 a\/b \u001b[0m\n}`
 	const codeText = "func main() {\n\tfmt.Println(\"héllo \\\"wörld\\\"\")\t// <b>&amp; <i> 日本 \u2028 a/b \x1b[0m\n}"
-	body := `{"model":"claude-test","max_tokens":64,"stream":true,"thinking":{"type":"enabled","budget_tokens":2000},
+	body := `{"model":"claude-test","max_tokens":4096,"stream":true,"thinking":{"type":"enabled","budget_tokens":2000},
 		"metadata":{"user_id":"{\"session_id\":\"5b6c7d8e-9fa0-4b1c-8d2e-3f4a5b6c7d8e\"}"},
 		"messages":[
 			{"role":"user","content":[{"type":"text","text":"Read main.go"}]},

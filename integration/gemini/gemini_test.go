@@ -717,6 +717,7 @@ func TestThinkingParams(t *testing.T) {
 		{anthropic.ThinkingConfigParamUnion{OfAdaptive: &anthropic.ThinkingConfigAdaptiveParam{}}, `{"includeThoughts":true,"thinkingBudget":-1}`},
 	} {
 		p := userParams("claude-x", "q")
+		p.MaxTokens = 8192 // above every budget, as Anthropic requires
 		p.Thinking = c.thinking
 		gw.Stream(p)
 		last := up.Last(t)

@@ -67,7 +67,7 @@ func TestHintOptions(t *testing.T) {
 		name, options, request, wantHint string
 	}{
 		{"custom hint with the budget", "\tthinking_hint \"Think in <thinking> tags, at most {budget} tokens.\"",
-			`{"model":"m","max_tokens":10,"stream":true,"thinking":{"type":"enabled","budget_tokens":2048},"messages":[{"role":"user","content":"q"}]}`,
+			`{"model":"m","max_tokens":4096,"stream":true,"thinking":{"type":"enabled","budget_tokens":2048},"messages":[{"role":"user","content":"q"}]}`,
 			"Think in <thinking> tags, at most 2048 tokens."},
 		{"default hint when thinking is not mentioned", "",
 			`{"model":"m","max_tokens":10,"stream":true,"messages":[{"role":"user","content":"q"}]}`,

@@ -101,7 +101,7 @@ func TestReasoningAcrossToolCalls(t *testing.T) {
 			gw := testgw.Start(t, testgw.SlotResponses, site("", up))
 			params := anthropic.MessageNewParams{
 				Model:     "gpt-5",
-				MaxTokens: 4096,
+				MaxTokens: 16000, // above the budget, as Anthropic requires
 				Thinking:  anthropic.ThinkingConfigParamOfEnabled(10000),
 				Tools:     []anthropic.ToolUnionParam{weatherTool()},
 				Messages:  []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock("What is the weather in Paris?"))},
@@ -297,7 +297,7 @@ func TestStreamFailures(t *testing.T) {
 func TestMaxOutputTokens(t *testing.T) {
 	up := upstream(t, 13, rt.New("resp_1", "gpt-5").Reasoning("rs_1", enc1, []string{"Long thought"}, 3).Incomplete("max_output_tokens", rt.Usage(40, 0, 64, 64)))
 	gw := testgw.Start(t, testgw.SlotResponses, site("", up))
-	msg, _ := gw.Stream(anthropic.MessageNewParams{Model: "gpt-5", MaxTokens: 64, Thinking: anthropic.ThinkingConfigParamOfEnabled(1024),
+	msg, _ := gw.Stream(anthropic.MessageNewParams{Model: "gpt-5", MaxTokens: 2048, Thinking: anthropic.ThinkingConfigParamOfEnabled(1024),
 		Messages: []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock("Prove it."))}})
 	if msg.StopReason != "max_tokens" || len(msg.Content) != 1 || msg.Content[0].Thinking != "Long thought" || msg.Usage.OutputTokens != 64 {
 		t.Errorf("%s %+v %+v", msg.StopReason, msg.Content, msg.Usage)
@@ -307,7 +307,7 @@ func TestMaxOutputTokens(t *testing.T) {
 		Reasoning       map[string]string `json:"reasoning"`
 	}
 	_ = json.Unmarshal(up.Last(t).Body, &sent)
-	if sent.MaxOutputTokens != 64 || sent.Reasoning["effort"] != "low" || sent.Reasoning["summary"] != "auto" {
+	if sent.MaxOutputTokens != 2048 || sent.Reasoning["effort"] != "low" || sent.Reasoning["summary"] != "auto" {
 		t.Errorf("upstream body %s", up.Last(t).Body)
 	}
 }
@@ -345,7 +345,7 @@ func TestOptions(t *testing.T) {
 		{`{"type":"enabled","budget_tokens":9000}`, `{"effort":"high","summary":"detailed"}`},
 		{`{"type":"adaptive"}`, `{"effort":"medium","summary":"detailed"}`},
 	} {
-		events(t, gw, "/v1/messages", `{"model":"gpt-5","max_tokens":9000,"stream":true,"thinking":`+tc.thinking+`,"messages":[{"role":"user","content":"Hi"}]}`)
+		events(t, gw, "/v1/messages", `{"model":"gpt-5","max_tokens":16000,"stream":true,"thinking":`+tc.thinking+`,"messages":[{"role":"user","content":"Hi"}]}`)
 		var sent struct {
 			Reasoning json.RawMessage `json:"reasoning"`
 			Store     bool            `json:"store"`

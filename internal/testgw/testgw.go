@@ -51,6 +51,13 @@ const (
 	SlotResponses
 )
 
+// Slots numbered apart from the list above, so that slots added to it do
+// not take their ports.
+const (
+	SlotAnswers    = 40
+	SlotClaudeCode = 41
+)
+
 // Ports are one package's Caddy ports.
 type Ports struct{ Admin, HTTP, HTTPS int }
 
