@@ -295,3 +295,211 @@ func TestAnthropic(t *testing.T) {
 		})
 	}
 }
+
+// TestFailure: an upstream error sets the span's error status and
+// error.type, the Anthropic error type the client got.
+func TestFailure(t *testing.T) {
+	up := testgw.NewUpstream(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusTooManyRequests)
+		io.WriteString(w, `{"error":{"message":"Rate limit reached","type":"requests","code":"rate_limit_exceeded"}}`)
+	})
+	gw := testgw.Start(t, slot, site(`thinkgate openai {
+	api_key sk-openai
+	model claude-* gpt-4.1-mini
+}`, up.Addr()))
+	for _, stream := range []bool{true, false} {
+		t.Run(fmt.Sprintf("stream=%v", stream), func(t *testing.T) {
+			x := send(t, gw, up, request(stream))
+			if x.status != http.StatusTooManyRequests || !strings.Contains(x.body, `"type":"rate_limit_error"`) {
+				t.Fatalf("client got %d %s", x.status, x.body)
+			}
+			testgw.Diff(t, "span attributes", attrs(x.span.Attributes), []string{
+				"error.type=rate_limit_error",
+				"gen_ai.operation.name=chat",
+				"gen_ai.provider.name=openai",
+				"gen_ai.request.max_tokens=1000",
+				"gen_ai.request.model=claude-test",
+				fmt.Sprintf("gen_ai.request.stream=%v", stream),
+				"gen_ai.response.model=gpt-4.1-mini",
+				"thinkgate.provider=openai",
+				"thinkgate.thinking_blocks=0",
+			})
+			if x.span.Status.GetCode() != tracepb.Status_STATUS_CODE_ERROR || x.span.Status.GetMessage() != "rate_limit_error" {
+				t.Errorf("span status %v, want an error", x.span.Status)
+			}
+		})
+	}
+}
+
+// fallbackSite is a fallback from an OpenAI-compatible first step to a
+// Gemini second, under tracing.
+func fallbackSite(first, second string) string {
+	return fmt.Sprintf(`tracing {
+	span thinkgate
+}
+thinkgate_fallback {
+	try {
+		thinkgate openai {
+			api_key sk-openai
+			model claude-* gpt-4.1-mini
+		}
+		reverse_proxy %s
+	}
+	try {
+		thinkgate gemini {
+			api_key gemini-key
+			model claude-* gemini-2.5-flash
+			signing_key test-signing-key
+		}
+		reverse_proxy %s
+	}
+}`, first, second)
+}
+
+// TestFallback: the span carries the answering step's attributes and its
+// number, an event for the step that failed over, and no error; when the
+// last step fails too, the span fails with its error.
+func TestFallback(t *testing.T) {
+	first := testgw.NewUpstream(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusServiceUnavailable)
+		io.WriteString(w, `{"error":{"message":"overloaded","type":"server_error"}}`)
+	})
+	secondFails := false
+	second := testgw.NewUpstream(t, func(w http.ResponseWriter, r *http.Request) {
+		if secondFails {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusInternalServerError)
+			io.WriteString(w, `{"error":{"code":500,"message":"internal","status":"INTERNAL"}}`)
+			return
+		}
+		if strings.HasSuffix(r.URL.Path, ":streamGenerateContent") {
+			testgw.WriteChunks(w, "text/event-stream", []byte("data: "+geminiChunk(`{"text":"`+answer+`"}`, "STOP")+"\r\n\r\n"), 9)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, geminiChunk(`{"text":"`+answer+`"}`, "STOP"))
+	})
+	gw := testgw.Start(t, slot, fallbackSite(first.Addr(), second.Addr()))
+	for _, stream := range []bool{true, false} {
+		t.Run(fmt.Sprintf("stream=%v", stream), func(t *testing.T) {
+			x := send(t, gw, second, request(stream))
+			checkSpan(t, x, stream, []string{
+				"gen_ai.operation.name=chat",
+				"gen_ai.provider.name=gcp.gemini",
+				"gen_ai.request.max_tokens=1000",
+				"gen_ai.request.model=claude-test",
+				fmt.Sprintf("gen_ai.request.stream=%v", stream),
+				"gen_ai.response.finish_reasons=[end_turn]",
+				"gen_ai.response.id=" + x.id,
+				"gen_ai.response.model=gemini-2.5-flash",
+				"gen_ai.usage.cache_creation.input_tokens=0",
+				"gen_ai.usage.cache_read.input_tokens=6",
+				"gen_ai.usage.input_tokens=14",
+				"gen_ai.usage.output_tokens=9",
+				"thinkgate.fallback.step=2",
+				"thinkgate.provider=gemini",
+				"thinkgate.thinking_blocks=0",
+			})
+			e := event(x.span, "thinkgate.fallback.step_failed")
+			if e == nil {
+				t.Fatal("no event for the failed first step")
+			}
+			testgw.Diff(t, "failed step event", attrs(e.Attributes), []string{
+				"thinkgate.fallback.failure=503",
+				"thinkgate.fallback.step=1",
+				"thinkgate.provider=openai",
+			})
+			checkUpstreamTrace(t, x)
+			// The first step's upstream got the same trace context.
+			if tp := first.Last(t).Header.Get("Traceparent"); tp != x.traceparent {
+				t.Errorf("first step's upstream traceparent %q, want %q", tp, x.traceparent)
+			}
+		})
+	}
+	t.Run("every step fails", func(t *testing.T) {
+		secondFails = true
+		defer func() { secondFails = false }()
+		x := send(t, gw, second, request(false))
+		if x.status != http.StatusInternalServerError {
+			t.Fatalf("client got %d %s", x.status, x.body)
+		}
+		if got := attr(x.span.Attributes, "error.type"); got != "api_error" {
+			t.Errorf("error.type %q, want api_error", got)
+		}
+		if got := attr(x.span.Attributes, "thinkgate.fallback.step"); got != "2" {
+			t.Errorf("thinkgate.fallback.step %q, want 2", got)
+		}
+		// For a 5xx Caddy's HTTP instrumentation sets the status again,
+		// without a description: error.type names the error.
+		if x.span.Status.GetCode() != tracepb.Status_STATUS_CODE_ERROR {
+			t.Errorf("span status %v, want an error", x.span.Status)
+		}
+	})
+}
+
+// TestTraceContent: with trace_content the span gets the conventions'
+// opt-in event with the request's messages and the response's content,
+// the text within the bound.
+func TestTraceContent(t *testing.T) {
+	up := testgw.NewUpstream(t, func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		if strings.Contains(string(body), `"stream":true`) {
+			testgw.WriteChunks(w, "text/event-stream", anthropicStream, 13)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, anthropicMessage)
+	})
+	const req = `{"model":"claude-test","max_tokens":1000,"stream":%v,"system":"Be brief.","messages":[` +
+		`{"role":"user","content":"What is 2+2?"},` +
+		`{"role":"assistant","content":[{"type":"tool_use","id":"toolu_1","name":"calc","input":{"expr":"2+2"}}]},` +
+		`{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"4"},{"type":"text","text":"So?"}]}]}`
+	for _, c := range []struct {
+		name, bound string
+		stream      bool
+		want        []string
+	}{
+		{"stream", "1KiB", true, []string{
+			`gen_ai.input.messages=[{"role":"user","parts":[{"type":"text","content":"What is 2+2?"}]},` +
+				`{"role":"assistant","parts":[{"type":"tool_call","id":"toolu_1","name":"calc","arguments":{"expr":"2+2"}}]},` +
+				`{"role":"user","parts":[{"type":"tool_call_response","content":"4","id":"toolu_1"},{"type":"text","content":"So?"}]}]`,
+			`gen_ai.output.messages=[{"role":"assistant","parts":[{"type":"reasoning","content":"Add them."},{"type":"text","content":"Four."}],"finish_reason":"end_turn"}]`,
+			`gen_ai.system_instructions=[{"type":"text","content":"Be brief."}]`,
+			"thinkgate.content.truncated=false",
+		}},
+		{"message", "1KiB", false, []string{
+			`gen_ai.input.messages=[{"role":"user","parts":[{"type":"text","content":"What is 2+2?"}]},` +
+				`{"role":"assistant","parts":[{"type":"tool_call","id":"toolu_1","name":"calc","arguments":{"expr":"2+2"}}]},` +
+				`{"role":"user","parts":[{"type":"tool_call_response","content":"4","id":"toolu_1"},{"type":"text","content":"So?"}]}]`,
+			`gen_ai.output.messages=[{"role":"assistant","parts":[{"type":"reasoning","content":"Add them."},{"type":"text","content":"Four."}],"finish_reason":"end_turn"}]`,
+			`gen_ai.system_instructions=[{"type":"text","content":"Be brief."}]`,
+			"thinkgate.content.truncated=false",
+		}},
+		// 12 bytes each way: the system prompt's 9 and 3 of the first message;
+		// the reasoning's 9 and 3 of the answer.
+		{"bounded", "12B", true, []string{
+			`gen_ai.input.messages=[{"role":"user","parts":[{"type":"text","content":"Wha"}]}]`,
+			`gen_ai.output.messages=[{"role":"assistant","parts":[{"type":"reasoning","content":"Add them."},{"type":"text","content":"Fou"}],"finish_reason":"end_turn"}]`,
+			`gen_ai.system_instructions=[{"type":"text","content":"Be brief."}]`,
+			"thinkgate.content.truncated=true",
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			gw := testgw.Start(t, slot, site(`thinkgate anthropic {
+	api_key sk-ant
+	trace_content `+c.bound+`
+}`, up.Addr()))
+			x := send(t, gw, up, fmt.Sprintf(req, c.stream))
+			if x.status != http.StatusOK {
+				t.Fatalf("status %d: %s", x.status, x.body)
+			}
+			e := event(x.span, "gen_ai.client.inference.operation.details")
+			if e == nil {
+				t.Fatal("no content event")
+			}
+			testgw.Diff(t, "content event", attrs(e.Attributes), c.want)
+		})
+	}
+}
