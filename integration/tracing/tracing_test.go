@@ -370,8 +370,8 @@ func TestFallback(t *testing.T) {
 	second := testgw.NewUpstream(t, func(w http.ResponseWriter, r *http.Request) {
 		if secondFails {
 			w.Header().Set("Content-Type", "application/json")
-			w.WriteHeader(http.StatusInternalServerError)
-			io.WriteString(w, `{"error":{"code":500,"message":"internal","status":"INTERNAL"}}`)
+			w.WriteHeader(http.StatusTooManyRequests)
+			io.WriteString(w, `{"error":{"code":429,"message":"quota","status":"RESOURCE_EXHAUSTED"}}`)
 			return
 		}
 		if strings.HasSuffix(r.URL.Path, ":streamGenerateContent") {
@@ -422,18 +422,18 @@ func TestFallback(t *testing.T) {
 		secondFails = true
 		defer func() { secondFails = false }()
 		x := send(t, gw, second, request(false))
-		if x.status != http.StatusInternalServerError {
+		if x.status != http.StatusTooManyRequests {
 			t.Fatalf("client got %d %s", x.status, x.body)
 		}
-		if got := attr(x.span.Attributes, "error.type"); got != "api_error" {
-			t.Errorf("error.type %q, want api_error", got)
+		if got := attr(x.span.Attributes, "error.type"); got != "rate_limit_error" {
+			t.Errorf("error.type %q, want rate_limit_error", got)
 		}
 		if got := attr(x.span.Attributes, "thinkgate.fallback.step"); got != "2" {
 			t.Errorf("thinkgate.fallback.step %q, want 2", got)
 		}
-		// For a 5xx Caddy's HTTP instrumentation sets the status again,
-		// without a description: error.type names the error.
-		if x.span.Status.GetCode() != tracepb.Status_STATUS_CODE_ERROR {
+		// A 4xx: Caddy's HTTP instrumentation leaves a server span's
+		// status alone, so this is thinkgate's.
+		if x.span.Status.GetCode() != tracepb.Status_STATUS_CODE_ERROR || x.span.Status.GetMessage() != "rate_limit_error" {
 			t.Errorf("span status %v, want an error", x.span.Status)
 		}
 	})
