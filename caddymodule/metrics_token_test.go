@@ -44,7 +44,7 @@ func TestTokenTimingMetrics(t *testing.T) {
 		}
 	}
 	want := map[string][2]float64{
-		"caddy_thinkgate_time_per_output_token_seconds": {1, 2.0 / 4},         // 2 s over 4 tokens after the first
+		"caddy_thinkgate_time_per_output_token_seconds": {1, 2.0 / 4},        // 2 s over 4 tokens after the first
 		"caddy_thinkgate_output_tokens_per_second":      {2, 5.0/3 + 10.0/2}, // 5 tokens in 3 s, 10 in 2 s
 	}
 	for name, w := range want {

@@ -152,6 +152,9 @@ func (t *exchangeTrace) observeEvents(p []byte) {
 }
 
 func (t *exchangeTrace) observeEvent(data []byte) {
+	if t.contentCap == 0 && bytes.HasPrefix(data, contentDeltaData) {
+		return // the bulk of a stream, and nothing the span needs
+	}
 	typ, _ := jsonparser.GetUnsafeString(data, "type")
 	switch typ {
 	case "content_block_delta":
@@ -182,6 +185,10 @@ func (t *exchangeTrace) observeEvent(data []byte) {
 		}
 	}
 }
+
+// contentDeltaData starts the data of every content delta the emitter
+// writes (and of Anthropic's own).
+var contentDeltaData = []byte(`{"type":"content_block_delta"`)
 
 // observeMessage reads a whole Message the client gets.
 func (t *exchangeTrace) observeMessage(msg []byte) {

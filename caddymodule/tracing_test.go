@@ -1,11 +1,11 @@
 package caddymodule
 
 import (
+	"net/http/httptest"
 	"strings"
+	"testing"
 
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
-	"net/http/httptest"
-	"testing"
 )
 
 // TestUntracedCostsNothing: a request whose span does not record (no
