@@ -59,6 +59,7 @@ var (
 	idleStreams    = flag.Int("idle-streams", 10000, "concurrent idle streams for the memory figure")
 	caddyBin       = flag.String("caddy", "", "Caddy binary with thinkgate (default: build ./cmd/caddy)")
 	withOpenAI     = flag.Bool("openai", true, "measure the thinkgate openai path too")
+	withTracing    = flag.Bool("tracing", false, "measure the thinkgate openai path under Caddy's tracing too, every request's span recorded and exported over OTLP/HTTP to a sink in this process")
 	profileDir     = flag.String("cpuprofile", "", "write a CPU profile of each path's Caddy during its first throughput run into this directory")
 	profileSeconds = flag.Int("cpuprofile-seconds", 2, "length of each CPU profile")
 	phases         = flag.String("phase", "stream", "what to measure: stream (the long answer), request (the cost of a large request, see -request-mb), or all")
@@ -69,6 +70,8 @@ const (
 	plainPort    = 19101
 	anthroPort   = 19102
 	openaiPort   = 19103
+	tracingPort  = 19104
+	otlpPort     = 19105
 	adminPort    = 19119
 )
 
@@ -124,6 +127,15 @@ func streamPhase(bin string) {
 	if !*withOpenAI {
 		paths = paths[:2]
 	}
+	if *withTracing {
+		sink := startOTLPSink()
+		defer sink.Close()
+		paths = append(paths, struct {
+			name     string
+			port     int
+			upstream int
+		}{"thinkgate openai + tracing", tracingPort, len(openaiBody)})
+	}
 	type result struct {
 		streamMBps, sseMBps, cpuPerMB, capacityMBps, p50, p99, idleKiB float64
 	}
@@ -134,7 +146,7 @@ func streamPhase(bin string) {
 	// on every path alike and the ratios hold still.
 	caddies := make([]*exec.Cmd, len(paths))
 	for i, p := range paths {
-		caddies[i] = startCaddy(bin, i)
+		caddies[i] = startCaddy(bin, pathIndex(p.port))
 		warm(p.port)
 	}
 	runs := make([][][3]float64, len(paths))
@@ -364,10 +376,36 @@ func startCaddy(bin string, path int) *exec.Cmd {
 		"reverse_proxy",
 		"thinkgate anthropic {\n\t\tsplit_tags\n\t\tkeepalive off\n\t}\n\treverse_proxy",
 		"thinkgate openai {\n\t\tkeepalive off\n\t}\n\treverse_proxy",
+		"tracing\n\tthinkgate openai {\n\t\tkeepalive off\n\t}\n\treverse_proxy",
 	}
-	port := []int{plainPort, anthroPort, openaiPort}[path]
+	port := []int{plainPort, anthroPort, openaiPort, tracingPort}[path]
 	site := fmt.Sprintf("%s 127.0.0.1:%d {\n\t\ttransport http {\n\t\t\tversions h2c\n\t\t}\n\t}", sites[path], upstreamPort)
 	return startCaddyConfig(bin, adminPort+path, port, site)
+}
+
+// pathIndex is the startCaddy path of a port.
+func pathIndex(port int) int {
+	return map[int]int{plainPort: 0, anthroPort: 1, openaiPort: 2, tracingPort: 3}[port]
+}
+
+// startOTLPSink serves the OTLP/HTTP trace exports of the tracing path and
+// drops them, and points the Caddys' exporter at it (only the tracing path
+// has a tracer).
+func startOTLPSink() *http.Server {
+	srv := &http.Server{Addr: fmt.Sprintf("127.0.0.1:%d", otlpPort), Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "application/x-protobuf")
+		w.WriteHeader(http.StatusOK) // an empty body is an empty ExportTraceServiceResponse
+	})}
+	ln, err := net.Listen("tcp", srv.Addr)
+	if err != nil {
+		log.Fatal(err)
+	}
+	go func() { _ = srv.Serve(ln) }()
+	os.Setenv("OTEL_TRACES_EXPORTER", "otlp")
+	os.Setenv("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "http/protobuf")
+	os.Setenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", fmt.Sprintf("http://127.0.0.1:%d/v1/traces", otlpPort))
+	return srv
 }
 
 // startCaddyConfig starts a Caddy whose one site, on port, holds site's

@@ -53,6 +53,7 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //	    upstream_body_timeout <duration>  # time to read a whole upstream body: error, Message, count (default 30s)
 //	    forward_rate_limit_headers [on|off]   # pass the upstream's rate-limit headers (default off)
 //	    advertise_models <name>...|off   # GET /v1/models lists these (default: the model rules' plain names)
+//	    trace_content    <size>|off       # record message text on the trace span, this much each way (default off)
 //	    <provider options>
 //	}
 //
@@ -234,6 +235,19 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 				return err
 			}
 			h.ForwardRateLimitHeaders = v
+		case "trace_content":
+			args := d.RemainingArgs()
+			if len(args) != 1 {
+				return d.Errf("trace_content: expected one size or off")
+			}
+			h.TraceContent = 0
+			if args[0] != "off" {
+				n, err := humanize.ParseBytes(args[0])
+				if err != nil || n == 0 || n > maxTraceContent {
+					return d.Errf("trace_content: %q is not a size between 1B and 16MiB, or off", args[0])
+				}
+				h.TraceContent = int64(n)
+			}
 		case "signing_key":
 			v, err := ParseStringOption(d)
 			if err != nil {

@@ -174,9 +174,11 @@ func (f *Fallback) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyh
 			}
 			if !moveOn {
 				f.count(step, provider, "answered")
+				traceFallbackAnswered(r, step, a)
 				return err
 			}
 			f.count(step, provider, fail.String())
+			traceFallbackStepFailed(r, step, provider, fail.String())
 			f.logger.Warn("fallback step failed; trying the next",
 				zap.Int("step", step), zap.String("provider", provider), zap.String("failure", fail.String()),
 				zap.Bool("same_step_again", again))

@@ -19,6 +19,9 @@ type upstreamAttempt struct {
 	// failure is "connection_error" or "timeout" when the upstream gave
 	// no (complete) answer.
 	failure string
+	// errType is the error the step's thinkgate answered with, when the
+	// request's span records (for the span of the step that answers).
+	errType string
 }
 
 type upstreamAttemptKey struct{}

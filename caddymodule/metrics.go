@@ -7,7 +7,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/buger/jsonparser"
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/thinkgate/thinkgate/providers"
 )
 
 // The collectors are made once per process and registered in every config's
@@ -20,6 +23,8 @@ var metrics = struct {
 	timeToContent   *prometheus.HistogramVec
 	thinkingBlocks  *prometheus.CounterVec
 	tokens          *prometheus.CounterVec
+	timePerToken    *prometheus.HistogramVec
+	tokensPerSecond *prometheus.HistogramVec
 	upstreamErrors  *prometheus.CounterVec
 	clientAborts    *prometheus.CounterVec
 }{}
@@ -52,8 +57,18 @@ func initMetrics(registry *prometheus.Registry) error {
 		}, []string{"provider"})
 		metrics.tokens = prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: ns, Subsystem: sub, Name: "tokens_total",
-			Help: "Tokens reported by upstreams, by direction (input, output).",
+			Help: "Tokens reported by upstreams, by direction (input, output, cache_read, cache_creation).",
 		}, []string{"provider", "model", "direction"})
+		metrics.timePerToken = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Namespace: ns, Subsystem: sub, Name: "time_per_output_token_seconds",
+			Help:    "Time per output token of a streamed response after its first content: (end - first content) / (output tokens - 1).",
+			Buckets: []float64{0.001, 0.0025, 0.005, 0.01, 0.02, 0.035, 0.05, 0.075, 0.1, 0.25, 0.5, 1},
+		}, []string{"provider", "model"})
+		metrics.tokensPerSecond = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Namespace: ns, Subsystem: sub, Name: "output_tokens_per_second",
+			Help:    "Output tokens per second of a response, streamed or not, from request to end.",
+			Buckets: []float64{1, 5, 10, 20, 35, 50, 75, 100, 150, 250, 500, 1000},
+		}, []string{"provider", "model"})
 		metrics.upstreamErrors = prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: ns, Subsystem: sub, Name: "upstream_errors_total",
 			Help: "Upstream failures: non-2xx statuses, broken or malformed streams (status \"stream\").",
@@ -64,7 +79,7 @@ func initMetrics(registry *prometheus.Registry) error {
 		}, []string{"provider"})
 	})
 	for _, c := range []prometheus.Collector{metrics.requests, metrics.streamDuration, metrics.timeToFirstByte, metrics.timeToContent,
-		metrics.thinkingBlocks, metrics.tokens, metrics.upstreamErrors, metrics.clientAborts} {
+		metrics.thinkingBlocks, metrics.tokens, metrics.timePerToken, metrics.tokensPerSecond, metrics.upstreamErrors, metrics.clientAborts} {
 		if err := registry.Register(c); err != nil && !errors.As(err, &prometheus.AlreadyRegisteredError{}) {
 			return err
 		}
@@ -79,10 +94,10 @@ type exchangeMetrics struct {
 	status          int
 	firstByte       time.Time
 	firstContent    time.Time // first content delta of a stream handed to the writer
+	end             time.Time // the response is complete
 	streamed        bool
 	thinkingBlocks  int
-	inputTokens     int64
-	outputTokens    int64
+	usage           providers.Usage
 	upstreamStatus  string // "" when the upstream did not fail
 	clientAborted   bool
 }
@@ -105,11 +120,26 @@ func (m *exchangeMetrics) record() {
 	if m.thinkingBlocks > 0 {
 		metrics.thinkingBlocks.WithLabelValues(m.provider).Add(float64(m.thinkingBlocks))
 	}
-	if m.inputTokens > 0 {
-		metrics.tokens.WithLabelValues(m.provider, model, "input").Add(float64(m.inputTokens))
+	for _, t := range [...]struct {
+		direction string
+		n         int64
+	}{
+		{"input", m.usage.InputTokens},
+		{"output", m.usage.OutputTokens},
+		{"cache_read", m.usage.CacheReadInputTokens},
+		{"cache_creation", m.usage.CacheCreationInputTokens},
+	} {
+		if t.n > 0 {
+			metrics.tokens.WithLabelValues(m.provider, model, t.direction).Add(float64(t.n))
+		}
 	}
-	if m.outputTokens > 0 {
-		metrics.tokens.WithLabelValues(m.provider, model, "output").Add(float64(m.outputTokens))
+	if out := m.usage.OutputTokens; out > 0 && !m.end.IsZero() && m.status < 300 {
+		if d := m.end.Sub(m.start); d > 0 {
+			metrics.tokensPerSecond.WithLabelValues(m.provider, model).Observe(float64(out) / d.Seconds())
+		}
+		if out > 1 && !m.firstContent.IsZero() {
+			metrics.timePerToken.WithLabelValues(m.provider, model).Observe(m.end.Sub(m.firstContent).Seconds() / float64(out-1))
+		}
 	}
 	if m.upstreamStatus != "" {
 		metrics.upstreamErrors.WithLabelValues(m.provider, m.upstreamStatus).Inc()
@@ -117,6 +147,17 @@ func (m *exchangeMetrics) record() {
 	if m.clientAborted {
 		metrics.clientAborts.WithLabelValues(m.provider).Inc()
 	}
+}
+
+// countThinkingBlocks counts the thinking blocks of a Message.
+func countThinkingBlocks(msg []byte) int {
+	n := 0
+	_, _ = jsonparser.ArrayEach(msg, func(block []byte, _ jsonparser.ValueType, _ int, _ error) {
+		if typ, _ := jsonparser.GetUnsafeString(block, "type"); typ == "thinking" {
+			n++
+		}
+	}, "content")
+	return n
 }
 
 // modelLabels bounds the model label: model names come from clients, and an

@@ -91,6 +91,11 @@ type responseWriter struct {
 	// both once an error needs them.
 	reqHeader http.Header
 	scrubbed  [][]byte
+	// trace reads the response for the request's span; nil when the span
+	// does not record.
+	trace *exchangeTrace
+	// thinkingBlocks counts a non-streaming Message's thinking blocks.
+	thinkingBlocks int
 
 	// A translated stream's events reach the client through a writer
 	// goroutine: takeEvents queues them in pending and returns, so the
@@ -247,6 +252,9 @@ func (rw *responseWriter) Write(p []byte) (int, error) {
 	}
 	switch rw.mode {
 	case modePassthrough:
+		if rw.trace != nil {
+			rw.trace.observePassthrough(p, rw.x.Stream)
+		}
 		if rw.x.Stream && rw.m.firstContent.IsZero() && rw.status < 300 && bytes.Contains(p, contentDeltaEvent) {
 			rw.m.firstContent = time.Now()
 		}
@@ -355,8 +363,11 @@ func (rw *responseWriter) recordMetrics(clientGone bool) {
 	m.streamed = rw.mode == modeStream
 	if rw.stream != nil {
 		m.thinkingBlocks = rw.stream.ThinkingBlocks()
+	} else if rw.mode == modeBuffer {
+		m.thinkingBlocks = rw.thinkingBlocks
 	}
-	m.inputTokens, m.outputTokens = rw.x.Usage.InputTokens, rw.x.Usage.OutputTokens
+	m.end = time.Now()
+	m.usage = rw.x.Usage
 	switch {
 	case rw.mode == modeError:
 		m.upstreamStatus = fmt.Sprint(rw.status)
@@ -377,6 +388,9 @@ func (rw *responseWriter) takeEvents(events []byte) []byte {
 	}
 	if rw.m.firstContent.IsZero() && rw.stream.Content() {
 		rw.m.firstContent = time.Now()
+	}
+	if rw.trace != nil {
+		rw.trace.observeEvents(events)
 	}
 	if rw.stream.Finished() {
 		// The last events hold the error event, if any, whose message
@@ -450,7 +464,11 @@ func (rw *responseWriter) waitWriter() {
 // error (nothing sent yet) and an error event. mu held.
 func (rw *responseWriter) failStream(err error) {
 	rw.failed, rw.streamFailed = true, true
-	rw.x.Logger.Warn("upstream stream failed", zap.ByteString("error", redact([]byte(providers.AsError(err).Message), rw.secrets())))
+	e := providers.AsError(err)
+	rw.x.Logger.Warn("upstream stream failed", zap.ByteString("error", redact([]byte(e.Message), rw.secrets())))
+	if rw.trace != nil {
+		rw.trace.errType = e.Type
+	}
 	if e := rw.stream.Fail(err); e != nil {
 		rw.writeErrorLocked(e)
 	}
@@ -461,6 +479,9 @@ func (rw *responseWriter) writeErrorLocked(e *providers.Error) {
 		return
 	}
 	e = redactError(e, rw.secrets())
+	if rw.trace != nil {
+		rw.trace.errType = e.Type
+	}
 	rw.committed = true
 	rw.m.status, rw.m.firstByte = e.Status, time.Now()
 	hdr := rw.Header()
@@ -554,6 +575,10 @@ func (rw *responseWriter) finish(upstreamErr error, aborted, clientGone bool) er
 		if err != nil {
 			rw.writeErrorLocked(providers.AsError(err))
 			return nil
+		}
+		rw.thinkingBlocks = countThinkingBlocks(out)
+		if rw.trace != nil {
+			rw.trace.observeMessage(out)
 		}
 		hdr := rw.Header()
 		hdr.Set("Content-Type", "application/json")

@@ -135,6 +135,13 @@ type Handler struct {
 	// upstream account.
 	ForwardRateLimitHeaders bool `json:"forward_rate_limit_headers,omitempty"`
 
+	// TraceContent records the request's messages and the response's text
+	// on the request's trace span (Caddy's tracing directive), as the
+	// OpenTelemetry GenAI conventions' opt-in
+	// gen_ai.client.inference.operation.details event: at most this many
+	// bytes of text each way. 0, the default, records no content.
+	TraceContent int64 `json:"trace_content,omitempty"`
+
 	secrets [][]byte         // scrubbed from relayed upstream text
 	active  *activeExchanges // for shutdown
 
@@ -261,6 +268,9 @@ func (h *Handler) Validate() error {
 	if h.MaxEventSize < 0 {
 		return fmt.Errorf("max_event_size: must not be negative")
 	}
+	if h.TraceContent < 0 || h.TraceContent > maxTraceContent {
+		return fmt.Errorf("trace_content: must be between 0 and %d bytes", maxTraceContent)
+	}
 	if h.MaxTagLength < 0 {
 		return fmt.Errorf("max_tag_length: must not be negative")
 	}
@@ -275,8 +285,21 @@ func (h *Handler) Validate() error {
 	return nil
 }
 
-// ServeHTTP converts the request, hands it to next, and converts the response.
+// ServeHTTP converts the request, hands it to next, and converts the
+// response. A request whose trace span records (Caddy's tracing directive)
+// gets the exchange's attributes on it.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
+	tc := newExchangeTrace(r, h.TraceContent)
+	if tc == nil {
+		return h.serve(w, r, next, nil)
+	}
+	err := h.serve(w, r, next, tc)
+	tc.finish(h, r)
+	return err
+}
+
+// serve is ServeHTTP; tc, when not nil, is told what the span needs.
+func (h *Handler) serve(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, tc *exchangeTrace) error {
 	h.setPlaceholders(r, "", "")
 	// Client keys guard every request the handler sees, Messages API or not.
 	var client string
@@ -299,7 +322,13 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	}
 	m := &exchangeMetrics{provider: h.providerName, start: time.Now()}
 	defer m.record()
+	if tc != nil {
+		tc.m, tc.client = m, client
+	}
 	fail := func(e *providers.Error) error {
+		if tc != nil {
+			tc.errType = e.Type
+		}
 		m.status = e.Status
 		m.firstByte = time.Now()
 		return writeError(w, e)
@@ -339,6 +368,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 		NewBody:   lease.alloc,
 	})
 	m.model = x.ClientModel
+	if tc != nil {
+		tc.x = x
+	}
 	if e := h.checkAnthropicRules(x); e != nil {
 		return fail(e)
 	}
@@ -366,6 +398,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	}
 
 	rw := newResponseWriter(w, h, x, tr, m)
+	rw.trace = tc
 	err = rw.serve(r, next)
 	h.logExchange(r, x, rw)
 	return err
@@ -407,8 +440,8 @@ func (h *Handler) logExchange(r *http.Request, x *providers.Exchange, rw *respon
 	extra.Set(zap.String("thinkgate_upstream_model", x.UpstreamModel))
 	extra.Set(zap.Int64("thinkgate_input_tokens", x.Usage.InputTokens))
 	extra.Set(zap.Int64("thinkgate_output_tokens", x.Usage.OutputTokens))
-	if rw.stream != nil {
-		extra.Set(zap.Int("thinkgate_thinking_blocks", rw.stream.ThinkingBlocks()))
+	if rw.stream != nil || rw.mode == modeBuffer {
+		extra.Set(zap.Int("thinkgate_thinking_blocks", rw.m.thinkingBlocks))
 	}
 }
 

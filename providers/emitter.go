@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"unicode/utf8"
 
+	"github.com/buger/jsonparser"
+
 	"github.com/thinkgate/thinkgate/internal/jsonbytes"
 	"github.com/thinkgate/thinkgate/thinkparse"
 )
@@ -368,6 +370,9 @@ func (e *Emitter) RawBlockStart(block []byte) error {
 	}
 	e.closeOpen()
 	e.startBlock(blockRaw)
+	if typ, _ := jsonparser.GetUnsafeString(block, "type"); typ == "thinking" {
+		e.ThinkingBlocks++ // an upstream's own thinking block counts like one the gateway makes
+	}
 	e.out.rawBlockStart(e.index, block)
 	return nil
 }
