@@ -79,7 +79,7 @@ func TestConvertRequestFromBytesGolden(t *testing.T) {
 				t.Error("the conversion decoded the history")
 			}
 			golden.JSON(t, "requests/"+tc.name+".out.json", body)
-			typed, typedState, err := ConvertRequest(exchange(t, s, string(in)), tc.cfg)
+			typed, typedState, err := convertTyped(exchange(t, s, string(in)), tc.cfg)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -126,7 +126,7 @@ func TestConvertRequestFromBytesEscapes(t *testing.T) {
 	if string(got) != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
-	typed, _, err := ConvertRequest(exchange(t, nil, body), Config{})
+	typed, _, err := convertTyped(exchange(t, nil, body), Config{})
 	if err != nil || string(typed) != string(got) {
 		t.Errorf("typed: %v\n%s", err, typed)
 	}
@@ -178,7 +178,7 @@ func TestConvertRequestFromBytesErrors(t *testing.T) {
 }
 
 // fastConfigs are the configurations the differential fuzz target picks
-// from; the mistral and openrouter histories take the typed path either way.
+// from.
 var fastConfigs = []Config{
 	{},
 	{ReasoningHistory: HistoryReasoningContent},
@@ -191,9 +191,9 @@ var fastConfigs = []Config{
 }
 
 // FuzzOpenAIFastMatchesTyped: for any body, the conversion from the
-// client's bytes (a request read by ScanRequest) and the typed one (a
-// request decoded by ParseRequest) write the same bytes and shorten the
-// same tool names, or fail with the same error.
+// client's bytes (of a request read by ScanRequest, and of one read by
+// ParseRequest) and the typed reference (request_typed_test.go) write the
+// same bytes and shorten the same tool names, or fail with the same error.
 func FuzzOpenAIFastMatchesTyped(f *testing.F) {
 	dir := filepath.Join("testdata", "requests")
 	ents, err := os.ReadDir(dir)
@@ -216,6 +216,7 @@ func FuzzOpenAIFastMatchesTyped(f *testing.F) {
 	f.Add([]byte(escapesRequest), byte(0))
 	f.Add([]byte(escapesRequest), byte(0x81))
 	f.Add([]byte(`{"model":"m","messages":[{"content":[{"type":"tool_result","tool_use_id":"","content":[{"type":"image","source":{"type":"url","url":"u","url":null}},{"type":"text","text":""}]},{"type":"document","source":{"data":"d","type":"text","type":null}}],"x":1,"role":"user"},{"role":"assistant","content":[{"type":"thinking","thinking":""},{"type":"thinking","thinking":"b"},{"type":"redacted_thinking","data":"x"}]},{"role":"system","content":"s"},{"role":"assistant","content":""},{"role":"user"}]}`), byte(1))
+	f.Add([]byte(`{"model":"m","Messages":[{"role":"user","content":"a"}],"messages":[{"Role":"user","content":[{"type":"text","Text":"x","TEXT":null},{"t\u0079pe":"image","source":{"type":"url","url":"u"},"Source":{"Type":"base64","data":"d","media_type":"image/png"}}]},{"role":"assistant","content":[{"type":"tool_use","id":"i","name":"n","input":null},{"type":"thinking","thinking":"t","thinking":"u"}]}],"SYSTEM":"s","system":[{"type":"text","text":"y"}]}`), byte(0))
 	f.Add(shapedRequest(6), byte(0))
 	f.Add(shapedRequest(3), byte(1))
 	f.Fuzz(func(t *testing.T, body []byte, mode byte) {
@@ -248,7 +249,7 @@ func checkFastMatchesTyped(t *testing.T, body []byte, mode byte) {
 		return
 	}
 	typedX := providers.NewExchange(s, parsed, body, providers.ExchangeOptions{})
-	want, wantState, werr := ConvertRequest(typedX, cfg)
+	want, wantState, werr := convertTyped(typedX, cfg)
 	got, gotState, gerr := ConvertRequest(fast, cfg)
 	if (werr == nil) != (gerr == nil) || werr != nil && fmt.Sprint(werr) != fmt.Sprint(gerr) {
 		t.Fatalf("body %s\ntyped: %v\nfrom bytes: %v", body, werr, gerr)
@@ -261,6 +262,16 @@ func checkFastMatchesTyped(t *testing.T, body []byte, mode byte) {
 	}
 	if !maps.Equal(gotState.toolNames, wantState.toolNames) {
 		t.Fatalf("tool names %v, typed %v", gotState.toolNames, wantState.toolNames)
+	}
+	// The same conversion of the request as a thinkgate matcher reads it
+	// (ParseRequest, the history decoded): the same bytes.
+	reparsed, err := providers.ParseRequest(body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	matched, _, merr := ConvertRequest(providers.NewExchange(s, reparsed, body, providers.ExchangeOptions{}), cfg)
+	if merr != nil || string(matched) != string(want) {
+		t.Fatalf("body %s\nparsed, from bytes: %v\n%s\ntyped:\n%s", body, merr, matched, want)
 	}
 }
 
@@ -316,7 +327,7 @@ func builtRequest(data []byte) []byte {
 		n := int(next() % 6)
 		members = append(members, `"type":"`+types[int(next())%len(types)]+`"`)
 		for k := 0; k < n; k++ {
-			switch next() % 9 {
+			switch next() % 14 {
 			case 0:
 				members = append(members, `"text":`+str())
 			case 1:
@@ -337,6 +348,18 @@ func builtRequest(data []byte) []byte {
 				members = append(members, `"cache_control":{"type":"ephemeral"}`)
 			case 8:
 				members = append(members, `"data":`+str())
+			// What encoding/json reads by rules of its own: a name
+			// escaped or in another case, a null, a member repeated.
+			case 9:
+				members = append(members, `"\u0074ext":`+str())
+			case 10:
+				members = append(members, `"Text":`+str(), `"TEXT":null`)
+			case 11:
+				members = append(members, `"Type":"tool_use"`, `"Input":{"b":[]}`, `"is_error":null`)
+			case 12:
+				members = append(members, `"content":null`, `"source":null`, `"input":null`)
+			case 13:
+				members = append(members, `"Source":`+source(), `"Tool_Use_ID":`+str())
 			}
 		}
 		// Members in any order, the type last as often as first.
@@ -358,9 +381,14 @@ func builtRequest(data []byte) []byte {
 	for n := int(next() % 6); n > 0; n-- {
 		role := []string{"user", "assistant", "system"}[next()%3]
 		c := content(0)
-		if next()%2 == 0 {
+		switch next() % 4 {
+		case 0:
 			msgs = append(msgs, `{"role":"`+role+`","content":`+c+`}`)
-		} else {
+		case 1:
+			msgs = append(msgs, `{"Role":"user","\u0072ole":"`+role+`","CONTENT":`+c+`}`)
+		case 2:
+			msgs = append(msgs, `{"role":"`+role+`","content":`+c+`,"content":null}`)
+		default:
 			msgs = append(msgs, `{"content":`+c+`,"x":null,"role":"`+role+`"}`)
 		}
 	}
