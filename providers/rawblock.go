@@ -568,16 +568,7 @@ func RequestValue(body []byte, r *Request, name string) []byte {
 	if r.order != nil || r.scan != nil {
 		v = r.Fields[name]
 	} else {
-		_, _ = jsonbytes.ScanObjectAt(body, jsonbytes.SkipSpace(body, 0), func(key []byte, at int) (int, error) {
-			end, err := skipRaw(body, at)
-			if err != nil {
-				return 0, err
-			}
-			if string(key) == name || requestFieldOf(key) == name {
-				v = body[at:end:end]
-			}
-			return end, nil
-		})
+		v = memberValue(body, name)
 	}
 	if string(v) == "null" {
 		return nil
@@ -585,13 +576,32 @@ func RequestValue(body []byte, r *Request, name string) []byte {
 	return v
 }
 
-// requestFieldOf is the JSON name of the Request field, of messages and
-// system, that a top-level member named key (raw) sets when encoding/json
+// memberValue is the raw value of the last top-level member of the
+// request body (valid JSON) that encoding/json decodes into the Request
+// field name (messages, system or tools); nil when there is none.
+func memberValue(body []byte, name string) []byte {
+	var v []byte
+	_, _ = jsonbytes.ScanObjectAt(body, jsonbytes.SkipSpace(body, 0), func(key []byte, at int) (int, error) {
+		end, err := skipRaw(body, at)
+		if err != nil {
+			return 0, err
+		}
+		if string(key) == name || requestFieldOf(key) == name {
+			v = body[at:end:end]
+		}
+		return end, nil
+	})
+	return v
+}
+
+// requestFieldOf is the JSON name of the Request field, of messages,
+// system and tools, that a top-level member named key (raw) sets when encoding/json
 // decodes it ("" for neither).
 func requestFieldOf(key []byte) string {
 	var probe struct {
 		Messages *struct{} `json:"messages"`
 		System   *struct{} `json:"system"`
+		Tools    *struct{} `json:"tools"`
 	}
 	doc := make([]byte, 0, len(key)+8)
 	doc = append(doc, '{', '"')
@@ -604,6 +614,8 @@ func requestFieldOf(key []byte) string {
 		return "messages"
 	case probe.System != nil:
 		return "system"
+	case probe.Tools != nil:
+		return "tools"
 	}
 	return ""
 }

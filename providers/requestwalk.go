@@ -2,6 +2,7 @@ package providers
 
 import (
 	"encoding/json"
+	"fmt"
 	"unicode/utf16"
 	"unicode/utf8"
 
@@ -387,9 +388,35 @@ func (w *walker) tool(i int, t *Tool) (end int, ok bool) {
 	return end, ok
 }
 
+// MaxTools bounds the tool definitions of a request: a request with more
+// is refused (errTooManyTools) before they are decoded, so that a body of
+// tiny tools costs no more memory than the tools' bytes. Clients send tens.
+const MaxTools = 4096
+
+// errTooManyTools is the 400 for a request past MaxTools.
+var errTooManyTools = InvalidRequest(fmt.Sprintf("tools: more than %d tools; the gateway takes at most %d tool definitions per request", MaxTools, MaxTools))
+
+// tooManyTools reports a request body (valid JSON) whose tools array, as
+// encoding/json would decode it, holds more than MaxTools elements.
+func tooManyTools(body []byte) bool {
+	v := memberValue(body, "tools")
+	if len(v) == 0 || v[0] != '[' {
+		return false
+	}
+	n := 0
+	_, _ = jsonbytes.ScanArrayAt(v, 0, func(at int) (int, error) {
+		n++
+		return skipRaw(v, at)
+	})
+	return n > MaxTools
+}
+
 // tools decodes the tools array at i.
 func (w *walker) tools(i int) (tools []Tool, end int, ok bool) {
 	end, ok = w.array(i, func(i int) (int, bool) {
+		if len(tools) == MaxTools {
+			return 0, false // ParseRequest refuses it (tooManyTools)
+		}
 		tools = append(tools, Tool{})
 		return w.tool(i, &tools[len(tools)-1])
 	})

@@ -32,9 +32,6 @@ import (
 type byteConverter struct {
 	*converter
 	out []byte // the upstream's body
-	// scratch holds a tool call's compacted arguments; text a decoded
-	// string.
-	scratch, text []byte
 	// blk and sub are the block being read and, in a tool_result, its
 	// content's.
 	blk, sub providers.RawBlock
@@ -67,7 +64,7 @@ func sourceType(src *providers.RawSource) string {
 // messages, converted from the client's bytes.
 func (b *byteConverter) convert(out *chatRequest) ([]byte, error) {
 	x := b.x
-	b.out = x.NewBody(len(x.Body) + 512)
+	b.out = x.NewBody(BodySizeHint(x.Body))
 	b.out = append(b.out, `{"model":"`...)
 	b.out = jsonbytes.AppendStringBodyNoHTML(b.out, []byte(out.Model))
 	b.out = append(b.out, `","messages":[`...)
@@ -100,6 +97,16 @@ func (b *byteConverter) convert(out *chatRequest) ([]byte, error) {
 		return nil, fmt.Errorf("openai: unexpected request encoding %.40q", tail)
 	}
 	return append(b.out, tail[len(head):]...), nil
+}
+
+// BodySizeHint is the room to ask for the upstream body converted from
+// body: the body, and a byte for each quote and backslash in it. Escaped
+// again in a string (a tool call's arguments) each of those takes two; the
+// rest of the upstream body is about as long as the client's, or shorter.
+// Growing the body past its first buffer would hold both buffers at once,
+// so the room errs high.
+func BodySizeHint(body []byte) int {
+	return len(body) + bytes.Count(body, []byte{'"'}) + bytes.Count(body, []byte{'\\'}) + 512
 }
 
 // systemPrompt writes the system message: the system prompt's text and
@@ -676,8 +683,7 @@ func (b *byteConverter) toolCall(blk *rawBlock) {
 	if blk.Input == nil || string(blk.Input) == "null" {
 		b.out = append(b.out, "{}"...)
 	} else {
-		b.scratch = jsonbytes.AppendCompact(b.scratch[:0], blk.Input)
-		b.out = jsonbytes.AppendStringBodyNoHTML(b.out, b.scratch)
+		b.out = jsonbytes.AppendCompactStringBody(b.out, blk.Input)
 	}
 	b.out = append(b.out, `"}}`...)
 }
