@@ -59,6 +59,14 @@ func (s *RawString) Is(lit string) bool {
 	return string(s.Text(nil)) == lit
 }
 
+// TextLen is the length of the string's text.
+func (s *RawString) TextLen() int {
+	if s.Plain() {
+		return len(s.Raw)
+	}
+	return len(s.Text(nil))
+}
+
 // TextString is the string's text as a Go string.
 func (s *RawString) TextString() string { return string(s.Text(nil)) }
 
@@ -79,9 +87,9 @@ type RawBlock struct {
 	Input                                                      []byte // the raw value, nil if absent
 	IsError                                                    bool
 	Source                                                     RawSource
-	// ContentRaw is the block's content value as sent, nil when absent
-	// (EachBlock).
-	ContentRaw []byte
+	// ContentRaw is the block's content value as sent, nil when absent;
+	// Raw the whole block as sent (EachBlock).
+	ContentRaw, Raw []byte
 	// The block's own content is a RawContent's Subs[subLo:subHi].
 	subLo, subHi int
 }
@@ -380,6 +388,7 @@ func EachBlock(data []byte, at int, b *RawBlock, fn func(j int, b *RawBlock) err
 		if err != nil {
 			return 0, errNotContent
 		}
+		b.Raw = data[at:end:end]
 		return end, fn(0, b)
 	case jsonbytes.HasAt(data, at, "null"):
 		return at + len("null"), nil
@@ -400,6 +409,7 @@ func EachBlock(data []byte, at int, b *RawBlock, fn func(j int, b *RawBlock) err
 		if err != nil {
 			return 0, err
 		}
+		b.Raw = data[at:end:end]
 		err = fn(j, b)
 		j++
 		return end, err
