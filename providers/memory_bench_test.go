@@ -130,7 +130,8 @@ func peakHeap(f func()) uint64 {
 }
 
 // memoryProviders are the conversions BenchmarkRequestMemory measures,
-// after ParseRequest alone ("parse").
+// after ParseRequest alone ("parse") and ScanRequest alone ("scan", the
+// thinkgate matcher's read).
 func memoryProviders() []struct {
 	name string
 	p    providers.Provider
@@ -140,6 +141,7 @@ func memoryProviders() []struct {
 		p    providers.Provider
 	}{
 		{"parse", nil},
+		{"scan", nil},
 		{"anthropic", anthropic.New(anthropic.Config{APIKey: "k"})},
 		{"azure", azure.New(azure.Config{APIKey: "k"})},
 		{"openai", openai.New(openai.Config{APIKey: "k"})},
@@ -179,7 +181,7 @@ func BenchmarkRequestMemory(b *testing.B) {
 				if data == nil {
 					data = bd.data()
 				}
-				benchRequestMemory(b, signer, c.p, data)
+				benchRequestMemory(b, signer, c.name, c.p, data)
 			})
 		}
 	}
@@ -187,15 +189,18 @@ func BenchmarkRequestMemory(b *testing.B) {
 
 // benchRequestMemory runs one request of body through p's conversion (nil:
 // ParseRequest only) b.N times.
-func benchRequestMemory(b *testing.B, signer *providers.Signer, p providers.Provider, body []byte) {
+func benchRequestMemory(b *testing.B, signer *providers.Signer, name string, p providers.Provider, body []byte) {
 	s := &providers.Settings{SplitTags: true, DefaultThinking: true, Signer: signer,
 		Models: []providers.ModelRule{{From: "claude-*", To: "gemini-2.5-pro"}}}
 	run := func() (*providers.Exchange, *providers.Outbound) {
 		var req *providers.Request
 		var err error
-		if p == nil {
+		switch {
+		case name == "scan":
+			req, err = providers.ScanRequest(body)
+		case p == nil:
 			req, err = providers.ParseRequest(body)
-		} else {
+		default:
 			req, err = providers.ParseRequestFor(p, body)
 		}
 		if err != nil {

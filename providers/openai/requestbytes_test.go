@@ -217,6 +217,11 @@ func FuzzOpenAIFastMatchesTyped(f *testing.F) {
 	f.Add([]byte(escapesRequest), byte(0x81))
 	f.Add([]byte(`{"model":"m","messages":[{"content":[{"type":"tool_result","tool_use_id":"","content":[{"type":"image","source":{"type":"url","url":"u","url":null}},{"type":"text","text":""}]},{"type":"document","source":{"data":"d","type":"text","type":null}}],"x":1,"role":"user"},{"role":"assistant","content":[{"type":"thinking","thinking":""},{"type":"thinking","thinking":"b"},{"type":"redacted_thinking","data":"x"}]},{"role":"system","content":"s"},{"role":"assistant","content":""},{"role":"user"}]}`), byte(1))
 	f.Add([]byte(`{"model":"m","Messages":[{"role":"user","content":"a"}],"messages":[{"Role":"user","content":[{"type":"text","Text":"x","TEXT":null},{"t\u0079pe":"image","source":{"type":"url","url":"u"},"Source":{"Type":"base64","data":"d","media_type":"image/png"}}]},{"role":"assistant","content":[{"type":"tool_use","id":"i","name":"n","input":null},{"type":"thinking","thinking":"t","thinking":"u"}]}],"SYSTEM":"s","system":[{"type":"text","text":"y"}]}`), byte(0))
+	// Two thinking blocks in a turn, as reasoning_content (mode 1) and as
+	// Mistral's chunks (mode 6).
+	twoThoughts := []byte(`{"model":"m","messages":[{"role":"user","content":"q"},{"role":"assistant","content":[{"type":"thinking","thinking":"a","signature":"s"},{"type":"text","text":"x"},{"type":"thinking","thinking":"b","signature":"s"},{"type":"text","text":"y"},{"type":"text","text":"z"}]}]}`)
+	f.Add(twoThoughts, byte(1))
+	f.Add(twoThoughts, byte(6))
 	f.Add(shapedRequest(6), byte(0))
 	f.Add(shapedRequest(3), byte(1))
 	f.Fuzz(func(t *testing.T, body []byte, mode byte) {
