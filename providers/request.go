@@ -308,8 +308,10 @@ func ParseRequest(body []byte) (*Request, error) {
 			return r, nil
 		}
 	}
-	if jsonbytes.Valid(body) && tooManyTools(body) {
-		return nil, errTooManyTools
+	if jsonbytes.Valid(body) {
+		if err := tooMany(body); err != nil {
+			return nil, err
+		}
 	}
 	r := &Request{}
 	decodeErr := json.Unmarshal(body, r)

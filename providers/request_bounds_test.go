@@ -44,3 +44,30 @@ func TestMaxTools(t *testing.T) {
 		}
 	}
 }
+
+// TestMaxMessages: a request with more than MaxMessages messages gets a
+// 400 naming the bound, read either way; one with MaxMessages is read.
+func TestMaxMessages(t *testing.T) {
+	build := func(n int) []byte {
+		var b strings.Builder
+		b.WriteString(`{"model":"m","messages":[`)
+		for i := range n {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(`{"role":"user","content":"a"}`)
+		}
+		b.WriteString(`]}`)
+		return []byte(b.String())
+	}
+	for _, read := range []func([]byte) (*Request, error){ParseRequest, ScanRequest} {
+		if _, err := read(build(MaxMessages)); err != nil {
+			t.Fatal(err)
+		}
+		_, err := read(build(MaxMessages + 1))
+		e, ok := err.(*Error)
+		if !ok || e.Status != 400 || e.Message != "messages: more than 100000 messages; a request holds at most 100000" {
+			t.Errorf("%#v", err)
+		}
+	}
+}

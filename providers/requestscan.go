@@ -113,6 +113,9 @@ func scanRequest(body []byte) (_ *Request, ok bool) {
 	ok = w.request(r, func(i int) (int, bool) {
 		sc.messages = i
 		return w.array(i, func(i int) (int, bool) {
+			if sc.nMessages == MaxMessages {
+				return 0, false // ParseRequest refuses it (tooMany)
+			}
 			sc.nMessages++
 			end, signed, ok := w.scanMessage(i, sc)
 			r.GatewayThinking = r.GatewayThinking || signed

@@ -10,6 +10,8 @@ import (
 	"bytes"
 	"strconv"
 	"strings"
+
+	"github.com/thinkgate/thinkgate/providers"
 )
 
 // Shape is one request shape.
@@ -25,10 +27,10 @@ type Shape struct {
 // Shapes are the shapes every provider is measured on.
 var Shapes = []Shape{
 	{"tiny_blocks", "one user turn of tiny text blocks ({\"type\":\"text\",\"text\":\"a\"}, ~1.25 M in 31 MiB)", TinyBlocks},
-	{"many_messages", "alternating user and assistant turns of one short string each", ManyMessages},
+	{"many_messages", "alternating user and assistant turns of one string each, as many as a request may hold (100,000)", ManyMessages},
 	{"nested_inputs", "tool loops whose tool_use inputs and tool schemas nest 400 levels deep", NestedInputs},
 	{"empty_strings", "one tool_use whose input is a long array of empty strings", EmptyStrings},
-	{"many_tools", "tiny tool definitions and one user turn", ManyTools},
+	{"many_tools", "as many tool definitions as a request may hold (4,096), and one user turn", ManyTools},
 }
 
 // head is every shape's start; tail its end after the messages array.
@@ -51,17 +53,20 @@ func TinyBlocks(size int) []byte {
 	return b.Bytes()
 }
 
-// ManyMessages is alternating turns of one short string each.
+// ManyMessages is alternating turns of one string each: as many as the
+// gateway takes (providers.MaxMessages), each as short as size allows.
 func ManyMessages(size int) []byte {
+	n := max(2, min(size/30, providers.MaxMessages))
+	text := strings.Repeat("a", max(1, size/n-34))
 	b := bytes.NewBufferString(head)
-	for i := 0; b.Len() < size-len(tail) || i < 2; i++ {
+	for i := range n {
 		if i > 0 {
 			b.WriteByte(',')
 		}
 		if i%2 == 0 {
-			b.WriteString(`{"role":"user","content":"a"}`)
+			b.WriteString(`{"role":"user","content":"` + text + `"}`)
 		} else {
-			b.WriteString(`{"role":"assistant","content":"b"}`)
+			b.WriteString(`{"role":"assistant","content":"` + text + `"}`)
 		}
 	}
 	b.WriteString(tail)
@@ -109,16 +114,28 @@ func EmptyStrings(size int) []byte {
 	return b.Bytes()
 }
 
-// ManyTools is tiny tool definitions and one user turn.
+// ManyTools is as many tool definitions as the gateway takes
+// (providers.MaxTools), each with a schema of as many properties as size
+// allows, and one user turn.
 func ManyTools(size int) []byte {
+	n := max(1, min(size/40, providers.MaxTools))
+	props := max(0, (size/n-60)/24)
+	var schema strings.Builder
+	schema.WriteString(`{"type":"object","properties":{`)
+	for p := range props {
+		if p > 0 {
+			schema.WriteByte(',')
+		}
+		schema.WriteString(`"p` + strconv.Itoa(p) + `":{"type":"string"}`)
+	}
+	schema.WriteString(`}}`)
 	b := bytes.NewBufferString(`{"model":"claude-sonnet-4-5","max_tokens":1024,"stream":true,"tools":[`)
-	const end = `],"messages":[{"role":"user","content":"go"}]}`
-	for i := 0; b.Len() < size-len(end) || i == 0; i++ {
+	for i := range n {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		b.WriteString(`{"name":"t` + strconv.Itoa(i) + `","input_schema":{}}`)
+		b.WriteString(`{"name":"t` + strconv.Itoa(i) + `","input_schema":` + schema.String() + `}`)
 	}
-	b.WriteString(end)
+	b.WriteString(`],"messages":[{"role":"user","content":"go"}]}`)
 	return b.Bytes()
 }
