@@ -88,15 +88,19 @@ func (b *byteConverter) convert(out *chatRequest) ([]byte, error) {
 	// the two written first.
 	rest := *out
 	rest.Model, rest.Messages = "", nil
-	tail, err := jsonbytes.Encode(&rest, 512)
+	lo := len(b.out)
+	out2, err := jsonbytes.AppendEncode(b.out, &rest)
 	if err != nil {
 		return nil, err
 	}
 	const head = `{"model":"","messages":null`
-	if !bytes.HasPrefix(tail, []byte(head)) {
-		return nil, fmt.Errorf("openai: unexpected request encoding %.40q", tail)
+	if !bytes.HasPrefix(out2[lo:], []byte(head)) {
+		return nil, fmt.Errorf("openai: unexpected request encoding %.40q", out2[lo:])
 	}
-	return append(b.out, tail[len(head):]...), nil
+	// The fields after the two written first, moved over the encoding's
+	// own start.
+	n := copy(out2[lo:], out2[lo+len(head):])
+	return out2[:lo+n], nil
 }
 
 // BodySizeHint is the room to ask for the upstream body converted from

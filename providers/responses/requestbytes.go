@@ -79,15 +79,19 @@ func (b *byteConverter) convert(out *request) ([]byte, error) {
 		r.Model, r.Instructions, r.Input = "", "", nil
 		rest = &r
 	}
-	tail, err := jsonbytes.Encode(rest, 512)
+	lo := len(b.out)
+	out2, err := jsonbytes.AppendEncode(b.out, rest)
 	if err != nil {
 		return nil, err
 	}
 	const head = `{"model":"","input":null`
-	if !bytes.HasPrefix(tail, []byte(head)) {
-		return nil, fmt.Errorf("responses: unexpected request encoding %.40q", tail)
+	if !bytes.HasPrefix(out2[lo:], []byte(head)) {
+		return nil, fmt.Errorf("responses: unexpected request encoding %.40q", out2[lo:])
 	}
-	return append(b.out, tail[len(head):]...), nil
+	// The fields after the two written first, moved over the encoding's
+	// own start.
+	n := copy(out2[lo:], out2[lo+len(head):])
+	return out2[:lo+n], nil
 }
 
 // systemTexts reads the text blocks of a system prompt or system message
