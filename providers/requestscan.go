@@ -76,6 +76,15 @@ func (r *Request) Complete() error {
 	return nil
 }
 
+// MessageCount is the number of the request's messages, whether or not
+// they were decoded.
+func (r *Request) MessageCount() int {
+	if r.scan != nil {
+		return r.scan.nMessages
+	}
+	return len(r.Messages)
+}
+
 // Scanned reports whether Messages and System wait for Complete.
 func (r *Request) Scanned() bool { return r.scan != nil }
 

@@ -47,7 +47,10 @@ func (b *byteConverter) convert(out *request) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	b.out = x.NewBody(openai.BodySizeHint(x.Body))
+	// A message item spends up to 72 bytes more than the client's message
+	// (`{"type":"message","role":"assistant","content":[{"type":"output_text","text":…,"annotations":[]}]}`
+	// for `{"role":"assistant","content":…}`).
+	b.out = x.NewBody(openai.BodySizeHint(x.Body) + 72*x.Request.MessageCount())
 	b.out = append(b.out, `{"model":"`...)
 	b.out = jsonbytes.AppendStringBodyNoHTML(b.out, []byte(out.Model))
 	b.out = append(b.out, '"')
