@@ -476,9 +476,15 @@ func (b *byteConverter) reasoningItem(blk *rawBlock) (id, enc string, ok bool) {
 	var origin providers.Origin
 	var foreign string
 	s := b.x.Settings
+	// Only the gateway's envelope can open: anything else (Anthropic's
+	// own signatures, in most histories) is told by its shape, without
+	// decoding the block's text.
 	if string(typeOf(blk)) == "thinking" {
+		if sig := blk.Signature.Text(nil); !providers.IsGatewaySignature(string(sig)) {
+			return "", "", false
+		}
 		origin, foreign, ok = s.ThinkingOrigin(providers.Block{Type: "thinking", Thinking: blk.Thinking.TextString(), Signature: blk.Signature.TextString()})
-	} else if s.Signer != nil {
+	} else if s.Signer != nil && providers.IsGatewaySignature(string(blk.Data.Text(nil))) {
 		origin, foreign, ok = s.Signer.Open(blk.Data.TextString(), "")
 	}
 	if !ok || origin != providers.OriginResponses {
