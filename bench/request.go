@@ -20,6 +20,8 @@ import (
 	"time"
 
 	"github.com/thinkgate/thinkgate/internal/eventstreamtest"
+	"github.com/thinkgate/thinkgate/internal/requestshapes"
+	"github.com/thinkgate/thinkgate/providers/responses/responsestest"
 )
 
 // The request-cost phase: what a large agent request costs on its way
@@ -30,9 +32,12 @@ import (
 // upstream that answers a short stream in the provider's own wire format.
 
 var (
-	requestMB        = flag.String("request-mb", "1,10", "request-cost phase: sizes of the generated Claude Code request, MB, comma-separated")
-	requestRepeat    = flag.Int("request-repeat", 9, "request-cost phase: timed requests per path and size, taken in turns; the median is reported")
-	requestRSSRepeat = flag.Int("request-rss-repeat", 3, "request-cost phase: fresh Caddy processes per path and size for the peak-memory figure; the median is reported")
+	requestMB         = flag.String("request-mb", "1,10", "request-cost phase: sizes of the generated Claude Code request, MB, comma-separated")
+	requestRepeat     = flag.Int("request-repeat", 9, "request-cost phase: timed requests per path and size, taken in turns; the median is reported")
+	requestRSSRepeat  = flag.Int("request-rss-repeat", 3, "request-cost phase: fresh Caddy processes per path and size for the peak-memory figure; the median is reported")
+	requestShapes     = flag.String("request-shapes", "all", "request-cost phase: the hostile request shapes (internal/requestshapes) to send through every path, comma-separated, all, or none")
+	requestShapePaths = flag.String("request-shape-paths", "", "request-cost phase: send the shapes only through the paths whose name holds one of these words, comma-separated (e.g. openai,responses); empty: every path")
+	requestShapeMB    = flag.Float64("request-shape-mb", 31*1.048576, "request-cost phase: the size of each hostile shape's request, MB")
 )
 
 // Each request-cost path has its own Caddy port and its own upstream port,
@@ -55,6 +60,7 @@ func requestPaths() []requestPath {
 		{"`thinkgate anthropic` (passthrough)", "anthropic {\n"},
 		{"`thinkgate azure`", "azure {\n\t\tapi_key bench-azure-key\n"},
 		{"`thinkgate openai`", "openai {\n\t\tapi_key bench-openai-key\n\t\tmodel claude-* gpt-4.1\n"},
+		{"`thinkgate responses`", "responses {\n\t\tapi_key bench-openai-key\n\t\tmodel claude-* gpt-5\n"},
 		{"`thinkgate gemini`", "gemini {\n\t\tapi_key bench-gemini-key\n\t\tmodel claude-* gemini-2.5-pro\n"},
 		{"`thinkgate amazonq`", "amazonq {\n\t\tapi_key bench-q-token\n\t\tmodel claude-* CLAUDE_SONNET_4_5_20250929_V1_0\n"},
 	}
@@ -111,6 +117,7 @@ func requestPhase(bin string) {
 				reqMB, p.name, float64(upstreamBodies.get(i))/1e6, times[i], added, cpuPerMB, rss[i]/1024, addedRSS)
 		}
 	}
+	shapesPhase(bin, paths)
 	var counts []string
 	for i, p := range paths {
 		counts = append(counts, fmt.Sprintf("%s %d", p.name, answered[i]))
@@ -269,6 +276,8 @@ func startRequestUpstream(path int) *http.Server {
 		switch {
 		case strings.HasSuffix(r.URL.Path, "/chat/completions"):
 			a = answers["openai"]
+		case strings.HasSuffix(r.URL.Path, "/responses"):
+			a = answers["responses"]
 		case strings.Contains(r.URL.Path, ":streamGenerateContent"):
 			a = answers["gemini"]
 		case r.URL.Path == "/generateAssistantResponse":
@@ -319,7 +328,10 @@ func shortAnswers() map[string]shortAnswer {
 	openai.WriteString("data: [DONE]\n\n")
 	gemini.WriteString(`data: {"candidates": [{"content": {"parts": [{"text": ""}],"role": "model"},"finishReason": "STOP","index": 0}],"usageMetadata": {"promptTokenCount": 250000,"candidatesTokenCount": 20,"totalTokenCount": 250020},"modelVersion": "gemini-2.5-pro","responseId": "bench"}` + "\r\n\r\n")
 	amazonq.Write(eventStreamFrame("metadataEvent", `{"tokenUsage":{"uncachedInputTokens":250000,"outputTokens":20,"totalTokens":250020}}`))
+	rs := responsestest.New("resp_bench", "gpt-5").Message("msg_bench", strings.Join(pieces, ""), len(pieces)).
+		Completed(responsestest.Usage(250000, 0, 20, 0))
 	return map[string]shortAnswer{
+		"responses": {"text/event-stream", rs.Bytes()},
 		"anthropic": {"text/event-stream", anthropic.Bytes()},
 		"openai":    {"text/event-stream", openai.Bytes()},
 		"gemini":    {"text/event-stream", gemini.Bytes()},
@@ -583,4 +595,86 @@ func claudeCodeTools() []ccTool {
 		out[i] = ccTool{Name: t.name, Description: b.String(), InputSchema: t.schema}
 	}
 	return out
+}
+
+// shapesPhase sends each hostile request shape (internal/requestshapes)
+// through every path once, each to a freshly started Caddy warmed with a
+// small request, and reports the answer and the peak resident memory the
+// request added (VmHWM), its body included, as a multiple of the body.
+func shapesPhase(bin string, paths []requestPath) {
+	var shapes []requestshapes.Shape
+	for _, s := range requestshapes.Shapes {
+		if *requestShapes == "all" || strings.Contains(","+*requestShapes+",", ","+s.Name+",") {
+			shapes = append(shapes, s)
+		}
+	}
+	if len(shapes) == 0 {
+		return
+	}
+	size := int(*requestShapeMB * 1e6)
+	fmt.Printf("\nhostile request shapes, %.1f MB each (internal/requestshapes), one request to a fresh Caddy warmed with a small request; peak RSS added (VmHWM), the body included:\n\n", float64(size)/1e6)
+	fmt.Println("| shape | path | answer | peak RSS added | × body |")
+	fmt.Println("|---|---|---|---:|---:|")
+	small := claudeCodeRequest(0)
+	for _, shape := range shapes {
+		body := shape.Build(size)
+		for i, p := range paths {
+			if !shapePath(p.name) {
+				continue
+			}
+			c := startCaddyConfig(bin, requestAdminBase+i, requestPortBase+i, p.site)
+			postRequest(i, small)
+			before := hwmKiB(c.Process.Pid)
+			status, answer := postShape(i, body)
+			after := hwmKiB(c.Process.Pid)
+			_ = c.Process.Kill()
+			_, _ = c.Process.Wait()
+			requestClient.CloseIdleConnections()
+			added := float64(after-before) * 1024
+			fmt.Printf("| %s | %s | %d %s | %.1f MiB | %.2f |\n", shape.Name, p.name, status, answer, added/(1<<20), added/float64(len(body)))
+		}
+	}
+}
+
+// postShape sends body through path i and returns the answer's status
+// and, for an error, its message; any answer but a complete 200 stream or
+// an Anthropic-shaped error stops the benchmark.
+func postShape(i int, body []byte) (int, string) {
+	req, _ := http.NewRequest("POST", fmt.Sprintf("http://127.0.0.1:%d/v1/messages", requestPortBase+i), bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Anthropic-Version", "2023-06-01")
+	req.Header.Set("X-Api-Key", "bench-client-key")
+	res, err := requestClient.Do(req)
+	if err != nil {
+		log.Fatalf("shape through %s: %v", requestPaths()[i].name, err)
+	}
+	got, err := io.ReadAll(res.Body)
+	res.Body.Close()
+	if err != nil {
+		log.Fatalf("shape through %s: reading the answer: %v", requestPaths()[i].name, err)
+	}
+	if res.StatusCode == http.StatusOK && bytes.Contains(got, []byte("event: message_stop")) && !bytes.Contains(got, []byte("event: error")) {
+		return res.StatusCode, "stream"
+	}
+	var e struct {
+		Error struct{ Message string } `json:"error"`
+	}
+	if res.StatusCode >= 400 && json.Unmarshal(got, &e) == nil && e.Error.Message != "" {
+		return res.StatusCode, "`" + e.Error.Message + "`"
+	}
+	log.Fatalf("shape through %s: status %d, not a stream nor an error:\n%.2000s", requestPaths()[i].name, res.StatusCode, got)
+	return 0, ""
+}
+
+// shapePath reports a path -request-shape-paths selects.
+func shapePath(name string) bool {
+	if *requestShapePaths == "" {
+		return true
+	}
+	for _, w := range strings.Split(*requestShapePaths, ",") {
+		if w = strings.TrimSpace(w); w != "" && strings.Contains(name, w) {
+			return true
+		}
+	}
+	return false
 }

@@ -1,6 +1,7 @@
 package caddymodule
 
 import (
+	"github.com/thinkgate/thinkgate/internal/jsonbytes"
 	"github.com/thinkgate/thinkgate/providers"
 )
 
@@ -36,30 +37,38 @@ type requestStats struct {
 // summary returns the request's stats, walking it on first use.
 func (p *ParsedRequest) summary() *requestStats {
 	if p.stats == nil {
-		p.stats = gatherStats(p.Request)
+		p.stats = gatherStats(p.Request, p.Body)
 	}
 	return p.stats
 }
 
-func gatherStats(req *providers.Request) *requestStats {
+// gatherStats reads the stats from the client's body, a block at a time
+// (providers.EachBlock): however long the history, it holds one block.
+func gatherStats(req *providers.Request, body []byte) *requestStats {
 	s := new(requestStats)
 	var textBytes, tokens int64
-	var walk func(blocks []providers.Block)
-	walk = func(blocks []providers.Block) {
-		for _, b := range blocks {
-			switch b.Type {
+	// One block per level of tool_result nesting.
+	var levels []*providers.RawBlock
+	var walk func(content []byte, depth int)
+	walk = func(content []byte, depth int) {
+		if content == nil {
+			return
+		}
+		if depth == len(levels) {
+			levels = append(levels, new(providers.RawBlock))
+		}
+		_, _ = providers.EachBlock(content, 0, levels[depth], func(_ int, b *providers.RawBlock) error {
+			switch string(b.Type.Text(nil)) {
 			case "text":
-				textBytes += int64(len(b.Text))
+				textBytes += int64(b.Text.TextLen())
 			case "thinking":
-				textBytes += int64(len(b.Thinking))
+				textBytes += int64(b.Thinking.TextLen())
 			case "redacted_thinking":
-				textBytes += int64(len(b.Data))
+				textBytes += int64(b.Data.TextLen())
 			case "tool_use", "server_tool_use":
-				textBytes += int64(len(b.Name) + len(b.Input))
+				textBytes += int64(b.Name.TextLen() + len(b.Input))
 			case "tool_result":
-				if b.Content != nil {
-					walk(b.Content.Blocks)
-				}
+				walk(b.ContentRaw, depth+1)
 			case "image":
 				s.image = true
 				tokens += imageTokens
@@ -71,12 +80,20 @@ func gatherStats(req *providers.Request) *requestStats {
 				// included, which errs high.
 				textBytes += int64(len(b.Raw))
 			}
-		}
+			return nil
+		})
 	}
-	walk(req.System.Blocks)
-	for _, m := range req.Messages {
-		tokens += messageTokens
-		walk(m.Content.Blocks)
+	walk(providers.RequestValue(body, req, "system"), 0)
+	if msgs := providers.RequestValue(body, req, "messages"); len(msgs) > 0 && msgs[0] == '[' {
+		_, _ = jsonbytes.ScanArrayAt(msgs, 0, func(at int) (int, error) {
+			_, content, end, err := providers.ReadMessage(msgs, at)
+			if err != nil {
+				return 0, err
+			}
+			tokens += messageTokens
+			walk(content, 0)
+			return end, nil
+		})
 	}
 	for _, t := range req.Tools {
 		textBytes += int64(len(t.Raw))
@@ -92,15 +109,20 @@ func gatherStats(req *providers.Request) *requestStats {
 // counts a token per byte of its data: a PDF's text is compressed, and
 // each of its pages is also read as an image. A text document counts its
 // text, one made of content blocks those blocks.
-func documentTokens(b providers.Block) int64 {
-	if b.Source == nil {
+func documentTokens(b *providers.RawBlock) int64 {
+	src := &b.Source
+	if !src.Present {
 		return unseenDocumentTokens
 	}
-	switch b.Source.Type {
+	typ := "string"
+	if !src.IsString {
+		typ = src.Type.TextString()
+	}
+	switch typ {
 	case "base64":
-		return int64(len(b.Source.Data)) * 3 / 4
+		return int64(src.Data.TextLen()) * 3 / 4
 	case "text":
-		return int64(len(b.Source.Data)+bytesPerToken-1) / bytesPerToken
+		return int64(src.Data.TextLen()+bytesPerToken-1) / bytesPerToken
 	case "content":
 		// The blocks are in the raw source; count them as sent.
 		return int64(len(b.Raw)+bytesPerToken-1) / bytesPerToken

@@ -41,13 +41,15 @@ func TestInputTokenEstimate(t *testing.T) {
 			(3+int64(len(`{"q":1}`))+2)/3 + messageTokens, false, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			req, err := providers.ParseRequest([]byte(c.body))
-			if err != nil {
-				t.Fatal(err)
-			}
-			s := gatherStats(req)
-			if s.inputTokens != c.want || s.image != c.image || s.document != c.doc {
-				t.Errorf("estimate %d image %v document %v; want %d %v %v", s.inputTokens, s.image, s.document, c.want, c.image, c.doc)
+			for _, read := range []func([]byte) (*providers.Request, error){providers.ParseRequest, providers.ScanRequest} {
+				req, err := read([]byte(c.body))
+				if err != nil {
+					t.Fatal(err)
+				}
+				s := gatherStats(req, []byte(c.body))
+				if s.inputTokens != c.want || s.image != c.image || s.document != c.doc {
+					t.Errorf("estimate %d image %v document %v; want %d %v %v", s.inputTokens, s.image, s.document, c.want, c.image, c.doc)
+				}
 			}
 		})
 	}
@@ -57,11 +59,100 @@ func TestInputTokenEstimate(t *testing.T) {
 // run about four characters each, are estimated higher than that.
 func TestInputTokenEstimateErrsHigh(t *testing.T) {
 	prose := strings.Repeat("The quick brown fox jumps over the lazy dog near the riverbank. ", 200)
-	req, err := providers.ParseRequest([]byte(`{"model":"m","messages":[{"role":"user","content":"` + prose + `"}]}`))
+	body := []byte(`{"model":"m","messages":[{"role":"user","content":"` + prose + `"}]}`)
+	req, err := providers.ParseRequest(body)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, atFour := gatherStats(req).inputTokens, int64(len(prose)/4); got <= atFour {
+	if got, atFour := gatherStats(req, body).inputTokens, int64(len(prose)/4); got <= atFour {
 		t.Errorf("estimate %d is not above %d, four characters a token", got, atFour)
 	}
+}
+
+// gatherStatsTyped is the estimate read from the decoded history: the
+// reference gatherStats, which reads the body a block at a time, is held
+// to.
+func gatherStatsTyped(req *providers.Request) *requestStats {
+	s := new(requestStats)
+	var textBytes, tokens int64
+	var walk func(blocks []providers.Block)
+	walk = func(blocks []providers.Block) {
+		for _, b := range blocks {
+			switch b.Type {
+			case "text":
+				textBytes += int64(len(b.Text))
+			case "thinking":
+				textBytes += int64(len(b.Thinking))
+			case "redacted_thinking":
+				textBytes += int64(len(b.Data))
+			case "tool_use", "server_tool_use":
+				textBytes += int64(len(b.Name) + len(b.Input))
+			case "tool_result":
+				if b.Content != nil {
+					walk(b.Content.Blocks)
+				}
+			case "image":
+				s.image = true
+				tokens += imageTokens
+			case "document":
+				s.document = true
+				switch {
+				case b.Source == nil:
+					tokens += unseenDocumentTokens
+				case b.Source.Type == "base64":
+					tokens += int64(len(b.Source.Data)) * 3 / 4
+				case b.Source.Type == "text":
+					tokens += int64(len(b.Source.Data)+bytesPerToken-1) / bytesPerToken
+				case b.Source.Type == "content":
+					tokens += int64(len(b.Raw)+bytesPerToken-1) / bytesPerToken
+				default:
+					tokens += unseenDocumentTokens
+				}
+			default:
+				textBytes += int64(len(b.Raw))
+			}
+		}
+	}
+	walk(req.System.Blocks)
+	for _, m := range req.Messages {
+		tokens += messageTokens
+		walk(m.Content.Blocks)
+	}
+	for _, t := range req.Tools {
+		textBytes += int64(len(t.Raw))
+	}
+	if len(req.Tools) > 0 {
+		tokens += toolUseTokens
+	}
+	s.inputTokens = tokens + (textBytes+bytesPerToken-1)/bytesPerToken
+	return s
+}
+
+// FuzzInputTokenEstimate: the estimate read from the body a block at a
+// time is the one read from the decoded history, for any request,
+// whichever way it was read.
+func FuzzInputTokenEstimate(f *testing.F) {
+	for _, s := range []string{
+		`{"model":"m","system":[{"type":"text","text":"s\u00e9"}],"messages":[{"role":"user","content":[{"type":"text","text":"a\"b"},{"type":"image","source":{"type":"url","url":"u"}},{"type":"tool_result","tool_use_id":"t","content":[{"type":"tool_result","content":[{"type":"text","text":"deep"}]},{"type":"text","text":"x"}]}]}]}`,
+		`{"model":"m","messages":[{"Role":"user","CONTENT":[{"Type":"text","Text":"odd","text":null},{"type":"document","Source":{"type":"text","data":"d"}},{"type":"search_result","source":"s","content":[]}]},{"role":"assistant","content":[{"type":"tool_use","name":"n\u0061","input":{ "a" : 1 }},{"type":"thinking","thinking":"t","signature":"s"},{"type":"redacted_thinking","data":"d"}]}],"tools":[{"name":"x","input_schema":{}}]}`,
+		`{"model":"m","Messages":[{"role":"user","content":"a"}],"messages":[{"role":"user","content":"bb"}],"SYSTEM":"sys"}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		parsed, err := providers.ParseRequest(body)
+		if err != nil {
+			return
+		}
+		want := gatherStatsTyped(parsed)
+		for _, read := range []func([]byte) (*providers.Request, error){providers.ParseRequest, providers.ScanRequest} {
+			req, err := read(body)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := gatherStats(req, body); *got != *want {
+				t.Fatalf("%s\nfrom the body %+v\ndecoded %+v", body, *got, *want)
+			}
+		}
+	})
 }

@@ -31,7 +31,8 @@ type ParsedRequest struct {
 	// ReadErr is the error that ended the read: *http.MaxBytesError past
 	// the bound, or the connection's.
 	ReadErr error
-	// ParseErr is providers.ParseRequest's error, an invalid_request_error.
+	// ParseErr is the parse's error (providers.ScanRequest's, which are
+	// ParseRequest's), an invalid_request_error.
 	ParseErr error
 
 	stats *requestStats // made on first use
@@ -127,18 +128,35 @@ func (p *ParsedRequest) parse() (*providers.Request, error) {
 // parseFor is parse for the handler of prov: a provider that forwards the
 // client's body scans it instead of decoding its history
 // (providers.ParseRequestFor), unless a matcher has parsed it already.
+//
+// A matcher scans (providers.ScanRequest): it reads the small fields, and
+// its estimates read the history from the body a block at a time, so its
+// memory is bounded by the body's whatever the history's shape. The
+// history of a scanned request is decoded (Complete) only for a handler
+// whose provider does not work from a scan.
 func (p *ParsedRequest) parseFor(prov providers.Provider) (*providers.Request, error) {
 	if p.Request == nil && p.ParseErr == nil && p.ReadErr == nil {
 		if prov != nil {
 			p.Request, p.ParseErr = providers.ParseRequestFor(prov, p.Body)
 		} else {
-			p.Request, p.ParseErr = providers.ParseRequest(p.Body)
+			p.Request, p.ParseErr = providers.ScanRequest(p.Body)
 		}
 	}
 	if p.ReadErr != nil {
 		return nil, p.ReadErr
 	}
+	if p.Request != nil && p.Request.Scanned() && prov != nil && !scans(prov) {
+		if err := p.Request.Complete(); err != nil {
+			p.Request, p.ParseErr = nil, err
+		}
+	}
 	return p.Request, p.ParseErr
+}
+
+// scans reports a provider that works from ScanRequest's findings.
+func scans(prov providers.Provider) bool {
+	s, ok := prov.(providers.RequestScanner)
+	return ok && s.ScansRequest()
 }
 
 // readBodyOnce is the handler's read of the client's body: a matcher's

@@ -11,12 +11,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/thinkgate/thinkgate/internal/requestshapes"
 	"github.com/thinkgate/thinkgate/providers"
 	"github.com/thinkgate/thinkgate/providers/amazonq"
 	"github.com/thinkgate/thinkgate/providers/anthropic"
 	"github.com/thinkgate/thinkgate/providers/azure"
 	"github.com/thinkgate/thinkgate/providers/gemini"
 	"github.com/thinkgate/thinkgate/providers/openai"
+	"github.com/thinkgate/thinkgate/providers/responses"
 )
 
 // claudeCodeRequest builds a request shaped like a long Claude Code
@@ -127,66 +129,106 @@ func peakHeap(f func()) uint64 {
 	return peak.Load()
 }
 
-// BenchmarkRequestMemory measures what one request costs in memory from
-// its body to the upstream body: ParseRequest alone, then ParseRequest and
-// each provider's conversion, for a 1 MB and a 30 MB Claude Code request.
-// Besides B/op it reports the sampled peak heap of one request and both as
-// multiples of the body (peak-x, alloc-x). Run with
-//
-//	go test ./providers/ -run '^$' -bench BenchmarkRequestMemory -benchtime 5x
-func BenchmarkRequestMemory(b *testing.B) {
-	signer := providers.NewSigner([]byte("bench-signing-key"))
-	convs := []struct {
+// memoryProviders are the conversions BenchmarkRequestMemory measures,
+// after ParseRequest alone ("parse") and ScanRequest alone ("scan", the
+// thinkgate matcher's read).
+func memoryProviders() []struct {
+	name string
+	p    providers.Provider
+} {
+	return []struct {
 		name string
 		p    providers.Provider
 	}{
 		{"parse", nil},
+		{"scan", nil},
 		{"anthropic", anthropic.New(anthropic.Config{APIKey: "k"})},
 		{"azure", azure.New(azure.Config{APIKey: "k"})},
 		{"openai", openai.New(openai.Config{APIKey: "k"})},
+		{"responses", responses.New(responses.Config{APIKey: "k"})},
 		{"gemini", gemini.New(gemini.Config{APIKey: "k"})},
 		{"amazonq", amazonq.New(amazonq.Config{APIKey: "k"})},
 	}
-	for _, size := range []struct {
-		name  string
-		bytes int
-	}{{"1MB", 1 << 20}, {"30MB", 30 << 20}} {
-		body := claudeCodeRequest(signer, size.bytes)
-		for _, c := range convs {
-			b.Run(size.name+"/"+c.name, func(b *testing.B) {
-				s := &providers.Settings{SplitTags: true, DefaultThinking: true, Signer: signer,
-					Models: []providers.ModelRule{{From: "claude-*", To: "gemini-2.5-pro"}}}
-				run := func() (*providers.Exchange, *providers.Outbound) {
-					req, err := providers.ParseRequestFor(c.p, body)
-					if err != nil {
-						b.Fatal(err)
-					}
-					x := providers.NewExchange(s, req, body, providers.ExchangeOptions{Path: "/v1/messages"})
-					out := &providers.Outbound{Path: x.Path, Header: http.Header{}}
-					if c.p != nil {
-						if _, err := c.p.Rewrite(x, out); err != nil {
-							b.Fatal(err)
-						}
-					}
-					return x, out
+}
+
+// BenchmarkRequestMemory measures what one request costs in memory from
+// its body to the upstream body: ParseRequest alone, then ParseRequest and
+// each provider's conversion, for a 1 MB and a 30 MB Claude Code request
+// and, at 30 MB, for each hostile shape of internal/requestshapes. Besides
+// B/op it reports the sampled peak heap of one request and both as
+// multiples of the body (peak-x, alloc-x). Run with
+//
+//	go test ./providers/ -run '^$' -bench BenchmarkRequestMemory -benchtime 5x
+//
+// or one shape and provider, e.g. -bench 'BenchmarkRequestMemory/30MB/tiny_blocks/openai$'.
+func BenchmarkRequestMemory(b *testing.B) {
+	signer := providers.NewSigner([]byte("bench-signing-key"))
+	type body struct {
+		name string
+		data func() []byte
+	}
+	bodies := []body{
+		{"1MB", func() []byte { return claudeCodeRequest(signer, 1<<20) }},
+		{"30MB", func() []byte { return claudeCodeRequest(signer, 30<<20) }},
+	}
+	for _, shape := range requestshapes.Shapes {
+		bodies = append(bodies, body{"30MB/" + shape.Name, func() []byte { return shape.Build(30 << 20) }})
+	}
+	for _, bd := range bodies {
+		var data []byte // built on first use: a filtered run builds only its own
+		for _, c := range memoryProviders() {
+			b.Run(bd.name+"/"+c.name, func(b *testing.B) {
+				if data == nil {
+					data = bd.data()
 				}
-				var peak uint64
-				b.SetBytes(int64(len(body)))
-				b.ReportAllocs()
-				b.ResetTimer()
-				for i := 0; i < b.N; i++ {
-					var x *providers.Exchange
-					var out *providers.Outbound
-					if p := peakHeap(func() { x, out = run() }); p > peak {
-						peak = p
-					}
-					runtime.KeepAlive(x)
-					runtime.KeepAlive(out)
-				}
-				b.StopTimer()
-				b.ReportMetric(float64(peak)/float64(len(body)), "peak-x")
-				b.ReportMetric(float64(peak)/(1<<20), "peak-MiB")
+				benchRequestMemory(b, signer, c.name, c.p, data)
 			})
 		}
 	}
+}
+
+// benchRequestMemory runs one request of body through p's conversion (nil:
+// ParseRequest only) b.N times.
+func benchRequestMemory(b *testing.B, signer *providers.Signer, name string, p providers.Provider, body []byte) {
+	s := &providers.Settings{SplitTags: true, DefaultThinking: true, Signer: signer,
+		Models: []providers.ModelRule{{From: "claude-*", To: "gemini-2.5-pro"}}}
+	run := func() (*providers.Exchange, *providers.Outbound) {
+		var req *providers.Request
+		var err error
+		switch {
+		case name == "scan":
+			req, err = providers.ScanRequest(body)
+		case p == nil:
+			req, err = providers.ParseRequest(body)
+		default:
+			req, err = providers.ParseRequestFor(p, body)
+		}
+		if err != nil {
+			b.Fatal(err)
+		}
+		x := providers.NewExchange(s, req, body, providers.ExchangeOptions{Path: "/v1/messages"})
+		out := &providers.Outbound{Path: x.Path, Header: http.Header{}}
+		if p != nil {
+			if _, err := p.Rewrite(x, out); err != nil {
+				b.Fatal(err)
+			}
+		}
+		return x, out
+	}
+	var peak uint64
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		var x *providers.Exchange
+		var out *providers.Outbound
+		if p := peakHeap(func() { x, out = run() }); p > peak {
+			peak = p
+		}
+		runtime.KeepAlive(x)
+		runtime.KeepAlive(out)
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(peak)/float64(len(body)), "peak-x")
+	b.ReportMetric(float64(peak)/(1<<20), "peak-MiB")
 }

@@ -1,6 +1,7 @@
 package providers
 
 import (
+	"encoding/json"
 	"errors"
 	"math/bits"
 
@@ -58,6 +59,14 @@ func (s *RawString) Is(lit string) bool {
 	return string(s.Text(nil)) == lit
 }
 
+// TextLen is the length of the string's text.
+func (s *RawString) TextLen() int {
+	if s.Plain() {
+		return len(s.Raw)
+	}
+	return len(s.Text(nil))
+}
+
 // TextString is the string's text as a Go string.
 func (s *RawString) TextString() string { return string(s.Text(nil)) }
 
@@ -78,6 +87,9 @@ type RawBlock struct {
 	Input                                                      []byte // the raw value, nil if absent
 	IsError                                                    bool
 	Source                                                     RawSource
+	// ContentRaw is the block's content value as sent, nil when absent;
+	// Raw the whole block as sent (EachBlock).
+	ContentRaw, Raw []byte
 	// The block's own content is a RawContent's Subs[subLo:subHi].
 	subLo, subHi int
 }
@@ -349,4 +361,271 @@ func readRawSource(data []byte, i int, s *RawSource) (int, error) {
 		}
 		return readRawString(data, at, field)
 	})
+}
+
+// The readers above stop at what encoding/json reads by rules of its own
+// (a member name escaped or in another case, a repeated member, a null).
+// EachBlock and ReadMessage read every content ParseRequest accepts: such a
+// block is decoded alone by encoding/json, as ParseRequest decodes it, and
+// written again as a plain block the reader reads, so that a converter
+// built on them has one path whatever the client wrote. Both read one
+// block at a time into the caller's RawBlock: nothing is kept per block,
+// so a history of a million tiny blocks costs what one block costs.
+
+// EachBlock reads the Content value at at in data — a string is one text
+// block, an array its blocks, null none — and calls fn with each block in
+// order, read into b (reused for the next block: fn keeps nothing of it
+// but the slices of data it holds). A block's own content is left raw in
+// b.ContentRaw, for a nested EachBlock with another RawBlock. It returns
+// the index past the value.
+func EachBlock(data []byte, at int, b *RawBlock, fn func(j int, b *RawBlock) error) (int, error) {
+	switch {
+	case at >= len(data):
+		return 0, errNotContent
+	case data[at] == '"':
+		*b = RawBlock{Type: RawTextType}
+		end, err := readRawString(data, at, &b.Text)
+		if err != nil {
+			return 0, errNotContent
+		}
+		b.Raw = data[at:end:end]
+		return end, fn(0, b)
+	case jsonbytes.HasAt(data, at, "null"):
+		return at + len("null"), nil
+	case data[at] != '[':
+		return 0, errNotContent
+	}
+	j := 0
+	return jsonbytes.ScanArrayAt(data, at, func(at int) (int, error) {
+		*b = RawBlock{}
+		end, err := ReadRawBlock(data, at, b, func(b *RawBlock, at int) (int, error) {
+			end, err := skipRaw(data, at)
+			b.ContentRaw = data[at:end:end]
+			return end, err
+		})
+		if errors.Is(err, ErrLeftToTyped) {
+			end, err = readOddBlock(data, at, b)
+		}
+		if err != nil {
+			return 0, err
+		}
+		b.Raw = data[at:end:end]
+		err = fn(j, b)
+		j++
+		return end, err
+	})
+}
+
+// errNotContent is a content value of a kind ParseRequest rejects: not
+// reached for a request it accepted.
+var errNotContent = InvalidRequest("invalid request: content must be a string or an array of content blocks")
+
+// readOddBlock reads the block at at that ReadRawBlock leaves alone:
+// encoding/json decodes it, and the reader reads the plain block that
+// holds what it decoded.
+func readOddBlock(data []byte, at int, b *RawBlock) (int, error) {
+	end, err := skipRaw(data, at)
+	if err != nil {
+		return 0, err
+	}
+	var blk Block
+	if err := json.Unmarshal(data[at:end], &blk); err != nil {
+		return 0, InvalidRequest("invalid request: " + jsonErrorText(err))
+	}
+	plain, err := plainBlock(&blk)
+	if err != nil {
+		return 0, err
+	}
+	*b = RawBlock{}
+	if _, err := ReadRawBlock(plain, 0, b, func(b *RawBlock, at int) (int, error) {
+		end, err := skipRaw(plain, at)
+		b.ContentRaw = plain[at:end:end]
+		return end, err
+	}); err != nil {
+		return 0, InvalidRequest("invalid request: a content block the gateway cannot read")
+	}
+	return end, nil
+}
+
+// plainBlock writes blk as a block object with plain member names, each
+// once, no null: what ReadRawBlock reads as blk.
+func plainBlock(blk *Block) ([]byte, error) {
+	out := []byte{'{'}
+	member := func(name string) {
+		if len(out) > 1 {
+			out = append(out, ',')
+		}
+		out = append(out, '"')
+		out = append(out, name...)
+		out = append(out, '"', ':')
+	}
+	for _, f := range []struct{ name, v string }{
+		{"type", blk.Type}, {"text", blk.Text}, {"thinking", blk.Thinking}, {"signature", blk.Signature},
+		{"data", blk.Data}, {"id", blk.ID}, {"name", blk.Name}, {"tool_use_id", blk.ToolUseID},
+	} {
+		if f.v != "" {
+			member(f.name)
+			out = jsonbytes.AppendString(out, f.v)
+		}
+	}
+	if blk.Input != nil && string(blk.Input) != "null" { // a null input is none
+		member("input")
+		out = append(out, blk.Input...)
+	}
+	if blk.IsError {
+		member("is_error")
+		out = append(out, "true"...)
+	}
+	if s := blk.Source; s != nil {
+		member("source")
+		if s.Type == "string" && s.MediaType == "" && s.Data == "" {
+			out = jsonbytes.AppendString(out, s.URL)
+		} else {
+			src, err := json.Marshal(s)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, src...)
+		}
+	}
+	if blk.Content != nil {
+		c, err := json.Marshal(blk.Content)
+		if err != nil {
+			return nil, err
+		}
+		member("content")
+		out = append(out, c...)
+	}
+	return append(out, '}'), nil
+}
+
+// ReadMessage reads the message object at at in data: its role (zero
+// when absent) and its content's raw value (nil when absent or null), as
+// encoding/json decodes a Message: a member name matched exactly or else
+// as encoding/json folds it, the last of a repeated member, a null
+// changing nothing but the content. It returns the index past the object.
+func ReadMessage(data []byte, at int) (role RawString, content []byte, end int, err error) {
+	if at >= len(data) || data[at] != '{' {
+		return role, nil, 0, errNotMessage
+	}
+	end, err = jsonbytes.ScanObjectAt(data, at, func(name []byte, at int) (int, error) {
+		f := 0
+		if jsonbytes.PlainName(name, rawMessageFields) {
+			f = rawMessageFields[string(name)]
+		} else {
+			f = foldedMessageField(name)
+		}
+		switch f {
+		case 1:
+			if jsonbytes.HasAt(data, at, "null") {
+				return at + len("null"), nil
+			}
+			end, err := readRawString(data, at, &role)
+			if err != nil {
+				return 0, errNotMessage
+			}
+			return end, nil
+		case 2:
+			end, err := skipRaw(data, at)
+			if err != nil {
+				return 0, err
+			}
+			content = data[at:end:end]
+			if string(content) == "null" {
+				content = nil
+			}
+			return end, nil
+		}
+		return skipRaw(data, at)
+	})
+	return role, content, end, err
+}
+
+// errNotMessage is a message ParseRequest rejects: not reached for a
+// request it accepted.
+var errNotMessage = InvalidRequest("invalid request: a message must be an object with a string role")
+
+// foldedMessageField is the Message field (1 role, 2 content, 0 none) a
+// member named name (its raw bytes, escapes and all) sets when
+// encoding/json decodes it: it matches the name itself.
+func foldedMessageField(name []byte) int {
+	var probe struct {
+		Role    *struct{} `json:"role"`
+		Content *struct{} `json:"content"`
+	}
+	doc := make([]byte, 0, len(name)+8)
+	doc = append(doc, '{', '"')
+	doc = append(append(doc, name...), `":{}}`...)
+	if json.Unmarshal(doc, &probe) != nil {
+		return 0
+	}
+	switch {
+	case probe.Role != nil:
+		return 1
+	case probe.Content != nil:
+		return 2
+	}
+	return 0
+}
+
+// RequestValue returns the raw value encoding/json decodes into the
+// request's field name (messages, system) from the client's body: the
+// last top-level member whose name matches it exactly or folded; nil when
+// none does or its value is null. A request the walk read (FieldOrder
+// set: every name plain and once) has it in Fields.
+func RequestValue(body []byte, r *Request, name string) []byte {
+	var v []byte
+	if r.order != nil || r.scan != nil {
+		v = r.Fields[name]
+	} else {
+		v = memberValue(body, name)
+	}
+	if string(v) == "null" {
+		return nil
+	}
+	return v
+}
+
+// memberValue is the raw value of the last top-level member of the
+// request body (valid JSON) that encoding/json decodes into the Request
+// field name (messages, system or tools); nil when there is none.
+func memberValue(body []byte, name string) []byte {
+	var v []byte
+	_, _ = jsonbytes.ScanObjectAt(body, jsonbytes.SkipSpace(body, 0), func(key []byte, at int) (int, error) {
+		end, err := skipRaw(body, at)
+		if err != nil {
+			return 0, err
+		}
+		if string(key) == name || requestFieldOf(key) == name {
+			v = body[at:end:end]
+		}
+		return end, nil
+	})
+	return v
+}
+
+// requestFieldOf is the JSON name of the Request field, of messages,
+// system and tools, that a top-level member named key (raw) sets when encoding/json
+// decodes it ("" for neither).
+func requestFieldOf(key []byte) string {
+	var probe struct {
+		Messages *struct{} `json:"messages"`
+		System   *struct{} `json:"system"`
+		Tools    *struct{} `json:"tools"`
+	}
+	doc := make([]byte, 0, len(key)+8)
+	doc = append(doc, '{', '"')
+	doc = append(append(doc, key...), `":{}}`...)
+	if json.Unmarshal(doc, &probe) != nil {
+		return ""
+	}
+	switch {
+	case probe.Messages != nil:
+		return "messages"
+	case probe.System != nil:
+		return "system"
+	case probe.Tools != nil:
+		return "tools"
+	}
+	return ""
 }

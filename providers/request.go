@@ -10,6 +10,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/buger/jsonparser"
+
+	"github.com/thinkgate/thinkgate/internal/jsonbytes"
 )
 
 // Request is a client's Anthropic Messages request. Fields holds every
@@ -304,6 +306,11 @@ func ParseRequest(body []byte) (*Request, error) {
 			}
 			r.GatewayThinking = hasGatewayThinking(r.Messages)
 			return r, nil
+		}
+	}
+	if jsonbytes.Valid(body) {
+		if err := tooMany(body); err != nil {
+			return nil, err
 		}
 	}
 	r := &Request{}

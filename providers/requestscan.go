@@ -76,6 +76,15 @@ func (r *Request) Complete() error {
 	return nil
 }
 
+// MessageCount is the number of the request's messages, whether or not
+// they were decoded.
+func (r *Request) MessageCount() int {
+	if r.scan != nil {
+		return r.scan.nMessages
+	}
+	return len(r.Messages)
+}
+
 // Scanned reports whether Messages and System wait for Complete.
 func (r *Request) Scanned() bool { return r.scan != nil }
 
@@ -113,6 +122,9 @@ func scanRequest(body []byte) (_ *Request, ok bool) {
 	ok = w.request(r, func(i int) (int, bool) {
 		sc.messages = i
 		return w.array(i, func(i int) (int, bool) {
+			if sc.nMessages == MaxMessages {
+				return 0, false // ParseRequest refuses it (tooMany)
+			}
 			sc.nMessages++
 			end, signed, ok := w.scanMessage(i, sc)
 			r.GatewayThinking = r.GatewayThinking || signed

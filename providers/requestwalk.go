@@ -2,6 +2,7 @@ package providers
 
 import (
 	"encoding/json"
+	"fmt"
 	"unicode/utf16"
 	"unicode/utf8"
 
@@ -387,9 +388,55 @@ func (w *walker) tool(i int, t *Tool) (end int, ok bool) {
 	return end, ok
 }
 
+// MaxTools bounds the tool definitions of a request: a request with more
+// is refused (errTooManyTools) before they are decoded, so that a body of
+// tiny tools costs no more memory than the tools' bytes. Clients send tens.
+const MaxTools = 4096
+
+// errTooManyTools is the 400 for a request past MaxTools.
+var errTooManyTools = InvalidRequest(fmt.Sprintf("tools: more than %d tools; the gateway takes at most %d tool definitions per request", MaxTools, MaxTools))
+
+// MaxMessages bounds the messages of a request, as Anthropic's API bounds
+// them (100,000): a request with more is refused (errTooManyMessages)
+// before they are decoded. An upstream format may spend more bytes on a
+// message than the client did (a Responses message item is 72 bytes
+// around a one-letter text the client sent in 29), so the bound also
+// bounds what the upstream body adds to the client's.
+const MaxMessages = 100_000
+
+var errTooManyMessages = InvalidRequest(fmt.Sprintf("messages: more than %d messages; a request holds at most %d", MaxMessages, MaxMessages))
+
+// tooMany returns the error for a request body (valid JSON) whose tools
+// or messages array, as encoding/json would decode it, holds more than
+// its bound; nil otherwise.
+func tooMany(body []byte) error {
+	count := func(name string) int {
+		v := memberValue(body, name)
+		if len(v) == 0 || v[0] != '[' {
+			return 0
+		}
+		n := 0
+		_, _ = jsonbytes.ScanArrayAt(v, 0, func(at int) (int, error) {
+			n++
+			return skipRaw(v, at)
+		})
+		return n
+	}
+	switch {
+	case count("tools") > MaxTools:
+		return errTooManyTools
+	case count("messages") > MaxMessages:
+		return errTooManyMessages
+	}
+	return nil
+}
+
 // tools decodes the tools array at i.
 func (w *walker) tools(i int) (tools []Tool, end int, ok bool) {
 	end, ok = w.array(i, func(i int) (int, bool) {
+		if len(tools) == MaxTools {
+			return 0, false // ParseRequest refuses it (tooMany)
+		}
 		tools = append(tools, Tool{})
 		return w.tool(i, &tools[len(tools)-1])
 	})
@@ -445,6 +492,9 @@ func walkRequest(body []byte) (_ *Request, ok bool) {
 	ok = w.request(r, func(i int) (int, bool) {
 		r.Messages = make([]Message, 0, 16)
 		return w.array(i, func(i int) (int, bool) {
+			if len(r.Messages) == MaxMessages {
+				return 0, false // ParseRequest refuses it (tooMany)
+			}
 			r.Messages = append(r.Messages, Message{})
 			return w.message(i, &r.Messages[len(r.Messages)-1])
 		})

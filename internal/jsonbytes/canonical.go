@@ -304,3 +304,40 @@ func AppendCompact(dst, v []byte) []byte {
 	}
 	return append(dst, v[start:]...)
 }
+
+// AppendCompactStringBody appends, as AppendStringBodyNoHTML escapes it,
+// the text AppendCompact makes of the valid JSON value v (a tool call's
+// arguments), without holding that text: each stretch of v between the
+// white space outside its strings is escaped as it is, which escapes the
+// same runes, since the stretches end at ASCII white space.
+func AppendCompactStringBody(dst, v []byte) []byte {
+	start := 0
+	for i := 0; i < len(v); {
+		switch c := v[i]; c {
+		case '"':
+			i++
+			for {
+				i = IndexStringSpecial(v, i)
+				if i >= len(v) || v[i] == '"' {
+					break
+				}
+				if v[i] == '\\' {
+					i += 2
+				} else {
+					i++
+				}
+			}
+			i++
+		case ' ', '\t', '\n', '\r':
+			dst = AppendStringBodyNoHTML(dst, v[start:i])
+			i++
+			for i < len(v) && (v[i] == ' ' || v[i] == '\t' || v[i] == '\n' || v[i] == '\r') {
+				i++
+			}
+			start = i
+		default:
+			i++
+		}
+	}
+	return AppendStringBodyNoHTML(dst, v[start:])
+}

@@ -30,6 +30,19 @@ func Encode(v any, sizeHint int) ([]byte, error) {
 	return w.buf, nil
 }
 
+// AppendEncode is Encode appending to dst: a converter writes the fields
+// it encodes into the body it has written so far, without a buffer of
+// their own grown and copied.
+func AppendEncode(dst []byte, v any) ([]byte, error) {
+	w := &appendWriter{buf: dst}
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	if err := encodeValue(w, enc, reflect.ValueOf(v)); err != nil {
+		return nil, err
+	}
+	return w.buf, nil
+}
+
 // appendWriter collects the encoder's writes, each one value followed by a
 // newline, which is dropped.
 type appendWriter struct{ buf []byte }

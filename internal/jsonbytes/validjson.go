@@ -15,61 +15,78 @@ func Valid(data []byte) bool {
 // returns the index just past it, or -1.
 func ValidValue(data []byte, i, depth int) int {
 	var stackBuf [64]byte
-	stack := stackBuf[:0] // '{' or '[' per open container
+	end, deep := validValue(data, i, depth, stackBuf[:0])
+	if deep {
+		// Nested past 64 levels (a tool's input can be): again with room
+		// for any nesting MaxDepth allows, still on the stack, so that
+		// such a value costs no heap however often it is checked. Only
+		// this rare call clears the larger array.
+		var deepBuf [MaxDepth]byte
+		end, _ = validValue(data, i, depth, deepBuf[:0])
+	}
+	return end
+}
+
+// validValue is ValidValue with stack, one byte per open container ('{'
+// or '['), never grown: deep reports a value nested past its room.
+func validValue(data []byte, i, depth int, stack []byte) (end int, deep bool) {
 	for {
 		// A value starts at i.
 		if i >= len(data) {
-			return -1
+			return -1, false
 		}
 		switch c := data[i]; {
 		case c == '{' || c == '[':
 			if depth+len(stack) >= MaxDepth {
-				return -1
+				return -1, false
 			}
 			i = SkipSpace(data, i+1)
 			if i < len(data) && data[i] == c+2 { // '}' or ']'
 				i++
 				break
 			}
+			if len(stack) == cap(stack) {
+				return -1, true
+			}
 			stack = append(stack, c)
 			if c == '{' {
 				if i = validMemberName(data, i); i < 0 {
-					return -1
+					return -1, false
 				}
 			}
 			continue
 		case c == '"':
 			if i = ValidString(data, i); i < 0 {
-				return -1
+				return -1, false
 			}
 		case c == 't':
 			if !HasAt(data, i, "true") {
-				return -1
+				return -1, false
 			}
 			i += 4
 		case c == 'f':
 			if !HasAt(data, i, "false") {
-				return -1
+				return -1, false
 			}
 			i += 5
 		case c == 'n':
 			if !HasAt(data, i, "null") {
-				return -1
+				return -1, false
 			}
 			i += 4
 		default:
 			if i = validNumber(data, i); i < 0 {
-				return -1
+				return -1, false
 			}
 		}
 		// A value ended at i: close containers, or go on to the next member.
 		for {
 			if len(stack) == 0 {
-				return i
+				return i, false
 			}
 			i = SkipSpace(data, i)
 			if i >= len(data) {
-				return -1
+				return -1, false
 			}
 			top := stack[len(stack)-1]
 			if data[i] == top+2 {
@@ -78,12 +95,12 @@ func ValidValue(data []byte, i, depth int) int {
 				continue
 			}
 			if data[i] != ',' {
-				return -1
+				return -1, false
 			}
 			i = SkipSpace(data, i+1)
 			if top == '{' {
 				if i = validMemberName(data, i); i < 0 {
-					return -1
+					return -1, false
 				}
 			}
 			break

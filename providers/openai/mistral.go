@@ -99,30 +99,3 @@ func messageContent(t *translator, raw json.RawMessage) error {
 	}
 	return nil
 }
-
-// mistralChunks builds an assistant message's content in Mistral's chunk
-// form: thinking chunks where the thinking blocks were, text between them
-// joined as it was.
-type mistralChunks struct {
-	list        []contentPart
-	hasThinking bool
-}
-
-func (m *mistralChunks) text(s string) {
-	if s == "" {
-		return
-	}
-	if n := len(m.list); n > 0 && m.list[n-1].Type == "text" {
-		m.list[n-1].Text += s
-		return
-	}
-	m.list = append(m.list, contentPart{Type: "text", Text: s})
-}
-
-func (m *mistralChunks) thinking(s string) {
-	if s == "" {
-		return
-	}
-	m.hasThinking = true
-	m.list = append(m.list, contentPart{Type: "thinking", Thinking: []contentPart{{Type: "text", Text: s}}})
-}

@@ -13,75 +13,39 @@ import (
 // all of it is text that goes upstream unchanged: decoding each string
 // into Go and escaping it again cost more than everything else the gateway
 // does to a request. byteConverter writes the Chat Completions body
-// straight from the client's bytes, which ScanRequest has checked as
-// ParseRequest checks them: a string is copied as it is when the escaper
-// would write the same bytes, else with only its escapes rewritten
+// straight from the client's bytes, which ParseRequest or ScanRequest has
+// checked: a string is copied as it is when the escaper would write the
+// same bytes, else with only its escapes rewritten
 // (jsonbytes.AppendCanonicalBody), and only the few values the conversion
-// reads (block types, tool names, sources) are decoded. It writes exactly what the typed converter writes; the
-// differential fuzz target holds it to that.
-
-// fromBytes reports whether the configuration's conversion is one
-// byteConverter makes: mistral and openrouter history rebuild thinking
-// blocks from their signatures, which is left to the typed converter.
-func (c *converter) fromBytes() bool {
-	switch c.cfg.ReasoningHistory {
-	case HistoryMistral, HistoryOpenRouter:
-		return false
-	}
-	return true
-}
+// reads (block types, tool names, sources, the signatures of history
+// thinking) are decoded.
+//
+// A message is read one block at a time (providers.EachBlock), in as many
+// passes as the parts of its upstream form that come in another order
+// than its blocks (a user turn's tool messages before its text, an
+// assistant turn's content, reasoning and tool calls): nothing is kept
+// per block, so the conversion holds the upstream body and a few buffers,
+// whatever the history's shape. The typed converter the tests keep
+// (request_typed_test.go) is the reference it is held to, byte for byte.
 
 // byteConverter is one conversion from the client's bytes.
 type byteConverter struct {
 	*converter
-	data []byte // the client's body
-	out  []byte // the upstream's body
-	// scratch holds a tool call's compacted arguments.
-	scratch []byte
-	// segs are the pieces of the message being built: its text, or its
-	// parts' (user), or its content's (assistant); rsegs the reasoning's,
-	// tsegs a tool result's.
-	segs, rsegs, tsegs []seg
-	parts              []part
-	// content is the Content being converted: the system prompt's, or a
-	// message's.
-	content providers.RawContent
-	calls   []call
-	wrote   bool // a message is written: the next one needs a comma
+	out []byte // the upstream's body
+	// blk and sub are the block being read and, in a tool_result, its
+	// content's.
+	blk, sub providers.RawBlock
+	// details are an assistant turn's OpenRouter reasoning details,
+	// encoded, and consumed the indexes of the blocks they came from.
+	details  []byte
+	consumed []int
+	wrote    bool // a message is written: the next one needs a comma
 }
 
 // str is one of the client's strings, as the shared reader reads it.
 type str = providers.RawString
 
-// seg is a piece of a text: one of the client's strings, or the gateway's
-// own text (lit). The decoded pieces are valid UTF-8, so the escaped whole
-// is the escaped pieces one after another.
-type seg struct {
-	str
-	lit   string
-	isRaw bool
-}
-
-func rawSeg(s str) seg    { return seg{str: s, isRaw: true} }
-func litSeg(s string) seg { return seg{lit: s} }
-
-// part is a user message's content part: a text, or an image whose URL is
-// segs[lo:hi].
-type part struct {
-	image  bool
-	lo, hi int
-}
-
-// call is one tool_use of an assistant message.
-type call struct {
-	id    str
-	name  string // as sent upstream
-	input []byte // the raw value, nil if absent
-}
-
-// rawBlock is a block as the shared reader reads it, the client's strings
-// as they are. A message's blocks are read in one walk before they are
-// converted, whatever the order of their members.
+// rawBlock is a block as the shared reader reads it.
 type rawBlock = providers.RawBlock
 
 // typeOf is blk's type, decoded.
@@ -96,21 +60,21 @@ func sourceType(src *providers.RawSource) string {
 	return src.Type.TextString()
 }
 
-// convert writes the body: out's fields around the messages converted
-// from the client's bytes (messages and system are the indexes of those
-// values in b.data, -1 if absent).
-func (b *byteConverter) convert(out *chatRequest, messages, system int) ([]byte, error) {
-	b.out = b.x.NewBody(len(b.x.Body) + 512)
+// convert writes the body: out's fields around the system prompt and the
+// messages, converted from the client's bytes.
+func (b *byteConverter) convert(out *chatRequest) ([]byte, error) {
+	x := b.x
+	b.out = x.NewBody(BodySizeHint(x.Body))
 	b.out = append(b.out, `{"model":"`...)
 	b.out = jsonbytes.AppendStringBodyNoHTML(b.out, []byte(out.Model))
 	b.out = append(b.out, `","messages":[`...)
-	if err := b.systemPrompt(system); err != nil {
+	if err := b.systemPrompt(providers.RequestValue(x.Body, x.Request, "system")); err != nil {
 		return nil, err
 	}
-	if messages >= 0 {
+	if msgs := providers.RequestValue(x.Body, x.Request, "messages"); msgs != nil {
 		i := 0
-		_, err := jsonbytes.ScanArrayAt(b.data, messages, func(at int) (int, error) {
-			end, err := b.message(i, at)
+		_, err := jsonbytes.ScanArrayAt(msgs, 0, func(at int) (int, error) {
+			end, err := b.message(i, msgs, at)
 			i++
 			return end, err
 		})
@@ -120,52 +84,72 @@ func (b *byteConverter) convert(out *chatRequest, messages, system int) ([]byte,
 	}
 	b.out = append(b.out, ']')
 
-	// The other fields, written by the encoder the typed converter uses,
-	// after the two it writes first.
+	// The other fields, written by the encoder the reference uses, after
+	// the two written first.
 	rest := *out
 	rest.Model, rest.Messages = "", nil
-	tail, err := jsonbytes.Encode(&rest, 512)
+	lo := len(b.out)
+	out2, err := jsonbytes.AppendEncode(b.out, &rest)
 	if err != nil {
 		return nil, err
 	}
 	const head = `{"model":"","messages":null`
-	if !bytes.HasPrefix(tail, []byte(head)) {
-		return nil, fmt.Errorf("openai: unexpected request encoding %.40q", tail)
+	if !bytes.HasPrefix(out2[lo:], []byte(head)) {
+		return nil, fmt.Errorf("openai: unexpected request encoding %.40q", out2[lo:])
 	}
-	return append(b.out, tail[len(head):]...), nil
+	// The fields after the two written first, moved over the encoding's
+	// own start.
+	n := copy(out2[lo:], out2[lo+len(head):])
+	return out2[:lo+n], nil
+}
+
+// BodySizeHint is the room to ask for the upstream body converted from
+// body: the body, and a byte for each quote and backslash in it. Escaped
+// again in a string (a tool call's arguments) each of those takes two; the
+// rest of the upstream body is about as long as the client's, or shorter.
+// Growing the body past its first buffer would hold both buffers at once,
+// so the room errs high.
+func BodySizeHint(body []byte) int {
+	return len(body) + bytes.Count(body, []byte{'"'}) + bytes.Count(body, []byte{'\\'}) + 512
 }
 
 // systemPrompt writes the system message: the system prompt's text and
 // the thinking hint.
-func (b *byteConverter) systemPrompt(at int) error {
-	b.segs = b.segs[:0]
-	if at >= 0 {
-		if _, err := b.content.Read(b.data, at); err != nil {
+func (b *byteConverter) systemPrompt(system []byte) error {
+	texts := 0
+	if system != nil {
+		var err error
+		if texts, err = b.systemTexts(system, -1, false); err != nil {
 			return err
 		}
-		if err := b.systemText(b.content.Blocks, -1); err != nil {
-			return err
-		}
+	}
+	hint := ""
+	if b.hinted {
+		hint = b.x.Settings.Hint(b.x.Request.Thinking)
+	}
+	if texts == 0 && hint == "" {
+		return nil
+	}
+	b.textMessageStart("system")
+	if texts > 0 {
+		_, _ = b.systemTexts(system, -1, true)
 	}
 	if b.hinted {
-		if len(b.segs) > 0 {
-			b.segs = append(b.segs, litSeg("\n"))
+		if texts > 0 {
+			b.out = append(b.out, `\n`...)
 		}
-		if h := b.x.Settings.Hint(b.x.Request.Thinking); h != "" {
-			b.segs = append(b.segs, litSeg(h))
-		}
+		b.out = jsonbytes.AppendStringBodyNoHTML(b.out, []byte(hint))
 	}
-	if len(b.segs) > 0 {
-		b.textMessage("system", b.segs)
-	}
+	b.out = append(b.out, `"}`...)
 	return nil
 }
 
-// systemText collects into b.segs the text blocks of the system prompt
-// (msg -1) or of system message msg, joined by newlines.
-func (b *byteConverter) systemText(blks []rawBlock, msg int) error {
-	for j := range blks {
-		blk := &blks[j]
+// systemTexts reads the text blocks of the system prompt (msg -1) or of
+// system message msg, and returns how many are not empty; write writes
+// them, joined by newlines, once they are known to be text.
+func (b *byteConverter) systemTexts(content []byte, msg int, write bool) (int, error) {
+	n := 0
+	_, err := providers.EachBlock(content, 0, &b.blk, func(j int, blk *rawBlock) error {
 		if typ := typeOf(blk); string(typ) != "text" {
 			path := fmt.Sprintf("system.%d", j)
 			if msg >= 0 {
@@ -173,65 +157,99 @@ func (b *byteConverter) systemText(blks []rawBlock, msg int) error {
 			}
 			return unsupported(path, fmt.Sprintf("content block type %q in a system prompt", typ))
 		}
-		b.segs = joinSeg(b.segs, blk.Text)
-	}
-	return nil
-}
-
-// joinSeg appends a non-empty text to segs, after a newline if segs holds
-// text already.
-func joinSeg(segs []seg, s str) []seg {
-	if len(s.Raw) == 0 { // a string body decodes empty only when it is empty
-		return segs
-	}
-	if len(segs) > 0 {
-		segs = append(segs, litSeg("\n"))
-	}
-	return append(segs, rawSeg(s))
-}
-
-// message converts the message object at at, the i-th.
-func (b *byteConverter) message(i, at int) (int, error) {
-	var m providers.RawMessage
-	b.content.Reset()
-	end, err := providers.ReadRawMessage(b.data, at, &m, func(at int) (int, error) {
-		return b.content.Read(b.data, at)
+		if len(blk.Text.Raw) == 0 { // a string body decodes empty only when it is empty
+			return nil
+		}
+		if write {
+			if n > 0 {
+				b.out = append(b.out, `\n`...)
+			}
+			b.appendStr(blk.Text)
+		}
+		n++
+		return nil
 	})
+	return n, err
+}
+
+// message converts the message object at at of msgs, the i-th.
+func (b *byteConverter) message(i int, msgs []byte, at int) (int, error) {
+	role, content, end, err := providers.ReadMessage(msgs, at)
 	if err != nil {
-		return -1, err
+		return 0, err
 	}
-	role := m.Role.Text(nil)
-	switch string(role) {
+	switch string(role.Text(nil)) {
 	case "system":
 		// Claude Code sends one after the user turn: it stays in place.
-		b.segs = b.segs[:0]
-		if err := b.systemText(b.content.Blocks, i); err != nil {
-			return -1, err
+		if content != nil {
+			if _, err := b.systemTexts(content, i, false); err != nil {
+				return 0, err
+			}
 		}
-		b.textMessage("system", b.segs)
+		b.textMessageStart("system")
+		if content != nil {
+			_, _ = b.systemTexts(content, i, true)
+		}
+		b.out = append(b.out, `"}`...)
 	case "assistant":
-		err = b.assistant(i, b.content.Blocks)
+		err = b.assistant(i, content)
 	default:
-		err = b.user(i, b.content.Blocks)
+		err = b.user(i, content)
 	}
 	return end, err
 }
 
+// eachBlock is EachBlock of a message's content, nil for none.
+func (b *byteConverter) eachBlock(content []byte, fn func(j int, blk *rawBlock) error) error {
+	if content == nil {
+		return nil
+	}
+	_, err := providers.EachBlock(content, 0, &b.blk, fn)
+	return err
+}
+
+// userParts is what a user turn's first pass finds: its content parts
+// (consecutive texts merge into one), whether the first is an image, and
+// its tool results.
+type userParts struct {
+	parts, tools int
+	firstImage   bool
+	inText       bool
+}
+
+func (p *userParts) text(s str) {
+	if len(s.Raw) == 0 || p.inText {
+		return
+	}
+	if p.parts == 0 {
+		p.firstImage = false
+	}
+	p.parts++
+	p.inText = true
+}
+
+func (p *userParts) image() {
+	if p.parts == 0 {
+		p.firstImage = true
+	}
+	p.parts++
+	p.inText = false
+}
+
 // user converts a user turn: its tool_result blocks become role "tool"
-// messages, written as they come, ahead of the message with the turn's
-// other content.
-func (b *byteConverter) user(i int, blks []rawBlock) error {
-	b.segs, b.parts = b.segs[:0], b.parts[:0]
-	tools := 0
-	for j := range blks {
-		blk := &blks[j]
+// messages, written in a first pass as they come, ahead of the message
+// with the turn's other content, written in a second.
+func (b *byteConverter) user(i int, content []byte) error {
+	var p userParts
+	err := b.eachBlock(content, func(j int, blk *rawBlock) error {
 		switch typ := typeOf(blk); string(typ) {
 		case "text":
-			b.partText(blk.Text)
+			p.text(blk.Text)
 		case "image":
-			if err := b.partImage(blk, func() string { return fmt.Sprintf("messages.%d.content.%d.source", i, j) }); err != nil {
+			if err := checkImage(blk, func() string { return fmt.Sprintf("messages.%d.content.%d.source", i, j) }); err != nil {
 				return err
 			}
+			p.image()
 		case "document":
 			// A plain-text document is text; PDFs have no portable form.
 			if src := &blk.Source; !src.Present || sourceType(src) != "text" {
@@ -241,101 +259,173 @@ func (b *byteConverter) user(i int, blks []rawBlock) error {
 				}
 				return unsupported(fmt.Sprintf("messages.%d.content.%d", i, j), fmt.Sprintf("document block (source %s)", strings.TrimSpace(st)))
 			}
-			b.partText(blk.Source.Data)
+			p.text(blk.Source.Data)
 		case "tool_result":
-			tools++
-			if err := b.toolResult(i, j, blk); err != nil {
-				return err
+			p.tools++
+			images, err := b.toolResult(i, j, blk)
+			for range images {
+				p.image()
 			}
+			return err
 		default:
 			return unsupported(fmt.Sprintf("messages.%d.content.%d", i, j), fmt.Sprintf("content block type %q in a user message", typ))
 		}
-	}
+		return nil
+	})
 	switch {
-	case len(b.parts) == 1 && !b.parts[0].image:
+	case err != nil:
+		return err
+	case p.parts == 1 && !p.firstImage:
 		// A plain string when there are no images, the form every
 		// OpenAI-compatible server takes.
-		b.textMessage("user", b.segs)
-	case len(b.parts) > 0:
+		b.textMessageStart("user")
+		first := true
+		_ = b.eachBlock(content, func(_ int, blk *rawBlock) error {
+			if s := userText(blk); s != nil && len(s.Raw) > 0 {
+				if !first {
+					b.out = append(b.out, `\n`...)
+				}
+				b.appendStr(*s)
+				first = false
+			}
+			return nil
+		})
+		b.out = append(b.out, `"}`...)
+	case p.parts > 0:
 		b.startMessage()
 		b.out = append(b.out, `{"role":"user","content":[`...)
-		for k, p := range b.parts {
-			if k > 0 {
-				b.out = append(b.out, ',')
+		w := partWriter{b: b}
+		_ = b.eachBlock(content, func(_ int, blk *rawBlock) error {
+			if s := userText(blk); s != nil {
+				w.text(*s)
+				return nil
 			}
-			if p.image {
-				b.out = append(b.out, `{"type":"image_url","image_url":{"url":"`...)
-				b.appendSegs(b.segs[p.lo:p.hi])
-				b.out = append(b.out, `"}}`...)
-			} else {
-				b.out = append(b.out, `{"type":"text","text":"`...)
-				b.appendSegs(b.segs[p.lo:p.hi])
-				b.out = append(b.out, `"}`...)
+			switch string(typeOf(blk)) {
+			case "image":
+				w.image(blk)
+			case "tool_result":
+				_, _ = providers.EachBlock(blk.ContentRaw, 0, &b.sub, func(_ int, rb *rawBlock) error {
+					if string(typeOf(rb)) == "image" {
+						w.image(rb)
+					}
+					return nil
+				})
 			}
-		}
+			return nil
+		})
+		w.end()
 		b.out = append(b.out, `]}`...)
-	case tools == 0:
-		b.textMessage("user", nil)
+	case p.tools == 0:
+		b.textMessageStart("user")
+		b.out = append(b.out, `"}`...)
 	}
 	return nil
 }
 
-// partText adds a text to the user message's parts: consecutive texts
+// userText is the text a user turn's block adds to its parts: a text
+// block's, a document's; nil for any other block.
+func userText(blk *rawBlock) *str {
+	switch string(typeOf(blk)) {
+	case "text":
+		return &blk.Text
+	case "document":
+		return &blk.Source.Data
+	}
+	return nil
+}
+
+// partWriter writes a user message's content parts: consecutive texts
 // merge into one part, joined by a newline.
-func (b *byteConverter) partText(s str) {
+type partWriter struct {
+	b      *byteConverter
+	parts  int
+	inText bool
+}
+
+func (w *partWriter) text(s str) {
 	if len(s.Raw) == 0 {
 		return
 	}
-	if n := len(b.parts); n > 0 && !b.parts[n-1].image {
-		b.segs = append(b.segs, litSeg("\n"), rawSeg(s))
-		b.parts[n-1].hi = len(b.segs)
-		return
+	b := w.b
+	if w.inText {
+		b.out = append(b.out, `\n`...)
+	} else {
+		if w.parts > 0 {
+			b.out = append(b.out, ',')
+		}
+		b.out = append(b.out, `{"type":"text","text":"`...)
+		w.parts++
+		w.inText = true
 	}
-	lo := len(b.segs)
-	b.segs = append(b.segs, rawSeg(s))
-	b.parts = append(b.parts, part{lo: lo, hi: len(b.segs)})
+	b.appendStr(s)
 }
 
-// partImage adds an image part for the image blk; path words the error
-// for a source with no URL form.
-func (b *byteConverter) partImage(blk *rawBlock, path func() string) error {
-	lo := len(b.segs)
+func (w *partWriter) image(blk *rawBlock) {
+	b := w.b
+	w.end()
+	if w.parts > 0 {
+		b.out = append(b.out, ',')
+	}
+	w.parts++
+	b.out = append(b.out, `{"type":"image_url","image_url":{"url":"`...)
+	src := &blk.Source
+	if sourceType(src) == "base64" {
+		b.out = append(b.out, "data:"...)
+		b.appendStr(src.MediaType)
+		b.out = append(b.out, ";base64,"...)
+		b.appendStr(src.Data)
+	} else {
+		b.appendStr(src.URL)
+	}
+	b.out = append(b.out, `"}}`...)
+}
+
+// end closes the text part under way.
+func (w *partWriter) end() {
+	if w.inText {
+		w.b.out = append(w.b.out, `"}`...)
+		w.inText = false
+	}
+}
+
+// checkImage reports an image source with no URL form; path words the
+// error.
+func checkImage(blk *rawBlock, path func() string) error {
 	src := &blk.Source
 	switch st := sourceType(src); {
-	case src.Present && st == "base64":
-		b.segs = append(b.segs, litSeg("data:"), rawSeg(src.MediaType), litSeg(";base64,"), rawSeg(src.Data))
-	case src.Present && st == "url":
-		b.segs = append(b.segs, rawSeg(src.URL))
-	default:
-		typ := "missing"
-		if src.Present {
-			typ = fmt.Sprintf("%q", st)
-		}
-		return unsupported(path(), "image source type "+typ)
+	case src.Present && (st == "base64" || st == "url"):
+		return nil
+	case src.Present:
+		return unsupported(path(), fmt.Sprintf("image source type %q", st))
 	}
-	b.parts = append(b.parts, part{image: true, lo: lo, hi: len(b.segs)})
-	return nil
+	return unsupported(path(), "image source type missing")
 }
 
 // toolResult writes the tool message of the tool_result blk, block j of
-// message i. A tool message takes only text, so images the tool returned
-// go to the user message that follows.
-func (b *byteConverter) toolResult(i, j int, blk *rawBlock) error {
-	b.tsegs = b.tsegs[:0]
-	images := 0
-	subs := b.content.Content(blk)
-	for k := range subs {
-		rb := &subs[k]
-		switch typ := typeOf(rb); string(typ) {
-		case "text":
-			b.tsegs = joinSeg(b.tsegs, rb.Text)
-		case "image":
-			if err := b.partImage(rb, func() string { return fmt.Sprintf("messages.%d.content.%d.content.%d.source", i, j, k) }); err != nil {
-				return err
+// message i, and returns the number of its images. A tool message takes
+// only text, so images the tool returned go to the user message that
+// follows.
+func (b *byteConverter) toolResult(i, j int, blk *rawBlock) (images int, err error) {
+	texts := 0
+	if blk.ContentRaw != nil {
+		_, err = providers.EachBlock(blk.ContentRaw, 0, &b.sub, func(k int, rb *rawBlock) error {
+			switch typ := typeOf(rb); string(typ) {
+			case "text":
+				if len(rb.Text.Raw) > 0 {
+					texts++
+				}
+			case "image":
+				if err := checkImage(rb, func() string { return fmt.Sprintf("messages.%d.content.%d.content.%d.source", i, j, k) }); err != nil {
+					return err
+				}
+				images++
+			default:
+				return unsupported(fmt.Sprintf("messages.%d.content.%d.content.%d", i, j, k), fmt.Sprintf("content block type %q in a tool_result", typ))
 			}
-			images++
-		default:
-			return unsupported(fmt.Sprintf("messages.%d.content.%d.content.%d", i, j, k), fmt.Sprintf("content block type %q in a tool_result", typ))
+			return nil
+		})
+		if err != nil {
+			return 0, err
 		}
 	}
 	b.startMessage()
@@ -343,10 +433,22 @@ func (b *byteConverter) toolResult(i, j int, blk *rawBlock) error {
 	if blk.IsError {
 		b.out = append(b.out, "Error: "...)
 	}
-	if images > 0 && len(b.tsegs) == 0 {
+	if images > 0 && texts == 0 {
 		b.out = append(b.out, "(the tool returned an image; it follows in the next user message)"...)
 	}
-	b.appendSegs(b.tsegs)
+	if texts > 0 {
+		first := true
+		_, _ = providers.EachBlock(blk.ContentRaw, 0, &b.sub, func(_ int, rb *rawBlock) error {
+			if len(rb.Text.Raw) > 0 && string(typeOf(rb)) == "text" {
+				if !first {
+					b.out = append(b.out, `\n`...)
+				}
+				b.appendStr(rb.Text)
+				first = false
+			}
+			return nil
+		})
+	}
 	b.out = append(b.out, '"')
 	if len(blk.ToolUseID.Raw) > 0 {
 		b.out = append(b.out, `,"tool_call_id":"`...)
@@ -354,93 +456,240 @@ func (b *byteConverter) toolResult(i, j int, blk *rawBlock) error {
 		b.out = append(b.out, '"')
 	}
 	b.out = append(b.out, '}')
-	return nil
+	return images, nil
+}
+
+// assistantTurn is what an assistant turn's first pass finds.
+type assistantTurn struct {
+	content      bool // text or tags for the content
+	reasoning    bool // thinking for reasoning_content
+	chunks       bool // thinking for Mistral's chunks
+	calls        int
+	details      int
+	textRun      bool // Mistral: the last chunk is text
+	reasoningRun bool // reasoning_content: a thinking block came
 }
 
 // assistant converts an assistant turn: text and history thinking (as tags
-// in place, or as reasoning_content) become the content, tool_use blocks the
+// in place, as reasoning_content, as Mistral's thinking chunks, as
+// OpenRouter's reasoning details) become the content, tool_use blocks the
 // tool_calls.
-func (b *byteConverter) assistant(i int, blks []rawBlock) error {
-	b.segs, b.rsegs, b.calls = b.segs[:0], b.rsegs[:0], b.calls[:0]
-	asReasoning := b.cfg.ReasoningHistory == HistoryReasoningContent
-	hasReasoning := false
-	contentLen := 0
-	for j := range blks {
-		blk := &blks[j]
+func (b *byteConverter) assistant(i int, content []byte) error {
+	hist := b.cfg.ReasoningHistory
+	var t assistantTurn
+	b.details, b.consumed = b.details[:0], b.consumed[:0]
+	err := b.eachBlock(content, func(j int, blk *rawBlock) error {
+		if hist == HistoryOpenRouter && b.openRouterDetail(j, blk) {
+			return nil
+		}
 		switch typ := typeOf(blk); string(typ) {
 		case "text":
-			// The model's own output, split by the gateway, rejoins exactly.
-			if len(blk.Text.Raw) > 0 {
-				b.segs = append(b.segs, rawSeg(blk.Text))
-				contentLen += len(blk.Text.Raw)
-			}
+			t.content = t.content || len(blk.Text.Raw) > 0
 		case "thinking":
 			switch {
-			case asReasoning:
-				// The field is the upstream's protocol, not a prompt, so
-				// it goes back whether or not thinking is on.
-				if hasReasoning && len(blk.Thinking.Raw) > 0 {
-					b.rsegs = append(b.rsegs, litSeg("\n\n"))
-				}
-				b.rsegs = append(b.rsegs, rawSeg(blk.Thinking))
-				hasReasoning = true
+			case hist == HistoryMistral:
+				t.chunks = t.chunks || len(blk.Thinking.Raw) > 0
+			case hist == HistoryReasoningContent:
+				t.reasoning = true
 			case b.hinted && len(blk.Thinking.Raw) > 0:
-				b.segs = append(b.segs, litSeg("<"+b.tag+">"), rawSeg(blk.Thinking), litSeg("</"+b.tag+">"))
-				contentLen += len(blk.Thinking.Raw) + 1
+				t.content = true
 			}
-			// Thinking off, or asked for without the hint: history
-			// thinking is dropped, so the model is not shown a format it
-			// was not asked for.
 		case "redacted_thinking":
 			// Encrypted for Anthropic alone: nothing an OpenAI model can read.
 		case "tool_use":
-			b.calls = append(b.calls, call{id: blk.ID, name: b.state.shorten(blk.Name.TextString()), input: blk.Input})
+			t.calls++
 		default:
 			return unsupported(fmt.Sprintf("messages.%d.content.%d", i, j), fmt.Sprintf("content block type %q in an assistant message", typ))
 		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
-	if contentLen == 0 && len(b.calls) == 0 {
+	if !t.content && t.calls == 0 {
 		// Nothing an upstream accepts (only thinking, dropped): leave the turn out.
 		return nil
 	}
 	b.startMessage()
 	b.out = append(b.out, `{"role":"assistant","content":`...)
-	if contentLen > 0 {
+	switch {
+	case t.chunks:
+		b.mistralChunks(content)
+	case t.content:
 		b.out = append(b.out, '"')
-		b.appendSegs(b.segs)
+		b.assistantText(content)
 		b.out = append(b.out, '"')
-	} else {
+	default:
 		b.out = append(b.out, "null"...)
 	}
-	if asReasoning && (hasReasoning || len(b.calls) > 0) {
+	if hist == HistoryReasoningContent && (t.reasoning || t.calls > 0) {
 		// DeepSeek rejects a tool-calling assistant message without the field.
 		b.out = append(b.out, `,"reasoning_content":"`...)
-		b.appendSegs(b.rsegs)
+		b.reasoningText(content)
 		b.out = append(b.out, '"')
 	}
-	if len(b.calls) > 0 {
+	if len(b.details) > 0 {
+		b.out = append(b.out, `,"reasoning_details":[`...)
+		b.out = append(b.out, b.details...)
+		b.out = append(b.out, ']')
+	}
+	if t.calls > 0 {
 		b.out = append(b.out, `,"tool_calls":[`...)
-		for k, c := range b.calls {
+		k := 0
+		_ = b.eachBlock(content, func(_ int, blk *rawBlock) error {
+			if string(typeOf(blk)) != "tool_use" {
+				return nil
+			}
 			if k > 0 {
 				b.out = append(b.out, ',')
 			}
-			b.out = append(b.out, `{"id":"`...)
-			b.appendStr(c.id)
-			b.out = append(b.out, `","type":"function","function":{"name":"`...)
-			b.out = jsonbytes.AppendStringBodyNoHTML(b.out, []byte(c.name))
-			b.out = append(b.out, `","arguments":"`...)
-			if c.input == nil {
-				b.out = append(b.out, "{}"...)
-			} else {
-				b.scratch = jsonbytes.AppendCompact(b.scratch[:0], c.input)
-				b.out = jsonbytes.AppendStringBodyNoHTML(b.out, b.scratch)
-			}
-			b.out = append(b.out, `"}}`...)
-		}
+			k++
+			b.toolCall(blk)
+			return nil
+		})
 		b.out = append(b.out, ']')
 	}
 	b.out = append(b.out, '}')
 	return nil
+}
+
+// openRouterDetail reports a history block, block j of the turn, that
+// the gateway made from an OpenRouter reasoning detail, and adds the
+// detail it goes back as to b.details.
+func (b *byteConverter) openRouterDetail(j int, blk *rawBlock) bool {
+	var block providers.Block
+	switch typ := string(typeOf(blk)); typ {
+	case "thinking":
+		block = providers.Block{Type: typ, Thinking: blk.Thinking.TextString(), Signature: blk.Signature.TextString()}
+	case "redacted_thinking":
+		block = providers.Block{Type: typ, Data: blk.Data.TextString()}
+	default:
+		return false
+	}
+	d, ok := b.openRouterHistory(block)
+	if !ok {
+		return false
+	}
+	enc, err := jsonbytes.Encode(d, 256)
+	if err != nil {
+		return false
+	}
+	if len(b.details) > 0 {
+		b.details = append(b.details, ',')
+	}
+	b.details = append(b.details, enc...)
+	b.consumed = append(b.consumed, j)
+	return true
+}
+
+// assistantText writes the turn's content: its text, and its thinking as
+// tags when the hint asked for them.
+func (b *byteConverter) assistantText(content []byte) {
+	tags := b.hinted && b.cfg.ReasoningHistory != HistoryMistral && b.cfg.ReasoningHistory != HistoryReasoningContent
+	next := 0 // in b.consumed, whose indexes rise
+	_ = b.eachBlock(content, func(j int, blk *rawBlock) error {
+		if next < len(b.consumed) && b.consumed[next] == j {
+			next++
+			return nil
+		}
+		switch string(typeOf(blk)) {
+		case "text":
+			// The model's own output, split by the gateway, rejoins exactly.
+			b.appendStr(blk.Text)
+		case "thinking":
+			if tags && len(blk.Thinking.Raw) > 0 {
+				b.out = append(b.out, '<')
+				b.out = jsonbytes.AppendStringBodyNoHTML(b.out, []byte(b.tag))
+				b.out = append(b.out, '>')
+				b.appendStr(blk.Thinking)
+				b.out = append(b.out, '<', '/')
+				b.out = jsonbytes.AppendStringBodyNoHTML(b.out, []byte(b.tag))
+				b.out = append(b.out, '>')
+			}
+			// Thinking off, or asked for without the hint: history
+			// thinking is dropped, so the model is not shown a format it
+			// was not asked for.
+		}
+		return nil
+	})
+}
+
+// reasoningText writes the turn's thinking as reasoning_content, blocks
+// joined by a blank line. The field is the upstream's protocol, not a
+// prompt, so it goes back whether or not thinking is on.
+func (b *byteConverter) reasoningText(content []byte) {
+	any := false
+	_ = b.eachBlock(content, func(_ int, blk *rawBlock) error {
+		if string(typeOf(blk)) == "thinking" {
+			if any && len(blk.Thinking.Raw) > 0 {
+				b.out = append(b.out, `\n\n`...)
+			}
+			b.appendStr(blk.Thinking)
+			any = true
+		}
+		return nil
+	})
+}
+
+// mistralChunks writes the turn's content in Mistral's chunk form:
+// thinking chunks where the thinking blocks were (Mistral's own form, in
+// place; like reasoning_content it is protocol, sent whether or not
+// thinking is on), the text between them joined as it was.
+func (b *byteConverter) mistralChunks(content []byte) {
+	b.out = append(b.out, '[')
+	n, inText := 0, false
+	_ = b.eachBlock(content, func(_ int, blk *rawBlock) error {
+		switch string(typeOf(blk)) {
+		case "text":
+			if len(blk.Text.Raw) == 0 {
+				return nil
+			}
+			if !inText {
+				if n > 0 {
+					b.out = append(b.out, ',')
+				}
+				n++
+				b.out = append(b.out, `{"type":"text","text":"`...)
+				inText = true
+			}
+			b.appendStr(blk.Text)
+		case "thinking":
+			if len(blk.Thinking.Raw) == 0 {
+				return nil
+			}
+			if inText {
+				b.out = append(b.out, `"}`...)
+				inText = false
+			}
+			if n > 0 {
+				b.out = append(b.out, ',')
+			}
+			n++
+			b.out = append(b.out, `{"type":"thinking","thinking":[{"type":"text","text":"`...)
+			b.appendStr(blk.Thinking)
+			b.out = append(b.out, `"}]}`...)
+		}
+		return nil
+	})
+	if inText {
+		b.out = append(b.out, `"}`...)
+	}
+	b.out = append(b.out, ']')
+}
+
+// toolCall writes the tool call of the tool_use blk.
+func (b *byteConverter) toolCall(blk *rawBlock) {
+	b.out = append(b.out, `{"id":"`...)
+	b.appendStr(blk.ID)
+	b.out = append(b.out, `","type":"function","function":{"name":"`...)
+	b.out = jsonbytes.AppendStringBodyNoHTML(b.out, []byte(b.state.shorten(blk.Name.TextString())))
+	b.out = append(b.out, `","arguments":"`...)
+	if blk.Input == nil || string(blk.Input) == "null" {
+		b.out = append(b.out, "{}"...)
+	} else {
+		b.out = jsonbytes.AppendCompactStringBody(b.out, blk.Input)
+	}
+	b.out = append(b.out, `"}}`...)
 }
 
 // startMessage writes the comma before every message but the first.
@@ -451,30 +700,17 @@ func (b *byteConverter) startMessage() {
 	b.wrote = true
 }
 
-// textMessage writes a message of role whose content is the text segs.
-func (b *byteConverter) textMessage(role string, segs []seg) {
+// textMessageStart opens a message of role whose content is a string;
+// the caller writes the string's body and `"}`.
+func (b *byteConverter) textMessageStart(role string) {
 	b.startMessage()
 	b.out = append(b.out, `{"role":"`...)
 	b.out = append(b.out, role...)
 	b.out = append(b.out, `","content":"`...)
-	b.appendSegs(segs)
-	b.out = append(b.out, `"}`...)
-}
-
-// appendSegs writes segs, escaped, one after another.
-func (b *byteConverter) appendSegs(segs []seg) {
-	for _, s := range segs {
-		if s.isRaw {
-			b.appendStr(s.str)
-		} else {
-			b.out = jsonbytes.AppendStringBodyNoHTML(b.out, []byte(s.lit))
-		}
-	}
 }
 
 // appendStr writes one of the client's strings as the escaper writes its
-// value: as it is when canonical, else with its escapes rewritten. The
-// scan checked it is a string.
+// value: as it is when canonical, else with its escapes rewritten.
 func (b *byteConverter) appendStr(s str) {
 	if s.Canonical {
 		b.out = append(b.out, s.Raw...)

@@ -18,7 +18,7 @@ func TestConvertRequestFromBytesReaderRules(t *testing.T) {
 			t.Fatal(err)
 		}
 		got, _, gotErr := ConvertRequest(x, Config{})
-		want, _, wantErr := ConvertRequest(exchange(t, testSettings(), body), Config{})
+		want, _, wantErr := convertTyped(exchange(t, testSettings(), body), Config{})
 		if string(got) != string(want) || errText(gotErr) != errText(wantErr) {
 			t.Errorf("%s:\nfrom bytes %s %v\ntyped      %s %v", body, got, gotErr, want, wantErr)
 		}

@@ -79,7 +79,7 @@ func TestConvertRequestFromBytesGolden(t *testing.T) {
 				t.Error("the conversion decoded the history")
 			}
 			golden.JSON(t, "requests/"+tc.name+".out.json", body)
-			typed, typedState, err := ConvertRequest(exchange(t, s, string(in)), tc.cfg)
+			typed, typedState, err := convertTyped(exchange(t, s, string(in)), tc.cfg)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -126,7 +126,7 @@ func TestConvertRequestFromBytesEscapes(t *testing.T) {
 	if string(got) != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
-	typed, _, err := ConvertRequest(exchange(t, nil, body), Config{})
+	typed, _, err := convertTyped(exchange(t, nil, body), Config{})
 	if err != nil || string(typed) != string(got) {
 		t.Errorf("typed: %v\n%s", err, typed)
 	}
@@ -178,7 +178,7 @@ func TestConvertRequestFromBytesErrors(t *testing.T) {
 }
 
 // fastConfigs are the configurations the differential fuzz target picks
-// from; the mistral and openrouter histories take the typed path either way.
+// from.
 var fastConfigs = []Config{
 	{},
 	{ReasoningHistory: HistoryReasoningContent},
@@ -191,9 +191,9 @@ var fastConfigs = []Config{
 }
 
 // FuzzOpenAIFastMatchesTyped: for any body, the conversion from the
-// client's bytes (a request read by ScanRequest) and the typed one (a
-// request decoded by ParseRequest) write the same bytes and shorten the
-// same tool names, or fail with the same error.
+// client's bytes (of a request read by ScanRequest, and of one read by
+// ParseRequest) and the typed reference (request_typed_test.go) write the
+// same bytes and shorten the same tool names, or fail with the same error.
 func FuzzOpenAIFastMatchesTyped(f *testing.F) {
 	dir := filepath.Join("testdata", "requests")
 	ents, err := os.ReadDir(dir)
@@ -216,13 +216,19 @@ func FuzzOpenAIFastMatchesTyped(f *testing.F) {
 	f.Add([]byte(escapesRequest), byte(0))
 	f.Add([]byte(escapesRequest), byte(0x81))
 	f.Add([]byte(`{"model":"m","messages":[{"content":[{"type":"tool_result","tool_use_id":"","content":[{"type":"image","source":{"type":"url","url":"u","url":null}},{"type":"text","text":""}]},{"type":"document","source":{"data":"d","type":"text","type":null}}],"x":1,"role":"user"},{"role":"assistant","content":[{"type":"thinking","thinking":""},{"type":"thinking","thinking":"b"},{"type":"redacted_thinking","data":"x"}]},{"role":"system","content":"s"},{"role":"assistant","content":""},{"role":"user"}]}`), byte(1))
+	f.Add([]byte(`{"model":"m","Messages":[{"role":"user","content":"a"}],"messages":[{"Role":"user","content":[{"type":"text","Text":"x","TEXT":null},{"t\u0079pe":"image","source":{"type":"url","url":"u"},"Source":{"Type":"base64","data":"d","media_type":"image/png"}}]},{"role":"assistant","content":[{"type":"tool_use","id":"i","name":"n","input":null},{"type":"thinking","thinking":"t","thinking":"u"}]}],"SYSTEM":"s","system":[{"type":"text","text":"y"}]}`), byte(0))
+	// Two thinking blocks in a turn, as reasoning_content (mode 1) and as
+	// Mistral's chunks (mode 6).
+	twoThoughts := []byte(`{"model":"m","messages":[{"role":"user","content":"q"},{"role":"assistant","content":[{"type":"thinking","thinking":"a","signature":"s"},{"type":"text","text":"x"},{"type":"thinking","thinking":"b","signature":"s"},{"type":"text","text":"y"},{"type":"text","text":"z"}]}]}`)
+	f.Add(twoThoughts, byte(1))
+	f.Add(twoThoughts, byte(6))
 	f.Add(shapedRequest(6), byte(0))
 	f.Add(shapedRequest(3), byte(1))
 	f.Fuzz(func(t *testing.T, body []byte, mode byte) {
 		checkFastMatchesTyped(t, body, mode)
 		// The same bytes as the choices of a request that scans: most
 		// mutations of a body are not JSON, these always are.
-		checkFastMatchesTyped(t, builtRequest(body), mode)
+		checkFastMatchesTyped(t, providertest.BuiltRequest(body), mode)
 	})
 }
 
@@ -248,7 +254,7 @@ func checkFastMatchesTyped(t *testing.T, body []byte, mode byte) {
 		return
 	}
 	typedX := providers.NewExchange(s, parsed, body, providers.ExchangeOptions{})
-	want, wantState, werr := ConvertRequest(typedX, cfg)
+	want, wantState, werr := convertTyped(typedX, cfg)
 	got, gotState, gerr := ConvertRequest(fast, cfg)
 	if (werr == nil) != (gerr == nil) || werr != nil && fmt.Sprint(werr) != fmt.Sprint(gerr) {
 		t.Fatalf("body %s\ntyped: %v\nfrom bytes: %v", body, werr, gerr)
@@ -262,125 +268,16 @@ func checkFastMatchesTyped(t *testing.T, body []byte, mode byte) {
 	if !maps.Equal(gotState.toolNames, wantState.toolNames) {
 		t.Fatalf("tool names %v, typed %v", gotState.toolNames, wantState.toolNames)
 	}
-}
-
-// fuzzStrings are string bodies with every kind of escape, raw bytes the
-// escaper rewrites, and the empty string.
-var fuzzStrings = []string{
-	``, `plain`, `a\/b`, `\u00e9t\u00E9`, `\ud83d\ude42`, `\ud800 lone`, "raw \xff\xfe", "sep \u2028",
-	`esc \u2028`, `<b> & </b>`, `q \"x\" \\ n\n t\t`, `\u001b[0m \u001B`, `\u000a\u0008\b\f`, "日本語 é",
-	`\u0022quoted\u0022`, `tool_1`, `x`, `base64`, `url`, `text`, `image/png`, `iVBO\/Rw==`,
-}
-
-// builtRequest builds a request that ScanRequest reads without decoding,
-// its shape and strings chosen by the bytes of data.
-func builtRequest(data []byte) []byte {
-	next := func() byte {
-		if len(data) == 0 {
-			return 0
-		}
-		c := data[0]
-		data = data[1:]
-		return c
+	// The same conversion of the request as a thinkgate matcher reads it
+	// (ParseRequest, the history decoded): the same bytes.
+	reparsed, err := providers.ParseRequest(body)
+	if err != nil {
+		t.Fatal(err)
 	}
-	str := func() string { return `"` + fuzzStrings[int(next())%len(fuzzStrings)] + `"` }
-	types := []string{"text", "thinking", "redacted_thinking", "tool_use", "tool_result", "image", "document", "search_result", "t\u0065xt"}
-	source := func() string {
-		switch next() % 5 {
-		case 0:
-			return `{"type":"base64","media_type":` + str() + `,"data":` + str() + `}`
-		case 1:
-			return `{"url":` + str() + `,"type":"url","url":null,"x":[1]}`
-		case 2:
-			return `{"type":"text","data":` + str() + `,"media_type":null}`
-		case 3:
-			return str()
-		}
-		return `{"type":` + str() + `}`
+	matched, _, merr := ConvertRequest(providers.NewExchange(s, reparsed, body, providers.ExchangeOptions{}), cfg)
+	if merr != nil || string(matched) != string(want) {
+		t.Fatalf("body %s\nparsed, from bytes: %v\n%s\ntyped:\n%s", body, merr, matched, want)
 	}
-	var block func(depth int) string
-	content := func(depth int) string {
-		switch n := int(next() % 4); n {
-		case 0:
-			return str()
-		default:
-			blocks := make([]string, n)
-			for k := range blocks {
-				blocks[k] = block(depth)
-			}
-			return "[" + strings.Join(blocks, ",") + "]"
-		}
-	}
-	block = func(depth int) string {
-		var members []string
-		n := int(next() % 6)
-		members = append(members, `"type":"`+types[int(next())%len(types)]+`"`)
-		for k := 0; k < n; k++ {
-			switch next() % 9 {
-			case 0:
-				members = append(members, `"text":`+str())
-			case 1:
-				members = append(members, `"thinking":`+str(), `"signature":"sig"`)
-			case 2:
-				members = append(members, `"id":`+str(), `"name":`+str())
-			case 3:
-				members = append(members, `"input":{ "a" : [1, `+str()+`] }`)
-			case 4:
-				members = append(members, `"tool_use_id":`+str(), `"is_error":`+[]string{"true", "false"}[next()%2])
-			case 5:
-				if depth == 0 {
-					members = append(members, `"content":`+content(depth+1))
-				}
-			case 6:
-				members = append(members, `"source":`+source())
-			case 7:
-				members = append(members, `"cache_control":{"type":"ephemeral"}`)
-			case 8:
-				members = append(members, `"data":`+str())
-			}
-		}
-		// Members in any order, the type last as often as first.
-		if next()%2 == 0 {
-			members = append(members[1:], members[0])
-		}
-		seen := map[string]bool{}
-		var kept []string
-		for _, m := range members {
-			name := m[:strings.IndexByte(m[1:], '"')+2]
-			if !seen[name] {
-				seen[name] = true
-				kept = append(kept, m)
-			}
-		}
-		return "{" + strings.Join(kept, ",") + "}"
-	}
-	var msgs []string
-	for n := int(next() % 6); n > 0; n-- {
-		role := []string{"user", "assistant", "system"}[next()%3]
-		c := content(0)
-		if next()%2 == 0 {
-			msgs = append(msgs, `{"role":"`+role+`","content":`+c+`}`)
-		} else {
-			msgs = append(msgs, `{"content":`+c+`,"x":null,"role":"`+role+`"}`)
-		}
-	}
-	body := `{"model":"claude-x","max_tokens":7,"messages":[` + strings.Join(msgs, ",") + `]`
-	switch next() % 4 {
-	case 0:
-		body += `,"system":` + str()
-	case 1:
-		body += `,"system":[{"type":"text","text":` + str() + `},{"type":"text","text":` + str() + `}]`
-	}
-	switch next() % 3 {
-	case 0:
-		body += `,"thinking":{"type":"disabled"}`
-	case 1:
-		body += `,"thinking":{"type":"enabled","budget_tokens":2048}`
-	}
-	if next()%2 == 0 {
-		body += `,"tools":[{"name":` + str() + `,"input_schema":{"type":"object"}}],"tool_choice":{"type":"any"}`
-	}
-	return []byte(body + "}")
 }
 
 // shapedRequest is a short Claude Code-shaped request: a system prompt,
