@@ -63,6 +63,10 @@ type MatchMessages struct {
 	// Stream: the request asks for a stream (count_tokens never does).
 	Stream *bool `json:"stream,omitempty"`
 
+	// Client globs: the client thinkgate_clients named matches one of
+	// them (a request without a named client matches none).
+	Client []string `json:"client,omitempty"`
+
 	// MaxRequestBody bounds the read of the body, in bytes. Default 32 MiB,
 	// the handler's default. A larger body matches nothing, and the
 	// thinkgate handler that sees it answers 413.
@@ -100,6 +104,11 @@ func (m *MatchMessages) Validate() error {
 			return fmt.Errorf("tool: bad pattern %q: %v", g, err)
 		}
 	}
+	for _, g := range m.Client {
+		if err := providers.CheckModelGlob(g); err != nil {
+			return fmt.Errorf("client: bad pattern %q: %v", g, err)
+		}
+	}
 	if m.MinInputTokens < 0 || m.MaxInputTokens < 0 {
 		return fmt.Errorf("min_input_tokens, max_input_tokens: must not be negative")
 	}
@@ -116,6 +125,9 @@ func (m *MatchMessages) Validate() error {
 // condition. It never fails: a body that cannot be read or parsed only
 // matches nothing, and its error is the handler's to answer.
 func (m *MatchMessages) MatchWithError(r *http.Request) (bool, error) {
+	if len(m.Client) > 0 && !m.clientMatches(r) {
+		return false, nil // decided before the body is read
+	}
 	countTokens := strings.HasSuffix(r.URL.Path, "/messages/count_tokens")
 	if r.Method != http.MethodPost || !countTokens && !strings.HasSuffix(r.URL.Path, "/messages") || !jsonContent(r.Header) {
 		return false, nil
@@ -151,6 +163,11 @@ func (m *MatchMessages) MatchWithError(r *http.Request) (bool, error) {
 	return true, nil
 }
 
+func (m *MatchMessages) clientMatches(r *http.Request) bool {
+	rc := clientOf(r)
+	return rc != nil && anyGlob(m.Client, rc.name)
+}
+
 func (m *MatchMessages) hasTool(tools []providers.Tool) bool {
 	for _, t := range tools {
 		if t.Type != "" && anyGlob(m.Tool, t.Type) || anyGlob(m.Tool, t.Name) {
@@ -184,7 +201,7 @@ func jsonContent(h http.Header) bool {
 // one is unknown.
 var matcherOptions = []string{
 	"model", "thinking", "default_thinking", "min_input_tokens", "max_input_tokens",
-	"tool", "image", "document", "stream", "max_request_body",
+	"tool", "image", "document", "stream", "client", "max_request_body",
 }
 
 // UnmarshalCaddyfile sets up the matcher from Caddyfile tokens. Syntax:
@@ -199,11 +216,12 @@ var matcherOptions = []string{
 //	    image            [on|off]        # the messages carry an image block (off: none)
 //	    document         [on|off]        # the messages carry a document block (off: none)
 //	    stream           on|off          # the request asks for a stream
+//	    client           <glob>...       # thinkgate_clients named the client so
 //	    max_request_body <size>          # bound of the body's read, default 32MiB
 //	}
 //
 // Every condition given must hold. One condition may stand on the matcher's
-// line (@bg thinkgate model claude-haiku-*). model and tool may be repeated;
+// line (@bg thinkgate model claude-haiku-*). model, tool and client may be repeated;
 // their globs add up.
 func (m *MatchMessages) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	// Several thinkgate matchers under one name merge into one.
@@ -226,7 +244,7 @@ func (m *MatchMessages) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 func (m *MatchMessages) unmarshalCondition(d *caddyfile.Dispenser) error {
 	opt := d.Val()
 	switch opt {
-	case "model", "tool":
+	case "model", "tool", "client":
 		globs := d.RemainingArgs()
 		if len(globs) == 0 {
 			return missingArg(d)
@@ -236,10 +254,13 @@ func (m *MatchMessages) unmarshalCondition(d *caddyfile.Dispenser) error {
 				return d.Errf("%s: bad pattern %q: %v", opt, g, err)
 			}
 		}
-		if opt == "model" {
+		switch opt {
+		case "model":
 			m.Model = append(m.Model, globs...)
-		} else {
+		case "tool":
 			m.Tool = append(m.Tool, globs...)
+		default:
+			m.Client = append(m.Client, globs...)
 		}
 	case "thinking", "default_thinking", "stream":
 		v, err := parseOnOff(d, false)

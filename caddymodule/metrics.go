@@ -22,6 +22,11 @@ var metrics = struct {
 	tokens          *prometheus.CounterVec
 	upstreamErrors  *prometheus.CounterVec
 	clientAborts    *prometheus.CounterVec
+	// thinkgate_clients
+	clientStreams     *prometheus.GaugeVec
+	clientRefusals    *prometheus.CounterVec
+	clientStoreErrors *prometheus.CounterVec
+	clientLimits      *prometheus.GaugeVec
 }{}
 
 func initMetrics(registry *prometheus.Registry) error {
@@ -29,8 +34,8 @@ func initMetrics(registry *prometheus.Registry) error {
 	metrics.once.Do(func() {
 		metrics.requests = prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: ns, Subsystem: sub, Name: "requests_total",
-			Help: "Messages API requests handled, by provider, client model and response status.",
-		}, []string{"provider", "model", "status"})
+			Help: "Messages API requests handled, by provider, client model, response status and named client (thinkgate_clients; empty without).",
+		}, []string{"provider", "model", "status", "client"})
 		metrics.streamDuration = prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Namespace: ns, Subsystem: sub, Name: "stream_duration_seconds",
 			Help:    "Duration of streamed responses, from request to the end of the stream.",
@@ -52,8 +57,8 @@ func initMetrics(registry *prometheus.Registry) error {
 		}, []string{"provider"})
 		metrics.tokens = prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: ns, Subsystem: sub, Name: "tokens_total",
-			Help: "Tokens reported by upstreams, by direction (input, output).",
-		}, []string{"provider", "model", "direction"})
+			Help: "Tokens reported by upstreams, by direction (input, output, cache_read, cache_creation) and named client (thinkgate_clients; empty without).",
+		}, []string{"provider", "model", "direction", "client"})
 		metrics.upstreamErrors = prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: ns, Subsystem: sub, Name: "upstream_errors_total",
 			Help: "Upstream failures: non-2xx statuses, broken or malformed streams (status \"stream\").",
@@ -62,9 +67,26 @@ func initMetrics(registry *prometheus.Registry) error {
 			Namespace: ns, Subsystem: sub, Name: "client_aborts_total",
 			Help: "Requests whose client went away before the response was complete.",
 		}, []string{"provider"})
+		metrics.clientStreams = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Namespace: ns, Subsystem: sub, Name: "client_open_streams",
+			Help: "Messages calls in progress on this gateway, by named client (what max_streams counts).",
+		}, []string{"client"})
+		metrics.clientRefusals = prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: ns, Subsystem: sub, Name: "client_rate_limited_total",
+			Help: "Requests refused with 429 because a named client was over a limit, by client and limit.",
+		}, []string{"client", "limit"})
+		metrics.clientStoreErrors = prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: ns, Subsystem: sub, Name: "client_store_errors_total",
+			Help: "Calls to the limit store that failed or timed out, by operation (acquire, release).",
+		}, []string{"op"})
+		metrics.clientLimits = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Namespace: ns, Subsystem: sub, Name: "client_limit",
+			Help: "The configured limits of the named clients, by client and limit (requests_per_minute, tokens_per_minute, tokens_per_day, max_streams).",
+		}, []string{"client", "limit"})
 	})
 	for _, c := range []prometheus.Collector{metrics.requests, metrics.streamDuration, metrics.timeToFirstByte, metrics.timeToContent,
-		metrics.thinkingBlocks, metrics.tokens, metrics.upstreamErrors, metrics.clientAborts} {
+		metrics.thinkingBlocks, metrics.tokens, metrics.upstreamErrors, metrics.clientAborts,
+		metrics.clientStreams, metrics.clientRefusals, metrics.clientStoreErrors, metrics.clientLimits} {
 		if err := registry.Register(c); err != nil && !errors.As(err, &prometheus.AlreadyRegisteredError{}) {
 			return err
 		}
@@ -75,6 +97,7 @@ func initMetrics(registry *prometheus.Registry) error {
 // exchangeMetrics records what one exchange did.
 type exchangeMetrics struct {
 	provider, model string
+	client          string // the thinkgate_clients name, if any
 	start           time.Time
 	status          int
 	firstByte       time.Time
@@ -83,6 +106,8 @@ type exchangeMetrics struct {
 	thinkingBlocks  int
 	inputTokens     int64
 	outputTokens    int64
+	cacheRead       int64
+	cacheCreation   int64
 	upstreamStatus  string // "" when the upstream did not fail
 	clientAborted   bool
 }
@@ -92,7 +117,7 @@ func (m *exchangeMetrics) record() {
 		return
 	}
 	model := modelLabel(m.model, m.status >= 200 && m.status < 300)
-	metrics.requests.WithLabelValues(m.provider, model, strconv.Itoa(m.status)).Inc()
+	metrics.requests.WithLabelValues(m.provider, model, strconv.Itoa(m.status), m.client).Inc()
 	if !m.firstByte.IsZero() {
 		metrics.timeToFirstByte.WithLabelValues(m.provider).Observe(m.firstByte.Sub(m.start).Seconds())
 	}
@@ -105,11 +130,13 @@ func (m *exchangeMetrics) record() {
 	if m.thinkingBlocks > 0 {
 		metrics.thinkingBlocks.WithLabelValues(m.provider).Add(float64(m.thinkingBlocks))
 	}
-	if m.inputTokens > 0 {
-		metrics.tokens.WithLabelValues(m.provider, model, "input").Add(float64(m.inputTokens))
-	}
-	if m.outputTokens > 0 {
-		metrics.tokens.WithLabelValues(m.provider, model, "output").Add(float64(m.outputTokens))
+	for _, t := range [...]struct {
+		direction string
+		n         int64
+	}{{"input", m.inputTokens}, {"output", m.outputTokens}, {"cache_read", m.cacheRead}, {"cache_creation", m.cacheCreation}} {
+		if t.n > 0 {
+			metrics.tokens.WithLabelValues(m.provider, model, t.direction, m.client).Add(float64(t.n))
+		}
 	}
 	if m.upstreamStatus != "" {
 		metrics.upstreamErrors.WithLabelValues(m.provider, m.upstreamStatus).Inc()
@@ -159,3 +186,19 @@ func registerModelLabel(name string) { modelLabel(name, true) }
 
 // hasGlobMeta reports whether a model pattern is a glob rather than a name.
 func hasGlobMeta(pattern string) bool { return strings.ContainsAny(pattern, `*?[\`) }
+
+// setClientLimitMetrics publishes a client's configured limits, so that
+// PromQL can compare its use with them (docs/operations.md).
+func setClientLimitMetrics(cc ClientConfig) {
+	for _, l := range [...]struct {
+		name string
+		v    int64
+	}{{"requests_per_minute", cc.RequestsPerMinute}, {"tokens_per_minute", cc.TokensPerMinute},
+		{"tokens_per_day", cc.TokensPerDay}, {"max_streams", cc.MaxStreams}} {
+		if l.v > 0 {
+			metrics.clientLimits.WithLabelValues(cc.Name, l.name).Set(float64(l.v))
+		} else {
+			metrics.clientLimits.DeleteLabelValues(cc.Name, l.name)
+		}
+	}
+}

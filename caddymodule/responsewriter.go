@@ -340,6 +340,7 @@ func (rw *responseWriter) recordMetrics(clientGone bool) {
 		m.thinkingBlocks = rw.stream.ThinkingBlocks()
 	}
 	m.inputTokens, m.outputTokens = rw.x.Usage.InputTokens, rw.x.Usage.OutputTokens
+	m.cacheRead, m.cacheCreation = rw.x.Usage.CacheReadInputTokens, rw.x.Usage.CacheCreationInputTokens
 	switch {
 	case rw.mode == modeError:
 		m.upstreamStatus = fmt.Sprint(rw.status)

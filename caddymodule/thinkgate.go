@@ -268,7 +268,10 @@ func (h *Handler) Validate() error {
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
 	// Client keys guard every request the handler sees, Messages API or not.
 	var client string
-	if len(h.clientKeys) > 0 {
+	named := clientOf(r) // thinkgate_clients has checked and removed the key
+	if named != nil {
+		client = "client:" + named.name
+	} else if len(h.clientKeys) > 0 {
 		if !h.clientKeyOK(r.Header) {
 			return writeError(w, &providers.Error{Status: http.StatusUnauthorized, Type: "authentication_error", Message: "invalid x-api-key"})
 		}
@@ -279,13 +282,16 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	}
 	countTokens := strings.HasSuffix(r.URL.Path, "/messages/count_tokens")
 	if !countTokens && !strings.HasSuffix(r.URL.Path, "/messages") {
-		if ok, err := h.serveModels(w, r); ok {
+		if ok, err := h.serveModels(w, r, named); ok {
 			return err
 		}
 		// Not a Messages API call: not ours to change.
 		return next.ServeHTTP(w, r)
 	}
 	m := &exchangeMetrics{provider: h.providerName, start: time.Now()}
+	if named != nil {
+		m.client = named.name
+	}
 	defer m.record()
 	fail := func(e *providers.Error) error {
 		m.status = e.Status
@@ -355,6 +361,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 
 	rw := newResponseWriter(w, h, x, tr, m)
 	err = rw.serve(r, next)
+	if named != nil {
+		// What the client's token limits count (by now final, or what a
+		// cut stream had reported).
+		named.addUsage(x.Usage)
+	}
 	h.logExchange(r, x, rw)
 	return err
 }
