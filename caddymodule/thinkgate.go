@@ -360,12 +360,13 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	}
 
 	rw := newResponseWriter(w, h, x, tr, m)
-	err = rw.serve(r, next)
 	if named != nil {
-		// What the client's token limits count (by now final, or what a
-		// cut stream had reported).
-		named.addUsage(x.Usage)
+		// What the client's token limits count: the final usage, or what a
+		// cut stream had reported (serve then panics with
+		// http.ErrAbortHandler, hence the defer).
+		defer func() { named.addUsage(x.Usage) }()
 	}
+	err = rw.serve(r, next)
 	h.logExchange(r, x, rw)
 	return err
 }

@@ -49,6 +49,7 @@ const (
 	SlotOptions
 	SlotRouting
 	SlotResponses
+	SlotClients
 )
 
 // Ports are one package's Caddy ports.
