@@ -363,7 +363,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	if named != nil {
 		// What the client's token limits count: the final usage, or what a
 		// cut stream had reported (serve then panics with
-		// http.ErrAbortHandler, hence the defer).
+		// http.ErrAbortHandler, hence the defer). A response passed through
+		// untouched is read for its usage too.
+		rw.usage = &usageScanner{x: x, stream: x.Stream}
 		defer func() { named.addUsage(x.Usage) }()
 	}
 	err = rw.serve(r, next)

@@ -580,3 +580,35 @@ func TestHammerInProcess(t *testing.T) {
 		t.Errorf("statuses %v, upstream %d; want 13×200, 27×429, 13 upstream", got, len(up.Requests()))
 	}
 }
+
+// TestPassthroughTokens: an anthropic handler that passes the upstream's
+// answer through untouched (no split_tags) still counts its usage, for a
+// Message and for a stream.
+func TestPassthroughTokens(t *testing.T) {
+	up := anthropicUpstream(t)
+	gw := testgw.Start(t, slot, fmt.Sprintf(`handle /metrics {
+	metrics
+}
+thinkgate_clients /v1/* {
+	client direct {
+		key direct-key
+		tokens_per_minute 1000
+	}
+}
+thinkgate anthropic {
+	api_key upstream-key
+	signing_key test-signing-key
+}
+reverse_proxy %s`, up.Addr()))
+	freshMinute(t)
+	post(t, gw, "direct-key", request)
+	settled(t, gw, "direct")
+	res, body := post(t, gw, "direct-key", streamReq)
+	if body != string(fullStream) {
+		t.Fatalf("the stream was not passed through untouched:\n%s", body)
+	}
+	wantHeaders(t, res, "Tokens", "1000", strconv.Itoa(1000-countedPerCall))
+	settled(t, gw, "direct")
+	res, _ = post(t, gw, "direct-key", request)
+	wantHeaders(t, res, "Tokens", "1000", strconv.Itoa(1000-2*countedPerCall))
+}
