@@ -64,6 +64,10 @@ type MatchMessages struct {
 	// Stream: the request asks for a stream (count_tokens never does).
 	Stream *bool `json:"stream,omitempty"`
 
+	// Client globs: the client thinkgate_clients named matches one of
+	// them (a request without a named client matches none).
+	Client []string `json:"client,omitempty"`
+
 	// MaxRequestBody bounds the read of the body, in bytes. Default 32 MiB,
 	// the handler's default. A larger body matches nothing, and the
 	// thinkgate handler that sees it answers 413.
@@ -110,6 +114,11 @@ func (m *MatchMessages) Validate() error {
 			return fmt.Errorf("tool: bad pattern %q: %v", g, err)
 		}
 	}
+	for _, g := range m.Client {
+		if err := providers.CheckModelGlob(g); err != nil {
+			return fmt.Errorf("client: bad pattern %q: %v", g, err)
+		}
+	}
 	if m.MinInputTokens < 0 || m.MaxInputTokens < 0 {
 		return fmt.Errorf("min_input_tokens, max_input_tokens: must not be negative")
 	}
@@ -129,6 +138,9 @@ func (m *MatchMessages) Validate() error {
 // condition. It never fails: a body that cannot be read or parsed only
 // matches nothing, and its error is the handler's to answer.
 func (m *MatchMessages) MatchWithError(r *http.Request) (bool, error) {
+	if len(m.Client) > 0 && !m.clientMatches(r) {
+		return false, nil // decided before the body is read
+	}
 	countTokens := strings.HasSuffix(r.URL.Path, "/messages/count_tokens")
 	if r.Method != http.MethodPost || !countTokens && !strings.HasSuffix(r.URL.Path, "/messages") || !jsonContent(r.Header) {
 		return false, nil
@@ -164,6 +176,11 @@ func (m *MatchMessages) MatchWithError(r *http.Request) (bool, error) {
 	return true, nil
 }
 
+func (m *MatchMessages) clientMatches(r *http.Request) bool {
+	rc := clientOf(r)
+	return rc != nil && anyGlob(m.Client, rc.name)
+}
+
 func (m *MatchMessages) hasTool(tools []providers.Tool) bool {
 	for _, t := range tools {
 		if t.Type != "" && anyGlob(m.Tool, t.Type) || anyGlob(m.Tool, t.Name) {
@@ -197,7 +214,7 @@ func jsonContent(h http.Header) bool {
 // one is unknown.
 var matcherOptions = []string{
 	"model", "thinking", "default_thinking", "min_input_tokens", "max_input_tokens",
-	"tool", "image", "document", "stream", "max_request_body", "request_body_timeout",
+	"tool", "image", "document", "stream", "client", "max_request_body", "request_body_timeout",
 }
 
 // UnmarshalCaddyfile sets up the matcher from Caddyfile tokens. Syntax:
@@ -212,12 +229,13 @@ var matcherOptions = []string{
 //	    image            [on|off]        # the messages carry an image block (off: none)
 //	    document         [on|off]        # the messages carry a document block (off: none)
 //	    stream           on|off          # the request asks for a stream
+//	    client           <glob>...       # thinkgate_clients named the client so
 //	    max_request_body <size>          # bound of the body's read, default 32MiB
 //	    request_body_timeout <duration>  # time to read the body, default 30s
 //	}
 //
 // Every condition given must hold. One condition may stand on the matcher's
-// line (@bg thinkgate model claude-haiku-*). model and tool may be repeated;
+// line (@bg thinkgate model claude-haiku-*). model, tool and client may be repeated;
 // their globs add up.
 func (m *MatchMessages) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	// Several thinkgate matchers under one name merge into one.
@@ -240,7 +258,7 @@ func (m *MatchMessages) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 func (m *MatchMessages) unmarshalCondition(d *caddyfile.Dispenser) error {
 	opt := d.Val()
 	switch opt {
-	case "model", "tool":
+	case "model", "tool", "client":
 		globs := d.RemainingArgs()
 		if len(globs) == 0 {
 			return missingArg(d)
@@ -250,10 +268,13 @@ func (m *MatchMessages) unmarshalCondition(d *caddyfile.Dispenser) error {
 				return d.Errf("%s: bad pattern %q: %v", opt, g, err)
 			}
 		}
-		if opt == "model" {
+		switch opt {
+		case "model":
 			m.Model = append(m.Model, globs...)
-		} else {
+		case "tool":
 			m.Tool = append(m.Tool, globs...)
+		default:
+			m.Client = append(m.Client, globs...)
 		}
 	case "thinking", "default_thinking", "stream":
 		v, err := parseOnOff(d, false)

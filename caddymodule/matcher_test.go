@@ -179,6 +179,7 @@ func TestMatcherCaddyfile(t *testing.T) {
 		image
 		document off
 		stream on
+		client alice ci-*
 		max_request_body 1MiB
 		request_body_timeout 2s
 	}`))
@@ -186,12 +187,12 @@ func TestMatcherCaddyfile(t *testing.T) {
 		t.Fatal(err)
 	}
 	got, _ := json.Marshal(m)
-	want := `{"model":["claude-haiku-*","gpt-*"],"thinking":false,"default_thinking":false,"min_input_tokens":100,"max_input_tokens":60000,"tool":["web_search_*","get_weather"],"image":true,"document":false,"stream":true,"max_request_body":1048576,"request_body_timeout":2000000000}`
+	want := `{"model":["claude-haiku-*","gpt-*"],"thinking":false,"default_thinking":false,"min_input_tokens":100,"max_input_tokens":60000,"tool":["web_search_*","get_weather"],"image":true,"document":false,"stream":true,"client":["alice","ci-*"],"max_request_body":1048576,"request_body_timeout":2000000000}`
 	if string(got) != want {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
 	for _, c := range []struct{ input, want string }{
-		{"thinkgate {\n modle x\n}", "thinkgate matcher: unknown condition 'modle' (did you mean 'model'?); the conditions are model, thinking, default_thinking, min_input_tokens, max_input_tokens, tool, image, document, stream, max_request_body, request_body_timeout"},
+		{"thinkgate {\n modle x\n}", "thinkgate matcher: unknown condition 'modle' (did you mean 'model'?); the conditions are model, thinking, default_thinking, min_input_tokens, max_input_tokens, tool, image, document, stream, client, max_request_body, request_body_timeout"},
 		{"thinkgate {\n model\n}", "wrong argument count or unexpected line ending after 'model'"},
 		{"thinkgate {\n model [\n}", `model: bad pattern "["`},
 		{"thinkgate {\n thinking\n}", "wrong argument count or unexpected line ending after 'thinking'"},

@@ -27,6 +27,11 @@ var metrics = struct {
 	tokensPerSecond *prometheus.HistogramVec
 	upstreamErrors  *prometheus.CounterVec
 	clientAborts    *prometheus.CounterVec
+	// thinkgate_clients
+	clientStreams     *prometheus.GaugeVec
+	clientRefusals    *prometheus.CounterVec
+	clientStoreErrors *prometheus.CounterVec
+	clientLimits      *prometheus.GaugeVec
 }{}
 
 func initMetrics(registry *prometheus.Registry) error {
@@ -34,8 +39,8 @@ func initMetrics(registry *prometheus.Registry) error {
 	metrics.once.Do(func() {
 		metrics.requests = prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: ns, Subsystem: sub, Name: "requests_total",
-			Help: "Messages API requests handled, by provider, client model and response status.",
-		}, []string{"provider", "model", "status"})
+			Help: "Messages API requests handled, by provider, client model, response status and named client (thinkgate_clients; empty without).",
+		}, []string{"provider", "model", "status", "client"})
 		metrics.streamDuration = prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Namespace: ns, Subsystem: sub, Name: "stream_duration_seconds",
 			Help:    "Duration of streamed responses, from request to the end of the stream.",
@@ -57,8 +62,8 @@ func initMetrics(registry *prometheus.Registry) error {
 		}, []string{"provider"})
 		metrics.tokens = prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: ns, Subsystem: sub, Name: "tokens_total",
-			Help: "Tokens reported by upstreams, by direction (input, output, cache_read, cache_creation).",
-		}, []string{"provider", "model", "direction"})
+			Help: "Tokens reported by upstreams, by direction (input, output, cache_read, cache_creation) and named client (thinkgate_clients; empty without).",
+		}, []string{"provider", "model", "direction", "client"})
 		metrics.timePerToken = prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Namespace: ns, Subsystem: sub, Name: "time_per_output_token_seconds",
 			Help:    "Time per output token of a streamed response after its first content: (end - first content) / (output tokens - 1).",
@@ -77,9 +82,26 @@ func initMetrics(registry *prometheus.Registry) error {
 			Namespace: ns, Subsystem: sub, Name: "client_aborts_total",
 			Help: "Requests whose client went away before the response was complete.",
 		}, []string{"provider"})
+		metrics.clientStreams = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Namespace: ns, Subsystem: sub, Name: "client_open_streams",
+			Help: "Messages calls in progress on this gateway, by named client (what max_streams counts).",
+		}, []string{"client"})
+		metrics.clientRefusals = prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: ns, Subsystem: sub, Name: "client_rate_limited_total",
+			Help: "Requests refused with 429 because a named client was over a limit, by client and limit.",
+		}, []string{"client", "limit"})
+		metrics.clientStoreErrors = prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: ns, Subsystem: sub, Name: "client_store_errors_total",
+			Help: "Calls to the limit store that failed or timed out, by operation (acquire, release).",
+		}, []string{"op"})
+		metrics.clientLimits = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Namespace: ns, Subsystem: sub, Name: "client_limit",
+			Help: "The configured limits of the named clients, by client and limit (requests_per_minute, tokens_per_minute, tokens_per_day, max_streams).",
+		}, []string{"client", "limit"})
 	})
 	for _, c := range []prometheus.Collector{metrics.requests, metrics.streamDuration, metrics.timeToFirstByte, metrics.timeToContent,
-		metrics.thinkingBlocks, metrics.tokens, metrics.timePerToken, metrics.tokensPerSecond, metrics.upstreamErrors, metrics.clientAborts} {
+		metrics.thinkingBlocks, metrics.tokens, metrics.timePerToken, metrics.tokensPerSecond, metrics.upstreamErrors, metrics.clientAborts,
+		metrics.clientStreams, metrics.clientRefusals, metrics.clientStoreErrors, metrics.clientLimits} {
 		if err := registry.Register(c); err != nil && !errors.As(err, &prometheus.AlreadyRegisteredError{}) {
 			return err
 		}
@@ -90,6 +112,7 @@ func initMetrics(registry *prometheus.Registry) error {
 // exchangeMetrics records what one exchange did.
 type exchangeMetrics struct {
 	provider, model string
+	client          string // the thinkgate_clients name, if any
 	start           time.Time
 	status          int
 	firstByte       time.Time
@@ -107,7 +130,7 @@ func (m *exchangeMetrics) record() {
 		return
 	}
 	model := modelLabel(m.model, m.status >= 200 && m.status < 300)
-	metrics.requests.WithLabelValues(m.provider, model, strconv.Itoa(m.status)).Inc()
+	metrics.requests.WithLabelValues(m.provider, model, strconv.Itoa(m.status), m.client).Inc()
 	if !m.firstByte.IsZero() {
 		metrics.timeToFirstByte.WithLabelValues(m.provider).Observe(m.firstByte.Sub(m.start).Seconds())
 	}
@@ -130,7 +153,7 @@ func (m *exchangeMetrics) record() {
 		{"cache_creation", m.usage.CacheCreationInputTokens},
 	} {
 		if t.n > 0 {
-			metrics.tokens.WithLabelValues(m.provider, model, t.direction).Add(float64(t.n))
+			metrics.tokens.WithLabelValues(m.provider, model, t.direction, m.client).Add(float64(t.n))
 		}
 	}
 	if out := m.usage.OutputTokens; out > 0 && !m.end.IsZero() && m.status < 300 {
@@ -200,3 +223,19 @@ func registerModelLabel(name string) { modelLabel(name, true) }
 
 // hasGlobMeta reports whether a model pattern is a glob rather than a name.
 func hasGlobMeta(pattern string) bool { return strings.ContainsAny(pattern, `*?[\`) }
+
+// setClientLimitMetrics publishes a client's configured limits, so that
+// PromQL can compare its use with them (docs/operations.md).
+func setClientLimitMetrics(cc ClientConfig) {
+	for _, l := range [...]struct {
+		name string
+		v    int64
+	}{{"requests_per_minute", cc.RequestsPerMinute}, {"tokens_per_minute", cc.TokensPerMinute},
+		{"tokens_per_day", cc.TokensPerDay}, {"max_streams", cc.MaxStreams}} {
+		if l.v > 0 {
+			metrics.clientLimits.WithLabelValues(cc.Name, l.name).Set(float64(l.v))
+		} else {
+			metrics.clientLimits.DeleteLabelValues(cc.Name, l.name)
+		}
+	}
+}

@@ -61,9 +61,10 @@ func (h *Handler) advertisedModels() []string {
 }
 
 // serveModels answers GET /v1/models and GET /v1/models/{id} when the
-// handler has names to list; ok is false for any other request, and when
+// handler has names to list (to a client thinkgate_clients named, those
+// its models allow); ok is false for any other request, and when
 // there are none, so that the request goes on to the upstream as before.
-func (h *Handler) serveModels(w http.ResponseWriter, r *http.Request) (ok bool, err error) {
+func (h *Handler) serveModels(w http.ResponseWriter, r *http.Request, named *requestClient) (ok bool, err error) {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		return false, nil
 	}
@@ -78,6 +79,16 @@ func (h *Handler) serveModels(w http.ResponseWriter, r *http.Request) (ok bool, 
 	names := h.advertisedModels()
 	if len(names) == 0 {
 		return false, nil
+	}
+	if named != nil && len(named.models) > 0 {
+		// A named client sees only the models it may use.
+		mine := make([]string, 0, len(names))
+		for _, n := range names {
+			if named.allowsModel(n) {
+				mine = append(mine, n)
+			}
+		}
+		names = mine
 	}
 	if id := strings.TrimPrefix(rest, "/"); id != "" {
 		for _, n := range names {

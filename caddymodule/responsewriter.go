@@ -45,6 +45,9 @@ type responseWriter struct {
 	x  *providers.Exchange
 	tr providers.Translator
 	m  *exchangeMetrics
+	// usage reads a passed-through response's usage for thinkgate_clients
+	// (nil without a named client).
+	usage *usageScanner
 
 	mu        sync.Mutex
 	mode      writeMode
@@ -162,6 +165,9 @@ func (rw *responseWriter) serve(r *http.Request, next caddyhttp.Handler) (err er
 	}()
 	clientGone := clientCtx.Err() != nil
 	ferr := rw.finish(err, aborted, clientGone)
+	if rw.usage != nil {
+		rw.usage.end() // before the metrics read the usage
+	}
 	rw.recordMetrics(clientGone)
 	if ferr != nil {
 		return ferr
@@ -254,6 +260,9 @@ func (rw *responseWriter) Write(p []byte) (int, error) {
 	case modePassthrough:
 		if rw.trace != nil {
 			rw.trace.observePassthrough(p, rw.x.Stream)
+		}
+		if rw.usage != nil && rw.status < 300 {
+			rw.usage.write(p)
 		}
 		if rw.x.Stream && rw.m.firstContent.IsZero() && rw.status < 300 && bytes.Contains(p, contentDeltaEvent) {
 			rw.m.firstContent = time.Now()

@@ -303,7 +303,10 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, next caddyhttp.H
 	h.setPlaceholders(r, "", "")
 	// Client keys guard every request the handler sees, Messages API or not.
 	var client string
-	if len(h.clientKeys) > 0 {
+	named := clientOf(r) // thinkgate_clients has checked and removed the key
+	if named != nil {
+		client = "client:" + named.name
+	} else if len(h.clientKeys) > 0 {
 		if !h.clientKeyOK(r.Header) {
 			return writeError(w, &providers.Error{Status: http.StatusUnauthorized, Type: "authentication_error", Message: "invalid x-api-key"})
 		}
@@ -314,13 +317,16 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, next caddyhttp.H
 	}
 	countTokens := strings.HasSuffix(r.URL.Path, "/messages/count_tokens")
 	if !countTokens && !strings.HasSuffix(r.URL.Path, "/messages") {
-		if ok, err := h.serveModels(w, r); ok {
+		if ok, err := h.serveModels(w, r, named); ok {
 			return err
 		}
 		// Not a Messages API call: not ours to change.
 		return next.ServeHTTP(w, r)
 	}
 	m := &exchangeMetrics{provider: h.providerName, start: time.Now()}
+	if named != nil {
+		m.client = named.name
+	}
 	defer m.record()
 	if tc != nil {
 		tc.m, tc.client = m, client
@@ -399,6 +405,14 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, next caddyhttp.H
 
 	rw := newResponseWriter(w, h, x, tr, m)
 	rw.trace = tc
+	if named != nil {
+		// What the client's token limits count: the final usage, or what a
+		// cut stream had reported (serve then panics with
+		// http.ErrAbortHandler, hence the defer). A response passed through
+		// untouched is read for its usage too.
+		rw.usage = &usageScanner{x: x, stream: x.Stream}
+		defer func() { named.addUsage(x.Usage) }()
+	}
 	err = rw.serve(r, next)
 	h.logExchange(r, x, rw)
 	return err

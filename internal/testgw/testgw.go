@@ -49,6 +49,7 @@ const (
 	SlotOptions
 	SlotRouting
 	SlotResponses
+	SlotClients
 )
 
 // Slots numbered apart from the list above, so that slots added to it do
