@@ -69,6 +69,7 @@ type MatchMessages struct {
 	MaxRequestBody int64 `json:"max_request_body,omitempty"`
 
 	defaultThinking bool
+	server          *caddyhttp.Server // the server the matcher runs in (keyring.go)
 }
 
 // CaddyModule returns the Caddy module information.
@@ -80,7 +81,8 @@ func (MatchMessages) CaddyModule() caddy.ModuleInfo {
 }
 
 // Provision sets the defaults.
-func (m *MatchMessages) Provision(caddy.Context) error {
+func (m *MatchMessages) Provision(ctx caddy.Context) error {
+	m.server = serverOf(ctx)
 	if m.MaxRequestBody == 0 {
 		m.MaxRequestBody = defaultMaxRequestBody
 	}
@@ -118,6 +120,12 @@ func (m *MatchMessages) Validate() error {
 func (m *MatchMessages) MatchWithError(r *http.Request) (bool, error) {
 	countTokens := strings.HasSuffix(r.URL.Path, "/messages/count_tokens")
 	if r.Method != http.MethodPost || !countTokens && !strings.HasSuffix(r.URL.Path, "/messages") || !jsonContent(r.Header) {
+		return false, nil
+	}
+	if unauthenticated(m.server, r) {
+		// No thinkgate handler of the server would serve this client: its
+		// body is not read, and the handler that gets the request answers
+		// the 401.
 		return false, nil
 	}
 	p := parseBody(r, m.MaxRequestBody)

@@ -135,6 +135,7 @@ type Handler struct {
 	settings     providers.Settings
 	clientKeys   [][]byte
 	logger       *zap.Logger
+	server       *caddyhttp.Server // the server the handler runs in (keyring.go)
 }
 
 // CaddyModule returns the Caddy module information.
@@ -189,6 +190,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		return err
 	}
 	h.clientKeys = keys
+	h.joinServer(ctx)
 
 	if h.MaxRequestBody == 0 {
 		h.MaxRequestBody = defaultMaxRequestBody
@@ -270,7 +272,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	var client string
 	if len(h.clientKeys) > 0 {
 		if !h.clientKeyOK(r.Header) {
-			return writeError(w, &providers.Error{Status: http.StatusUnauthorized, Type: "authentication_error", Message: "invalid x-api-key"})
+			return writeError(w, errInvalidClientKey)
 		}
 		client = clientID(r.Header)
 		// The client's key is the gateway's own: it never goes upstream.
