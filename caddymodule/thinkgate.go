@@ -284,8 +284,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 		if ok, err := h.serveModels(w, r); ok {
 			return err
 		}
-		// Not a Messages API call: not ours to change.
-		return next.ServeHTTP(w, r)
+		// Not a Messages API call: not ours to translate, but held to the
+		// same edge rules (no redirect, no upstream cookie).
+		return next.ServeHTTP(newPassthroughWriter(w, h, r), r)
 	}
 	m := &exchangeMetrics{provider: h.providerName, start: time.Now()}
 	defer m.record()
