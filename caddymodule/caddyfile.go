@@ -204,10 +204,16 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			if len(keys) == 0 {
 				return missingArg(d)
 			}
+			if err := checkPlaceholders(d, "client_keys", keys...); err != nil {
+				return err
+			}
 			h.ClientKeys = append(h.ClientKeys, keys...)
 		case "client_keys_file":
 			v, err := ParseStringOption(d)
 			if err != nil {
+				return err
+			}
+			if err := checkPlaceholders(d, "client_keys_file", v); err != nil {
 				return err
 			}
 			h.ClientKeysFile = v
@@ -228,11 +234,17 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			if err != nil {
 				return err
 			}
+			if err := checkPlaceholders(d, "signing_key", v); err != nil {
+				return err
+			}
 			h.SigningKey = v
 		case "previous_signing_keys":
 			keys := d.RemainingArgs()
 			if len(keys) == 0 {
 				return missingArg(d)
+			}
+			if err := checkPlaceholders(d, "previous_signing_keys", keys...); err != nil {
+				return err
 			}
 			h.PreviousSigningKeys = append(h.PreviousSigningKeys, keys...)
 		default:
@@ -291,6 +303,19 @@ func parseSize(d *caddyfile.Dispenser) (int64, error) {
 		return 0, d.ArgErr()
 	}
 	return int64(n), nil
+}
+
+// checkPlaceholders fails, at the option's line, when a secret's
+// placeholders ({env.NAME}) resolve to nothing where the Caddyfile is
+// adapted: the load would fail on it, without a line to point at. (caddy
+// run and caddy reload adapt with the environment the server loads with.)
+func checkPlaceholders(d *caddyfile.Dispenser, option string, values ...string) error {
+	for _, v := range values {
+		if _, err := secret(option, v); err != nil {
+			return d.Err(err.Error())
+		}
+	}
+	return nil
 }
 
 // ParseStringOption reads an option's single argument.

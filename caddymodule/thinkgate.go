@@ -208,7 +208,12 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	for _, w := range modelRuleWarnings(h.Models) {
 		h.logger.Warn(w)
 	}
+	if err := checkOneHandler(ctx); err != nil {
+		return err
+	}
 	if w := orderWarning(ctx, h); w != "" {
+		h.logger.Warn(w)
+	} else if w := proxyWarning(ctx); w != "" {
 		h.logger.Warn(w)
 	}
 	split := pm.SplitTagsByDefault()
