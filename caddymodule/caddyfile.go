@@ -1,7 +1,9 @@
 package caddymodule
 
 import (
+	"fmt"
 	"github.com/dustin/go-humanize"
+	"sync"
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig"
@@ -305,18 +307,25 @@ func parseSize(d *caddyfile.Dispenser) (int64, error) {
 	return int64(n), nil
 }
 
-// checkPlaceholders fails, at the option's line, when a secret's
-// placeholders ({env.NAME}) resolve to nothing where the Caddyfile is
-// adapted: the load would fail on it, without a line to point at. (caddy
-// run and caddy reload adapt with the environment the server loads with.)
+// checkPlaceholders notes the Caddyfile line of a secret option whose
+// placeholders ({env.NAME}) resolve to nothing here, so that the load's
+// error about it (secret) can name the line, as every other Caddyfile
+// error does. The adapt does not fail: the Caddyfile may be adapted where
+// the secrets are not set (caddy adapt), and the load, where they must be,
+// decides.
 func checkPlaceholders(d *caddyfile.Dispenser, option string, values ...string) error {
 	for _, v := range values {
 		if _, err := secret(option, v); err != nil {
-			return d.Err(err.Error())
+			placeholderLines.Store(option+"\x00"+v, fmt.Sprintf("%s:%d", d.File(), d.Line()))
 		}
 	}
 	return nil
 }
+
+// placeholderLines maps an option and its value, as written, to the
+// Caddyfile line of the last adapt in this process that found it
+// unresolved.
+var placeholderLines sync.Map
 
 // ParseStringOption reads an option's single argument.
 func ParseStringOption(d *caddyfile.Dispenser) (string, error) {
