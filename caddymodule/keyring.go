@@ -27,6 +27,9 @@ var serversHandlers sync.Map // *caddyhttp.Server → *serverHandlers
 // serverOf is the server a module is provisioned in, nil outside a server
 // (a module provisioned on its own, in a test).
 func serverOf(ctx caddy.Context) *caddyhttp.Server {
+	if ctx.Context == nil {
+		return nil
+	}
 	srv, _ := ctx.Value(caddyhttp.ServerCtxKey).(*caddyhttp.Server)
 	return srv
 }
