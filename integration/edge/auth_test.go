@@ -232,3 +232,22 @@ func TestUnauthenticatedBodyNeverRead(t *testing.T) {
 		})
 	}
 }
+
+// TestOpenHandlerReadsBodies: a server with a thinkgate handler without
+// client_keys serves clients without a key, so its matchers read their
+// bodies as before (docs/security.md, "Nothing is read before the key is
+// checked"): the open route gets the request.
+func TestOpenHandlerReadsBodies(t *testing.T) {
+	upstream := testgw.NewUpstream(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusBadRequest)
+		io.WriteString(w, `{"type":"error","error":{"type":"invalid_request_error","message":"test upstream"}}`)
+	})
+	gw := testgw.Start(t, slot, "@open thinkgate model claude-sonnet-*\nhandle @open {\n\tthinkgate anthropic\n\treverse_proxy "+upstream.URL+
+		"\n}\nhandle {\n\tthinkgate anthropic {\n\t\tclient_keys "+clientKey+"\n\t}\n\treverse_proxy "+upstream.URL+"\n}")
+	body := largeRequest()
+	status, got, read := postCounting(t, gw.URL, body)
+	if status != http.StatusBadRequest || !strings.Contains(got, "test upstream") || read != int64(len(body)) {
+		t.Errorf("no key, open route: %d %s, %d of %d bytes read", status, got, read, len(body))
+	}
+}
