@@ -1,7 +1,9 @@
 package caddymodule
 
 import (
+	"fmt"
 	"github.com/dustin/go-humanize"
+	"sync"
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig"
@@ -206,10 +208,16 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			if len(keys) == 0 {
 				return missingArg(d)
 			}
+			if err := checkPlaceholders(d, "client_keys", keys...); err != nil {
+				return err
+			}
 			h.ClientKeys = append(h.ClientKeys, keys...)
 		case "client_keys_file":
 			v, err := ParseStringOption(d)
 			if err != nil {
+				return err
+			}
+			if err := checkPlaceholders(d, "client_keys_file", v); err != nil {
 				return err
 			}
 			h.ClientKeysFile = v
@@ -253,11 +261,17 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			if err != nil {
 				return err
 			}
+			if err := checkPlaceholders(d, "signing_key", v); err != nil {
+				return err
+			}
 			h.SigningKey = v
 		case "previous_signing_keys":
 			keys := d.RemainingArgs()
 			if len(keys) == 0 {
 				return missingArg(d)
+			}
+			if err := checkPlaceholders(d, "previous_signing_keys", keys...); err != nil {
+				return err
 			}
 			h.PreviousSigningKeys = append(h.PreviousSigningKeys, keys...)
 		default:
@@ -317,6 +331,26 @@ func parseSize(d *caddyfile.Dispenser) (int64, error) {
 	}
 	return int64(n), nil
 }
+
+// checkPlaceholders notes the Caddyfile line of a secret option whose
+// placeholders ({env.NAME}) resolve to nothing here, so that the load's
+// error about it (secret) can name the line, as every other Caddyfile
+// error does. The adapt does not fail: the Caddyfile may be adapted where
+// the secrets are not set (caddy adapt), and the load, where they must be,
+// decides.
+func checkPlaceholders(d *caddyfile.Dispenser, option string, values ...string) error {
+	for _, v := range values {
+		if _, err := secret(option, v); err != nil {
+			placeholderLines.Store(option+"\x00"+v, fmt.Sprintf("%s:%d", d.File(), d.Line()))
+		}
+	}
+	return nil
+}
+
+// placeholderLines maps an option and its value, as written, to the
+// Caddyfile line of the last adapt in this process that found it
+// unresolved.
+var placeholderLines sync.Map
 
 // ParseStringOption reads an option's single argument.
 func ParseStringOption(d *caddyfile.Dispenser) (string, error) {

@@ -121,7 +121,11 @@ func secret(option, raw string) (string, error) {
 	}
 	v := resolveSecret(raw)
 	if v == "" {
-		return "", fmt.Errorf("%s: %s resolved to the empty string (unset environment variable?)", option, raw)
+		err := fmt.Errorf("%s: %s resolved to the empty string (unset environment variable?)", option, raw)
+		if line, ok := placeholderLines.Load(option + "\x00" + raw); ok {
+			err = fmt.Errorf("%v, at %s", err, line)
+		}
+		return "", err
 	}
 	return v, nil
 }

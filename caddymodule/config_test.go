@@ -90,7 +90,7 @@ func validate(t *testing.T, storage, site string) error {
 	cf := fmt.Sprintf("{\n\tstorage file_system %s\n\tadmin off\n}\n:0 {\n%s\n}\n", storage, site)
 	out, _, err := caddyconfig.GetAdapter("caddyfile").Adapt([]byte(cf), nil)
 	if err != nil {
-		t.Fatalf("adapt: %v", err)
+		return err
 	}
 	var cfg caddy.Config
 	if err := json.Unmarshal(out, &cfg); err != nil {
@@ -101,7 +101,8 @@ func validate(t *testing.T, storage, site string) error {
 
 // TestUnsetSecretsFailAtLoad: a secret that resolves to nothing stops the
 // load with the option's name, instead of sending no credential (or the
-// client's own) upstream.
+// client's own) upstream. In a Caddyfile the error carries the option's
+// line, as every other Caddyfile error does.
 func TestUnsetSecretsFailAtLoad(t *testing.T) {
 	os.Unsetenv("THINKGATE_TEST_UNSET")
 	dir := t.TempDir()
@@ -114,10 +115,15 @@ func TestUnsetSecretsFailAtLoad(t *testing.T) {
 		{"thinkgate amazonq {\n api_key k\n profile_arn {env.THINKGATE_TEST_UNSET}\n}", "profile_arn: {env.THINKGATE_TEST_UNSET} resolved to the empty string (unset environment variable?)"},
 		{"thinkgate openai {\n signing_key {env.THINKGATE_TEST_UNSET}\n}", "signing_key: {env.THINKGATE_TEST_UNSET} resolved to the empty string (unset environment variable?)"},
 		{"thinkgate openai {\n signing_key k\n previous_signing_keys old {env.THINKGATE_TEST_UNSET}\n}", "previous_signing_keys: {env.THINKGATE_TEST_UNSET} resolved to the empty string (unset environment variable?)"},
+		{"thinkgate openai {\n client_keys k {env.THINKGATE_TEST_UNSET}\n}", "client_keys: {env.THINKGATE_TEST_UNSET} resolved to the empty string (unset environment variable?)"},
+		{"thinkgate openai {\n client_keys_file {env.THINKGATE_TEST_UNSET}\n}", "client_keys_file: {env.THINKGATE_TEST_UNSET} resolved to the empty string (unset environment variable?)"},
+		{"thinkgate vertex {\n project p\n location us-east5\n credentials_file {env.THINKGATE_TEST_UNSET}\n}", "credentials_file: {env.THINKGATE_TEST_UNSET} resolved to the empty string (unset environment variable?)"},
 	} {
 		err := validate(t, dir, c.block+"\nreverse_proxy localhost:9")
-		if err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%q:\n got  %v\n want it to contain %q", c.block, err, c.want)
+		// The site body starts on the Caddyfile's line 6; the secret is on the block's last line.
+		line := fmt.Sprintf(", at Caddyfile:%d", 6+strings.Count(c.block, "\n")-1)
+		if err == nil || !strings.Contains(err.Error(), c.want+line) {
+			t.Errorf("%q:\n got  %v\n want it to contain %q", c.block, err, c.want+line)
 		}
 	}
 	t.Setenv("THINKGATE_TEST_SET", "k")
@@ -223,6 +229,62 @@ reverse_proxy localhost:9`)
 	log = loadLog(t, "route {\n\treverse_proxy /other/* localhost:9\n\tthinkgate openai\n\treverse_proxy localhost:9\n}")
 	if strings.Contains(log, "comes after reverse_proxy") {
 		t.Errorf("matched reverse_proxy warned about:\n%s", log)
+	}
+}
+
+// TestTwoHandlersInOneRoute: two thinkgate handlers in one route list
+// stop the load (the second would never serve); in handle blocks of their
+// own, or as fallback steps, they load.
+func TestTwoHandlersInOneRoute(t *testing.T) {
+	dir := t.TempDir()
+	for _, site := range []string{
+		"thinkgate openai\nthinkgate gemini\nreverse_proxy localhost:9",
+		"route {\n\tthinkgate openai\n\treverse_proxy localhost:9\n\tthinkgate anthropic\n}",
+		"handle /v1/* {\n\tthinkgate openai\n\tthinkgate openai\n\treverse_proxy localhost:9\n}",
+	} {
+		err := validate(t, dir, site)
+		if err == nil || !strings.Contains(err.Error(), errTwoHandlers.Error()) {
+			t.Errorf("%q: %v", site, err)
+		}
+	}
+	for _, site := range []string{
+		"handle /a/* {\n\tthinkgate openai\n\treverse_proxy localhost:9\n}\nhandle {\n\tthinkgate gemini\n\treverse_proxy localhost:9\n}",
+		"thinkgate_fallback {\n\ttry {\n\t\tthinkgate openai\n\t\treverse_proxy localhost:9\n\t}\n\ttry {\n\t\tthinkgate gemini\n\t\treverse_proxy localhost:9\n\t}\n}",
+	} {
+		if err := validate(t, dir, site); err != nil {
+			t.Errorf("%q: %v", site, err)
+		}
+	}
+	// In JSON, two in one route's handle list.
+	cfg := caddy.Config{StorageRaw: json.RawMessage(fmt.Sprintf(`{"module":"file_system","root":%q}`, dir)),
+		AppsRaw: caddy.ModuleMap{"http": json.RawMessage(`{"servers":{"s":{"listen":[":0"],"routes":[{"handle":[` +
+			`{"handler":"thinkgate","provider":{"name":"openai"}},{"handler":"thinkgate","provider":{"name":"openai"}},{"handler":"reverse_proxy"}]}]}}}`)}}
+	if err := caddy.Validate(&cfg); err == nil || !strings.Contains(err.Error(), errTwoHandlers.Error()) {
+		t.Errorf("JSON: %v", err)
+	}
+}
+
+// TestNoProxyWarning: a thinkgate with no reverse_proxy after it, in its
+// route or around it, is logged at load; one with a reverse_proxy after it
+// anywhere a request reaches is not.
+func TestNoProxyWarning(t *testing.T) {
+	for _, c := range []struct {
+		site string
+		warn bool
+	}{
+		{"thinkgate openai", true},
+		{"handle {\n\tthinkgate openai\n}", true},
+		{"thinkgate_fallback {\n\ttry {\n\t\tthinkgate openai\n\t}\n}", true},
+		{"thinkgate openai\nreverse_proxy localhost:9", false},
+		{"handle {\n\tthinkgate openai\n\treverse_proxy localhost:9\n}", false},
+		{"route {\n\tthinkgate openai\n}\nreverse_proxy localhost:9", false},
+		{"thinkgate openai\nhandle {\n\treverse_proxy localhost:9\n}", false},
+		{"thinkgate_fallback {\n\ttry {\n\t\tthinkgate openai\n\t\treverse_proxy localhost:9\n\t}\n}", false},
+	} {
+		log := loadLog(t, c.site)
+		if got := strings.Contains(log, `"msg":"`+noProxyWarning+`"`); got != c.warn {
+			t.Errorf("%q: warned %v, want %v:\n%s", c.site, got, c.warn, log)
+		}
 	}
 }
 

@@ -61,6 +61,7 @@ type Fallback struct {
 
 	on     failureSet
 	logger *zap.Logger
+	server *caddyhttp.Server // the server the fallback runs in (keyring.go)
 }
 
 // FallbackStep is one step of a fallback: routes run as a route block.
@@ -82,6 +83,7 @@ var defaultFallbackOn = []string{"429", "500", "502", "503", "504", "529", failu
 // Provision sets up the steps.
 func (f *Fallback) Provision(ctx caddy.Context) error {
 	f.logger = ctx.Logger()
+	f.server = serverOf(ctx)
 	on := f.On
 	if len(on) == 0 {
 		on = defaultFallbackOn
@@ -127,6 +129,11 @@ func (f *Fallback) Validate() error {
 
 // ServeHTTP runs the steps in order until one answers.
 func (f *Fallback) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
+	if unauthenticated(f.server, r) {
+		// No step's thinkgate would serve this client: answer as they
+		// would, before reading the body.
+		return writeError(w, errInvalidClientKey)
+	}
 	lease := newBodyLease() // the body's pooled buffer, given back once the steps are done with it
 	defer lease.done()
 	body, err := f.readBody(w, r, lease)

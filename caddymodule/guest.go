@@ -2,6 +2,7 @@ package caddymodule
 
 import (
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -35,6 +36,11 @@ func (g *guest) secrets() []string { return []string{g.apiKey} }
 // resolved at load, so that a secret never has to appear in the config
 // itself, and which fail the load when set but resolved to nothing.
 var credentialOptions = []string{"api_key", "profile_arn"}
+
+// placeholderOptions are the options whose placeholders must resolve at
+// load: the credentials and vertex's credentials_file. The Caddyfile
+// checks them at the option's line.
+var placeholderOptions = append(slices.Clone(credentialOptions), "credentials_file")
 
 // provision builds the provider from a copy of cfg with its credentials
 // resolved; the module keeps cfg as written, placeholders and all.
@@ -98,6 +104,11 @@ func setOption(d *caddyfile.Dispenser, name string, f reflect.Value) error {
 		s, err := ParseStringOption(d)
 		if err != nil {
 			return err
+		}
+		if slices.Contains(placeholderOptions, name) {
+			if err := checkPlaceholders(d, name, s); err != nil {
+				return err
+			}
 		}
 		f.SetString(s)
 	case reflect.Bool:

@@ -37,13 +37,13 @@ type MatchMessages struct {
 	// included), '?' one character, '[a-z]' a class.
 	Model []string `json:"model,omitempty"`
 
-	// Thinking: thinking is on (true) or off (false) for the request,
-	// decided as the handler decides it.
+	// Thinking: thinking is on (true) or off (false) for the request:
+	// enabled is on, disabled off, and a request without thinking or with
+	// adaptive thinking (left to the model) follows DefaultThinking.
 	Thinking *bool `json:"thinking,omitempty"`
 
-	// DefaultThinking decides a request without a thinking field, as the
-	// handler's option of that name: on unless set to false. The matcher
-	// does not know which handler will run, so keep the two the same.
+	// DefaultThinking decides a request without a thinking field or with
+	// adaptive thinking: on unless set to false.
 	DefaultThinking *bool `json:"default_thinking,omitempty"`
 
 	// MinInputTokens and MaxInputTokens bound the estimate of the request's
@@ -80,6 +80,7 @@ type MatchMessages struct {
 	RequestBodyTimeout caddy.Duration `json:"request_body_timeout,omitempty"`
 
 	defaultThinking bool
+	server          *caddyhttp.Server // the server the matcher runs in (keyring.go)
 }
 
 // CaddyModule returns the Caddy module information.
@@ -91,7 +92,8 @@ func (MatchMessages) CaddyModule() caddy.ModuleInfo {
 }
 
 // Provision sets the defaults.
-func (m *MatchMessages) Provision(caddy.Context) error {
+func (m *MatchMessages) Provision(ctx caddy.Context) error {
+	m.server = serverOf(ctx)
 	if m.MaxRequestBody == 0 {
 		m.MaxRequestBody = defaultMaxRequestBody
 	}
@@ -145,6 +147,12 @@ func (m *MatchMessages) MatchWithError(r *http.Request) (bool, error) {
 	if r.Method != http.MethodPost || !countTokens && !strings.HasSuffix(r.URL.Path, "/messages") || !jsonContent(r.Header) {
 		return false, nil
 	}
+	if unauthenticated(m.server, r) {
+		// No thinkgate handler of the server would serve this client: its
+		// body is not read, and the handler that gets the request answers
+		// the 401.
+		return false, nil
+	}
 	p := parseBody(r, m.MaxRequestBody, time.Duration(m.RequestBodyTimeout))
 	req := p.Request
 	if req == nil {
@@ -153,7 +161,7 @@ func (m *MatchMessages) MatchWithError(r *http.Request) (bool, error) {
 	if len(m.Model) > 0 && !anyGlob(m.Model, req.Model) {
 		return false, nil
 	}
-	if m.Thinking != nil && req.Thinking.Enabled(m.defaultThinking) != *m.Thinking {
+	if m.Thinking != nil && m.thinkingOn(req.Thinking) != *m.Thinking {
 		return false, nil
 	}
 	if m.Stream != nil && (req.Stream && !countTokens) != *m.Stream {
@@ -179,6 +187,18 @@ func (m *MatchMessages) MatchWithError(r *http.Request) (bool, error) {
 func (m *MatchMessages) clientMatches(r *http.Request) bool {
 	rc := clientOf(r)
 	return rc != nil && anyGlob(m.Client, rc.name)
+}
+
+// thinkingOn decides the thinking condition: a request that leaves
+// thinking to the model ({"type":"adaptive"}, Claude Code's default)
+// counts as one that does not mention it, so default_thinking decides both
+// and "thinking on" with "default_thinking off" takes only requests that
+// ask for thinking.
+func (m *MatchMessages) thinkingOn(t providers.ThinkingParam) bool {
+	if t.Present && t.Bool == nil && t.Type == "adaptive" {
+		return m.defaultThinking
+	}
+	return t.Enabled(m.defaultThinking)
 }
 
 func (m *MatchMessages) hasTool(tools []providers.Tool) bool {
@@ -222,7 +242,7 @@ var matcherOptions = []string{
 //	@name thinkgate [<condition> <args>...] {
 //	    model            <glob>...       # the model matches one of the globs
 //	    thinking         on|off          # thinking is on / off for the request
-//	    default_thinking on|off          # a request without `thinking` counts as on (default on)
+//	    default_thinking on|off          # a request without `thinking`, or adaptive, counts as on (default on)
 //	    min_input_tokens <n>             # the input-token estimate is at least n
 //	    max_input_tokens <n>             # the input-token estimate is at most n
 //	    tool             <glob>...       # a tool's type or name matches one of the globs

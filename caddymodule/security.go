@@ -20,14 +20,18 @@ import (
 func loadClientKeys(keys []string, file string) ([][]byte, error) {
 	var out [][]byte
 	for _, k := range keys {
-		if v := resolveSecret(k); v != "" {
-			out = append(out, []byte(v))
-		} else {
-			return nil, fmt.Errorf("client_keys: a key resolved to the empty string (unset environment variable?)")
+		v, err := secret("client_keys", k)
+		if err != nil {
+			return nil, err
 		}
+		out = append(out, []byte(v))
 	}
 	if file != "" {
-		f, err := os.Open(resolveSecret(file))
+		path, err := secret("client_keys_file", file)
+		if err != nil {
+			return nil, err
+		}
+		f, err := os.Open(path)
 		if err != nil {
 			return nil, fmt.Errorf("client_keys_file: %v", err)
 		}

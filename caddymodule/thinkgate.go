@@ -150,6 +150,7 @@ type Handler struct {
 	settings     providers.Settings
 	clientKeys   [][]byte
 	logger       *zap.Logger
+	server       *caddyhttp.Server // the server the handler runs in (keyring.go)
 }
 
 // CaddyModule returns the Caddy module information.
@@ -204,6 +205,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		return err
 	}
 	h.clientKeys = keys
+	h.joinServer(ctx)
 
 	if h.MaxRequestBody == 0 {
 		h.MaxRequestBody = defaultMaxRequestBody
@@ -221,7 +223,12 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	for _, w := range modelRuleWarnings(h.Models) {
 		h.logger.Warn(w)
 	}
+	if err := checkOneHandler(ctx); err != nil {
+		return err
+	}
 	if w := orderWarning(ctx, h); w != "" {
+		h.logger.Warn(w)
+	} else if w := proxyWarning(ctx); w != "" {
 		h.logger.Warn(w)
 	}
 	split := pm.SplitTagsByDefault()
@@ -308,7 +315,7 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, next caddyhttp.H
 		client = "client:" + named.name
 	} else if len(h.clientKeys) > 0 {
 		if !h.clientKeyOK(r.Header) {
-			return writeError(w, &providers.Error{Status: http.StatusUnauthorized, Type: "authentication_error", Message: "invalid x-api-key"})
+			return writeError(w, errInvalidClientKey)
 		}
 		client = clientID(r.Header)
 		// The client's key is the gateway's own: it never goes upstream.
@@ -320,8 +327,9 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, next caddyhttp.H
 		if ok, err := h.serveModels(w, r, named); ok {
 			return err
 		}
-		// Not a Messages API call: not ours to change.
-		return next.ServeHTTP(w, r)
+		// Not a Messages API call: not ours to translate, but held to the
+		// same edge rules (no redirect, no upstream cookie).
+		return next.ServeHTTP(newPassthroughWriter(w, h, r), r)
 	}
 	m := &exchangeMetrics{provider: h.providerName, start: time.Now()}
 	if named != nil {

@@ -193,7 +193,27 @@ func claudeCodeTurn(t *testing.T, edit func(req map[string]any)) []byte {
 }
 
 // The requests of each kind, as Claude Code sends them.
+
+// mainTurn is Claude Code's default request: thinking left to the model
+// ("adaptive").
 func mainTurn(t *testing.T) []byte { return claudeCodeTurn(t, nil) }
+
+// thinkingTurn asks for thinking with a budget, as Claude Code does for a
+// model without adaptive thinking when thinking is switched on.
+func thinkingTurn(t *testing.T) []byte {
+	return claudeCodeTurn(t, func(req map[string]any) {
+		req["thinking"] = map[string]any{"type": "enabled", "budget_tokens": 31999}
+	})
+}
+
+// noThinkingField is a request that does not mention thinking.
+func noThinkingField(t *testing.T) []byte {
+	return claudeCodeTurn(t, func(req map[string]any) {
+		delete(req, "thinking")
+		delete(req, "context_management")
+		delete(req, "output_config")
+	})
+}
 
 func withoutThinking(t *testing.T) []byte {
 	return claudeCodeTurn(t, func(req map[string]any) {
@@ -259,8 +279,12 @@ var cases = []recipeCase{
 		upstream: "gemini", path: "/v1beta/models/gemini-2.5-pro:streamGenerateContent", text: geminiText},
 	{name: "background Haiku call to DeepSeek chat", route: "background", body: backgroundCall,
 		upstream: "deepseek", path: "/v1/chat/completions", model: "deepseek-chat", text: deepseekText},
-	{name: "thinking turn to DeepSeek reasoner", route: "thinking", body: mainTurn,
+	{name: "thinking turn to DeepSeek reasoner", route: "thinking", body: thinkingTurn,
 		upstream: "deepseek", path: "/v1/chat/completions", model: "deepseek-reasoner", text: deepseekText, thought: deepseekPlan},
+	{name: "Claude Code's default request (adaptive thinking) to OpenAI", body: mainTurn,
+		upstream: "openai", path: "/v1/chat/completions", model: "gpt-4.1", text: openaiText},
+	{name: "a request without thinking to OpenAI", body: noThinkingField,
+		upstream: "openai", path: "/v1/chat/completions", model: "gpt-4.1", text: openaiText},
 	{name: "anything else to OpenAI", body: withoutThinking,
 		upstream: "openai", path: "/v1/chat/completions", model: "gpt-4.1", text: openaiText},
 }

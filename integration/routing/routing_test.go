@@ -142,7 +142,8 @@ func TestMatcherConditions(t *testing.T) {
 		{"a short input of the model", `{"model":"tiny-1","max_tokens":10,` + user + `}`, "short"},
 		{"a longer input of the model", `{"model":"tiny-1","max_tokens":10,"messages":[{"role":"user","content":"` + strings.Repeat("word ", 30) + `"}]}`, "default"},
 		{"thinking enabled", `{"model":"m","max_tokens":2000,"thinking":{"type":"enabled","budget_tokens":1024},` + user + `}`, "think"},
-		{"thinking adaptive", `{"model":"m","max_tokens":2000,"thinking":{"type":"adaptive"},` + user + `}`, "think"},
+		// Adaptive leaves thinking to the model: default_thinking off decides it.
+		{"thinking adaptive, default_thinking off", `{"model":"m","max_tokens":2000,"thinking":{"type":"adaptive"},` + user + `}`, "default"},
 		{"thinking disabled", `{"model":"m","max_tokens":10,"thinking":{"type":"disabled"},` + user + `}`, "default"},
 		{"thinking absent, default_thinking off", `{"model":"m","max_tokens":10,` + user + `}`, "default"},
 		{"a stream", `{"model":"m","max_tokens":10,"stream":true,` + user + `}`, "stream"},
