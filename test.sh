@@ -10,6 +10,19 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 
+echo "== test dependencies"
+# The thinkgate_clients tests run a real redis-server; the Claude Code and
+# TypeScript SDK tests (integration/claudecode) run Node.js programs that
+# they install with npm into the user cache. Both come from Debian's
+# packages when missing (root, as in CI).
+missing=()
+command -v redis-server >/dev/null || missing+=(redis-server)
+{ command -v node >/dev/null && command -v npm >/dev/null; } || missing+=(nodejs npm)
+if [ ${#missing[@]} -gt 0 ]; then
+	apt-get update && apt-get install -y "${missing[@]}"
+fi
+echo "redis-server $(redis-server --version | grep -o 'v=[0-9.]*'), node $(node --version), npm $(npm --version)"
+
 echo "== gofmt"
 unformatted=$(gofmt -l $(find . -name '*.go' -not -path './.git/*'))
 if [ -n "$unformatted" ]; then

@@ -32,10 +32,10 @@ func imports(t *testing.T, name string) []string {
 func TestReadmeBuildRunsExample(t *testing.T) {
 	readme := strings.Join(strings.Fields(readDoc(t, "README.md")), " ")
 	for _, want := range []string{
-		"The first `go run` compiles Caddy for several minutes without output.",
+		"The first `go run` compiles Caddy for several minutes without output",
 		"go tool xcaddy build --with github.com/thinkgate/thinkgate@v0.0.0=.",
 		"refuses `Caddyfile.example` (`unrecognized directive: thinkgate_demo`)",
-		"`go build -o caddy ./cmd/caddy` builds the one that runs the example",
+		"`go build -o caddy ./cmd/caddy` builds one that runs it",
 		"`go run` does not forward SIGTERM",
 	} {
 		if !strings.Contains(readme, want) {
