@@ -19,7 +19,7 @@ import (
 )
 
 // slot is this package's own ports (testgw's list names the older packages).
-const slot = 24
+const slot = testgw.SlotBedrock
 
 const (
 	modelID   = "us.anthropic.claude-sonnet-4-5-20250929-v1:0"

@@ -22,7 +22,7 @@ import (
 )
 
 // slot is this package's own ports.
-const slot = 41
+const slot = testgw.SlotEdge
 
 // clientKey is the gateway key every shape's thinkgate handlers get.
 const clientKey = "tg-edge-client-key"

@@ -25,7 +25,7 @@ import (
 )
 
 // slot is this package's own ports (testgw's list names the older packages).
-const slot = 21
+const slot = testgw.SlotFallback
 
 // site is a fallback from an OpenAI-compatible first step to a Gemini second.
 // options go in the fallback's block; first1 in the first step's

@@ -32,7 +32,7 @@ import (
 )
 
 // slot is this package's own ports.
-const slot = 22
+const slot = testgw.SlotRecipe
 
 const recipePath = "../../docs/routing-recipe.Caddyfile"
 

@@ -21,7 +21,7 @@ import (
 )
 
 // slot is this package's own ports (testgw's list names the older packages).
-const slot = 34
+const slot = testgw.SlotTracing
 
 const clientKey = "tg-client-key-1"
 

@@ -16,7 +16,7 @@ import (
 )
 
 // slot is this package's own ports (testgw's list names the older packages).
-const slot = 37
+const slot = testgw.SlotUpstreamEdge
 
 // bound is the upstream_body_timeout (or credential bound) the tests
 // configure: short, so that each test ends soon after it runs out.

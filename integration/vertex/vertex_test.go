@@ -16,7 +16,7 @@ import (
 )
 
 // slot is this package's Caddy slot.
-const slot = 23
+const slot = testgw.SlotVertex
 
 const prefix = "/v1/projects/my-project/locations/us-east5/publishers/"
 

@@ -53,10 +53,18 @@ const (
 )
 
 // Slots numbered apart from the list above, so that slots added to it do
-// not take their ports.
+// not take their ports. Every package that runs a gateway names its slot
+// here, so that no two packages (which go test runs at once) share ports.
 const (
-	SlotAnswers    = 40
-	SlotClaudeCode = 41
+	SlotFallback     = 21
+	SlotRecipe       = 22
+	SlotVertex       = 23
+	SlotBedrock      = 24
+	SlotTracing      = 34
+	SlotUpstreamEdge = 37
+	SlotAnswers      = 40
+	SlotClaudeCode   = 41
+	SlotEdge         = 42
 )
 
 // Ports are one package's Caddy ports.
