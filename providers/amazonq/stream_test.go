@@ -307,7 +307,7 @@ func TestStreamToolUse(t *testing.T) {
 		eventFrame(t, "toolUseEvent", `{"toolUseId":"t1","name":"mcp__short_1234abcd","input":""}`),
 		eventFrame(t, "toolUseEvent", `{"toolUseId":"t1","input":"{\"path\":"}`),
 		eventFrame(t, "toolUseEvent", `{"toolUseId":"t1","input":"\"/tmp/\u00e9\"}","stop":true}`),
-		eventFrame(t, "toolUseEvent", `{"toolUseId":"t1","stop":true}`), // a repeated stop is dropped
+		eventFrame(t, "toolUseEvent", `{"toolUseId":"t1","stop":true}`),                            // a repeated stop is dropped
 		eventFrame(t, "toolUseEvent", `{"toolUseId":"t2","name":"Bash","input":{"command":"ls"}}`), // a whole input ends t2
 		eventFrame(t, "toolUseEvent", `{"toolUseId":"t3","name":"Read"}`),
 		eventFrame(t, "toolUseEvent", `{"toolUseId":"t2","input":"late"}`), // t2 ended: dropped
