@@ -77,13 +77,17 @@ func toolEvent(fields map[string]any) qEvent {
 
 // qStream frames the events, then the answer's metadata.
 func qStream(t testing.TB, events ...[]qEvent) []byte {
+	return append(qFrames(t, events...), eventFrame(t, "metadataEvent", `{"tokenUsage":{"uncachedInputTokens":10,"outputTokens":20}}`)...)
+}
+
+// qFrames frames the events.
+func qFrames(t testing.TB, events ...[]qEvent) []byte {
 	var b bytes.Buffer
 	for _, es := range events {
 		for _, e := range es {
 			b.Write(eventFrame(t, e.typ, e.payload))
 		}
 	}
-	b.Write(eventFrame(t, "metadataEvent", `{"tokenUsage":{"uncachedInputTokens":10,"outputTokens":20}}`))
 	return b.Bytes()
 }
 
@@ -145,6 +149,9 @@ func TestStreamInterleavedItems(t *testing.T) {
 		// A call that never stops ends with the answer; what it held
 		// back follows.
 		{"call_never_stops", qStream(t, c.body(), m, c2), ""},
+		// What waits when the stream fails goes out before the error: it
+		// arrived.
+		{"exception_during_call", concat(qFrames(t, c.body()[:2], m, c2.body()), exceptionFrame(t, "ThrottlingException", `{"message":"slow down"}`)), "slow down"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

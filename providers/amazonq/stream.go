@@ -71,20 +71,32 @@ func (t *Translator) NewStream(em *providers.Emitter) *Stream {
 }
 
 // Write takes upstream bytes as they arrive.
-func (s *Stream) Write(p []byte) error { return s.dec.Write(p) }
+func (s *Stream) Write(p []byte) error {
+	if err := s.dec.Write(p); err != nil {
+		s.drain() // what is held goes out before the error: it arrived
+		return err
+	}
+	return nil
+}
+
+// drain closes the open call and sends what it held back, closing each
+// call that opens from it.
+func (s *Stream) drain() {
+	for s.closeTool(); s.held != nil; s.closeTool() {
+		s.release()
+	}
+}
 
 // Close ends the stream at the upstream's EOF. Amazon Q has no end-of-stream
 // event (the last frames are metadata, in no fixed order), so EOF after at
 // least one whole frame is a normal end; EOF inside a frame, or before any
 // frame, is an error.
 func (s *Stream) Close() error {
-	if err := s.dec.Close(); err != nil {
-		return err
-	}
 	// A call that never stopped ends with the answer; what it held back
 	// follows.
-	for s.closeTool(); s.held != nil; s.closeTool() {
-		s.release()
+	s.drain()
+	if err := s.dec.Close(); err != nil {
+		return err
 	}
 	if s.parser != nil {
 		s.parser.Close()
