@@ -239,7 +239,6 @@ func (s *Stream) endReasoning() {
 // item is one piece of the answer: its text, its reasoning, or a tool
 // call.
 type item struct {
-	call     bool
 	id, name string
 	hasInput bool // some of the call's input came
 	ended    bool // the call's stop came, or its whole input
@@ -332,7 +331,7 @@ func (s *Stream) onToolUse(p []byte) error {
 		if err != nil {
 			return err
 		}
-		it = &item{call: true, id: string(id), name: s.st.originalToolName(string(name))}
+		it = &item{id: string(id), name: s.st.originalToolName(string(name))}
 		if s.calls == nil {
 			s.calls = make(map[string]*item)
 		}
