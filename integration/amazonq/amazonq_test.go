@@ -283,6 +283,43 @@ func TestReasoningEvent(t *testing.T) {
 	}
 }
 
+// TestInterleavedToolCalls: two tool calls whose fragments alternate, with
+// text between them, reach the SDK as two whole calls and the text after
+// them (docs/thinking.md, "Items that interleave"), streamed and not.
+func TestInterleavedToolCalls(t *testing.T) {
+	body := join(
+		event(t, "toolUseEvent", `{"toolUseId":"tooluse_a","name":"get_weather"}`),
+		event(t, "toolUseEvent", `{"toolUseId":"tooluse_a","input":"{\"city\": "}`),
+		event(t, "toolUseEvent", `{"toolUseId":"tooluse_b","name":"get_weather"}`),
+		text(t, "Checking both."),
+		event(t, "toolUseEvent", `{"toolUseId":"tooluse_b","input":"{\"city\": "}`),
+		event(t, "toolUseEvent", `{"toolUseId":"tooluse_a","input":"\"Paris\"}"}`),
+		event(t, "toolUseEvent", `{"toolUseId":"tooluse_b","input":"\"Rome\"}","stop":true}`),
+		event(t, "toolUseEvent", `{"toolUseId":"tooluse_a","stop":true}`),
+		event(t, "toolUseEvent", `{"toolUseId":"tooluse_a","input":"{}"}`), // a's call ended: dropped
+		metadata(t, 5, 9),
+	)
+	up := upstream(t, body, 7)
+	gw := testgw.Start(t, testgw.SlotAmazonQ, site(t, "", up))
+	check := func(how string, msg *anthropic.Message) {
+		t.Helper()
+		if len(msg.Content) != 3 ||
+			msg.Content[0].ID != "tooluse_a" || string(msg.Content[0].Input) != `{"city": "Paris"}` ||
+			msg.Content[1].ID != "tooluse_b" || string(msg.Content[1].Input) != `{"city": "Rome"}` ||
+			msg.Content[2].Text != "Checking both." || msg.StopReason != "tool_use" {
+			t.Fatalf("%s: %+v", how, msg)
+		}
+	}
+	msg, _ := gw.Stream(userParams())
+	check("streamed", &msg)
+	client := gw.Client()
+	whole, err := client.Messages.New(context.Background(), userParams())
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("not streamed", whole)
+}
+
 // TestNonStreaming: a non-streaming request is answered with one Message
 // collected from the upstream's event stream.
 func TestNonStreaming(t *testing.T) {

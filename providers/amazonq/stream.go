@@ -2,6 +2,7 @@ package amazonq
 
 import (
 	"bytes"
+	"net/http"
 
 	"github.com/buger/jsonparser"
 	"go.uber.org/zap"
@@ -29,14 +30,20 @@ type Stream struct {
 	text        accumulator // assistantResponseEvent.content
 	reasoning   accumulator // reasoningContentEvent.text
 	inReasoning bool
-	toolOpen    bool
-	toolID      []byte
-	toolsDone   map[string]bool
-	tools       int
-	stopReason  string
-	usage       providers.Usage
-	scratch     []byte
-	scratch2    []byte
+	// The answer's items: its text and its reasoning (Amazon Q gives them
+	// no identity), and its tool calls by toolUseId.
+	textItem, reasoningItem item
+	calls                   map[string]*item
+	open                    *item // the tool call whose tool_use block is open
+	// held are events of other items that came while a call's input
+	// streamed.
+	held       []heldEvent
+	heldBytes  int
+	tools      int
+	stopReason string
+	usage      providers.Usage
+	scratch    []byte
+	scratch2   []byte
 }
 
 // NewStream returns the stream translator writing to em (a streaming
@@ -64,13 +71,30 @@ func (t *Translator) NewStream(em *providers.Emitter) *Stream {
 }
 
 // Write takes upstream bytes as they arrive.
-func (s *Stream) Write(p []byte) error { return s.dec.Write(p) }
+func (s *Stream) Write(p []byte) error {
+	if err := s.dec.Write(p); err != nil {
+		s.drain() // what is held goes out before the error: it arrived
+		return err
+	}
+	return nil
+}
+
+// drain closes the open call and sends what it held back, closing each
+// call that opens from it.
+func (s *Stream) drain() {
+	for s.closeTool(); s.held != nil; s.closeTool() {
+		s.release()
+	}
+}
 
 // Close ends the stream at the upstream's EOF. Amazon Q has no end-of-stream
 // event (the last frames are metadata, in no fixed order), so EOF after at
 // least one whole frame is a normal end; EOF inside a frame, or before any
 // frame, is an error.
 func (s *Stream) Close() error {
+	// A call that never stopped ends with the answer; what it held back
+	// follows.
+	s.drain()
 	if err := s.dec.Close(); err != nil {
 		return err
 	}
@@ -100,13 +124,14 @@ func (s *Stream) handle(m awsstream.Message) error {
 	if event == "" {
 		event = inferEvent(payload)
 	}
+	var err error
 	switch event {
 	case "assistantResponseEvent":
-		return s.onText(payload)
+		err = s.onText(payload)
 	case "toolUseEvent":
-		return s.onToolUse(payload)
+		err = s.onToolUse(payload)
 	case "reasoningContentEvent":
-		return s.onReasoning(payload)
+		err = s.onReasoning(payload)
 	case "metadataEvent":
 		s.onMetadata(payload)
 	case "invalidStateEvent":
@@ -114,7 +139,10 @@ func (s *Stream) handle(m awsstream.Message) error {
 	}
 	// messageMetadataEvent, meteringEvent, contextUsageEvent,
 	// codeReferenceEvent, followupPromptEvent … carry nothing for the client.
-	return nil
+	if err == nil && s.held != nil {
+		s.release()
+	}
+	return err
 }
 
 // inferEvent names an event that came without an :event-type header.
@@ -150,15 +178,22 @@ func (s *Stream) onText(p []byte) error {
 	if t = s.text.next(t); len(t) == 0 {
 		return nil
 	}
+	if s.streaming(&s.textItem) {
+		t = bytes.Clone(t)
+		return s.hold(&s.textItem, len(t), func() { s.showText(t) })
+	}
+	s.showText(t)
+	return nil
+}
+
+func (s *Stream) showText(t []byte) {
 	s.endReasoning()
-	s.closeTool()
 	s.begin()
 	if s.parser != nil {
 		s.parser.Write(t)
 	} else {
 		s.em.Text(t)
 	}
-	return nil
 }
 
 func (s *Stream) onReasoning(p []byte) error {
@@ -174,7 +209,15 @@ func (s *Stream) onReasoning(p []byte) error {
 	if len(t) == 0 && len(sig) == 0 {
 		return nil // redactedContent, or nothing new
 	}
-	s.closeTool()
+	if s.streaming(&s.reasoningItem) {
+		t, sig = bytes.Clone(t), bytes.Clone(sig)
+		return s.hold(&s.reasoningItem, len(t)+len(sig), func() { s.showReasoning(t, sig) })
+	}
+	s.showReasoning(t, sig)
+	return nil
+}
+
+func (s *Stream) showReasoning(t, sig []byte) {
 	if !s.inReasoning {
 		s.begin()
 		s.em.ThinkingStart(nil)
@@ -184,7 +227,6 @@ func (s *Stream) onReasoning(p []byte) error {
 	if len(sig) > 0 {
 		s.em.Signature(providers.OriginAmazonQ, sig)
 	}
-	return nil
 }
 
 func (s *Stream) endReasoning() {
@@ -194,10 +236,81 @@ func (s *Stream) endReasoning() {
 	}
 }
 
-// onToolUse handles one fragment of a tool call. The first fragment of an id
-// opens its tool_use block; input fragments follow as input_json_delta; the
-// one with stop:true closes it. Fragments of an id already closed are
-// dropped (the Anthropic stream cannot reopen a block).
+// item is one piece of the answer: its text, its reasoning, or a tool
+// call.
+type item struct {
+	id, name string
+	hasInput bool // some of the call's input came
+	ended    bool // the call's stop came, or its whole input
+}
+
+type heldEvent struct {
+	it    *item
+	size  int
+	apply func()
+}
+
+// MaxToolCalls bounds the tool calls of one answer: each is remembered
+// until the answer ends, so that a late fragment of one that ended is
+// known for what it is.
+const MaxToolCalls = 4096
+
+// MaxHeld bounds the bytes of other items' events held while a tool
+// call's input streams.
+const MaxHeld = 4 << 20
+
+var (
+	errTooManyCalls = malformed("more than 4096 tool calls in one answer")
+	errHeld         = providers.APIError(http.StatusBadGateway,
+		"malformed upstream response: more than 4 MiB of other items arrived while a tool call was open")
+)
+
+// streaming reports whether a tool call other than it streams its input.
+func (s *Stream) streaming(it *item) bool { return s.open != nil && s.open != it }
+
+// hold keeps an event of it, which apply shows, while another tool call's
+// input streams: the rules of docs/thinking.md ("Items that interleave")
+// never cut a call's input. What apply uses must be a copy (the decoder
+// and the scratch buffers are reused).
+func (s *Stream) hold(it *item, size int, apply func()) error {
+	if s.heldBytes+size > MaxHeld {
+		return errHeld
+	}
+	s.heldBytes += size
+	s.held = append(s.held, heldEvent{it, size, apply})
+	return nil
+}
+
+// release replays, in their order, the held events that no streaming call
+// holds back; the events of a call that opens go first, as they would have
+// had they come then. handle calls it after each frame.
+func (s *Stream) release() {
+	for i := 0; i < len(s.held); {
+		h := s.held[i]
+		if s.streaming(h.it) {
+			i++
+			continue
+		}
+		s.held = append(s.held[:i], s.held[i+1:]...)
+		s.heldBytes -= h.size
+		open := s.open
+		h.apply()
+		if s.open != open {
+			i = 0 // another call opened or ended: what it held back may go now
+		}
+	}
+	if len(s.held) == 0 {
+		s.held = nil
+	}
+}
+
+// onToolUse handles one fragment of a tool call, known by its toolUseId.
+// The first fragment of an id opens its tool_use block, string input
+// fragments follow as input_json_delta, and stop:true closes it. An object
+// input is the call's whole input: it ends the call, and adds nothing
+// after fragments carried the input. A fragment of a call that ended adds
+// nothing and is never taken for a new call (the Anthropic stream cannot
+// reopen a block).
 func (s *Stream) onToolUse(p []byte) error {
 	id, err := s.stringField(p, "toolUseId", &s.scratch2)
 	if err != nil {
@@ -206,51 +319,73 @@ func (s *Stream) onToolUse(p []byte) error {
 	if len(id) == 0 {
 		return malformed("toolUseEvent without toolUseId")
 	}
-	if !s.toolOpen || !bytes.Equal(id, s.toolID) {
-		if s.toolsDone[string(id)] {
-			return nil
+	it := s.calls[string(id)]
+	if it != nil && it.ended {
+		return nil
+	}
+	if it == nil {
+		if len(s.calls) >= MaxToolCalls {
+			return errTooManyCalls
 		}
-		s.closeTool()
-		s.endReasoning()
 		name, err := s.stringField(p, "name", &s.scratch)
 		if err != nil {
 			return err
 		}
-		s.begin()
-		s.em.ToolUseStart(string(id), s.st.originalToolName(string(name)))
-		s.toolOpen = true
-		s.toolID = append(s.toolID[:0], id...)
-		s.tools++
+		it = &item{id: string(id), name: s.st.originalToolName(string(name))}
+		if s.calls == nil {
+			s.calls = make(map[string]*item)
+		}
+		s.calls[it.id] = it
 	}
+	var in []byte
 	v, typ, _, err := jsonparser.Get(p, "input")
 	switch {
 	case err != nil || typ == jsonparser.Null:
 	case typ == jsonparser.String:
-		in, err := unescape(&s.scratch, v)
-		if err != nil {
+		if in, err = unescape(&s.scratch, v); err != nil {
 			return malformed("toolUseEvent input is not a valid string")
 		}
-		s.em.ToolInput(in)
 	case typ == jsonparser.Object:
 		// Some gateways send the whole input as an object at once.
-		s.em.ToolInput(v)
+		if !it.hasInput {
+			in = v
+		}
+		it.ended = true
 	}
 	if stop, err := jsonparser.GetBoolean(p, "stop"); err == nil && stop {
-		s.closeTool()
+		it.ended = true
 	}
+	it.hasInput = it.hasInput || len(in) > 0
+	end := it.ended
+	if s.streaming(it) {
+		in = bytes.Clone(in)
+		return s.hold(it, len(it.id)+len(it.name)+len(in), func() { s.showCall(it, in, end) })
+	}
+	s.showCall(it, in, end)
 	return nil
 }
 
+// showCall sends a fragment of call it: its block opens with the first,
+// and closes with the one that ends it.
+func (s *Stream) showCall(it *item, in []byte, end bool) {
+	if s.open != it {
+		s.endReasoning()
+		s.begin()
+		s.em.ToolUseStart(it.id, it.name)
+		s.open = it
+		s.tools++
+	}
+	s.em.ToolInput(in)
+	if end {
+		s.closeTool()
+	}
+}
+
 func (s *Stream) closeTool() {
-	if !s.toolOpen {
-		return
+	if s.open != nil {
+		s.open = nil
+		s.em.CloseBlock()
 	}
-	s.toolOpen = false
-	s.em.CloseBlock()
-	if s.toolsDone == nil {
-		s.toolsDone = make(map[string]bool)
-	}
-	s.toolsDone[string(s.toolID)] = true
 }
 
 func (s *Stream) onMetadata(p []byte) {

@@ -307,12 +307,12 @@ func TestStreamToolUse(t *testing.T) {
 		eventFrame(t, "toolUseEvent", `{"toolUseId":"t1","name":"mcp__short_1234abcd","input":""}`),
 		eventFrame(t, "toolUseEvent", `{"toolUseId":"t1","input":"{\"path\":"}`),
 		eventFrame(t, "toolUseEvent", `{"toolUseId":"t1","input":"\"/tmp/\u00e9\"}","stop":true}`),
-		eventFrame(t, "toolUseEvent", `{"toolUseId":"t1","stop":true}`), // a repeated stop is dropped
-		eventFrame(t, "toolUseEvent", `{"toolUseId":"t2","name":"Bash","input":{"command":"ls"}}`),
-		eventFrame(t, "toolUseEvent", `{"toolUseId":"t3","name":"Read"}`),  // t2 never stopped: closed by t3
-		eventFrame(t, "toolUseEvent", `{"toolUseId":"t2","input":"late"}`), // t2 is closed: dropped
+		eventFrame(t, "toolUseEvent", `{"toolUseId":"t1","stop":true}`),                            // a repeated stop is dropped
+		eventFrame(t, "toolUseEvent", `{"toolUseId":"t2","name":"Bash","input":{"command":"ls"}}`), // a whole input ends t2
+		eventFrame(t, "toolUseEvent", `{"toolUseId":"t3","name":"Read"}`),
+		eventFrame(t, "toolUseEvent", `{"toolUseId":"t2","input":"late"}`), // t2 ended: dropped
 		eventFrame(t, "toolUseEvent", `{"toolUseId":"t3","input":"{}"}`),
-		textFrame(t, "Done."), // closes t3
+		textFrame(t, "Done."), // waits for t3, which ends with the answer
 		eventFrame(t, "metadataEvent", `{"tokenUsage":{"outputTokens":9},"stopReason":"TOOL_USE"}`),
 	)
 	_, out, err := translateWith(t, tr, data)
