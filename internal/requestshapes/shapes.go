@@ -31,6 +31,7 @@ var Shapes = []Shape{
 	{"nested_inputs", "tool loops whose tool_use inputs and tool schemas nest 400 levels deep", NestedInputs},
 	{"empty_strings", "one tool_use whose input is a long array of empty strings", EmptyStrings},
 	{"many_tools", "as many tool definitions as a request may hold (4,096), and one user turn", ManyTools},
+	{"deep_schemas", "tool definitions whose schemas nest 400 objects deep (~2,000 in 30 MiB), and one user turn", DeepSchemas},
 }
 
 // head is every shape's start; tail its end after the messages array.
@@ -135,6 +136,24 @@ func ManyTools(size int) []byte {
 			b.WriteByte(',')
 		}
 		b.WriteString(`{"name":"t` + strconv.Itoa(i) + `","input_schema":` + schema.String() + `}`)
+	}
+	b.WriteString(`],"messages":[{"role":"user","content":"go"}]}`)
+	return b.Bytes()
+}
+
+// DeepSchemas is as many tool definitions as size allows (at most
+// providers.MaxTools), each with a schema nesting 400 objects deep, and
+// one user turn.
+func DeepSchemas(size int) []byte {
+	const depth = 400
+	schema := strings.Repeat(`{"type":"object","properties":{"a":`, depth) + `{"type":"string"}` + strings.Repeat(`}}`, depth)
+	n := max(1, min(size/(len(schema)+16), providers.MaxTools))
+	b := bytes.NewBufferString(`{"model":"claude-sonnet-4-5","max_tokens":1024,"stream":true,"tools":[`)
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(`{"name":"t` + strconv.Itoa(i) + `","input_schema":` + schema + `}`)
 	}
 	b.WriteString(`],"messages":[{"role":"user","content":"go"}]}`)
 	return b.Bytes()

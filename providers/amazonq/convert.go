@@ -49,7 +49,27 @@ const (
 	// framing is no longer than theirs, a string no longer once its escapes
 	// are rewritten): room for a thirty-second more, before it would grow.
 	historySlack = 32
+	// toolFraming is what a tool's toolSpecification adds to the client's
+	// definition at the most: its framing, and the default schema of a
+	// tool that has none.
+	toolFraming = 112
 )
+
+// toolsRoom is the room the tools take in the current message: each
+// tool's definition as the client sent it with Amazon Q's framing, its
+// name again as the description of a tool that has none, and a cut
+// description again in full in the TOOL DOCUMENTATION section.
+func toolsRoom(tools []providers.Tool) int {
+	n := 0
+	for i := range tools {
+		t := &tools[i]
+		n += len(t.Raw) + toolFraming + len(t.Name)
+		if len(t.Description) > maxToolDescription {
+			n += len(t.Description) + len(t.Name) + 64
+		}
+	}
+	return n
+}
 
 // span is a string's escaped form: the client's bytes when they are what
 // the escaper writes (nearly always), else stage[off:end] of the stage it
@@ -214,9 +234,11 @@ func (p *Provider) convert(x *providers.Exchange) ([]byte, *state, error) {
 	// as the client sent them.
 	system, messages := req.Fields["system"], req.Fields["messages"]
 	if len(messages) < len(x.Body)/2 {
-		messages = x.Body // the messages given in another spelling
+		// The messages given in another spelling: they are in what the
+		// system prompt and tools leave of the body.
+		messages = x.Body[:max(0, len(x.Body)-len(system)-len(req.Fields["tools"]))]
 	}
-	head := headTemplate + len(system) + len(system)/8 + 2*len(req.Fields["tools"]) +
+	head := headTemplate + len(system) + len(system)/8 + toolsRoom(req.Tools) +
 		min(len(messages)/headTurnShare, maxHeadLastTurn)
 	c.head = head
 	c.out = x.NewBody(head + len(messages) + len(messages)/historySlack)[:head] // the room before head is written below, or not sent
@@ -249,14 +271,7 @@ func (p *Provider) convert(x *providers.Exchange) ([]byte, *state, error) {
 // the current message) in front of it, and what follows it.
 func (c *fastConverter) finish() ([]byte, error) {
 	conv := c.conv
-	tools := conv.tools()
-	var toolsJSON []byte
-	if len(tools) > 0 {
-		var err error
-		if toolsJSON, err = jsonbytes.Encode(tools, len(c.conv.x.Request.Fields["tools"])+256); err != nil {
-			return nil, providers.InvalidRequest("converting the request for Amazon Q: " + err.Error())
-		}
-	}
+	tools := conv.tools() // before the current message: it names the cut descriptions
 	id := conversationIDOf(conv.x, func() (system, first string) {
 		s, err1 := jsonbytes.AppendUnescaped(nil, c.sys[:c.sysTop])
 		f, err2 := jsonbytes.AppendUnescaped(nil, c.first)
@@ -299,11 +314,16 @@ func (c *fastConverter) finish() ([]byte, error) {
 	pre = appendText(pre, "\n--- USER MESSAGE END ---")
 	pre = append(pre, '"')
 	pre = c.appendMessageTail(pre, t)
-	if len(toolsJSON) > 0 || len(t.results) > 0 {
+	if len(tools) > 0 || len(t.results) > 0 {
 		pre = append(pre, `,"userInputMessageContext":{`...)
-		if len(toolsJSON) > 0 {
+		if len(tools) > 0 {
+			// Encoded into the room, each schema copied as the client
+			// compacted it (json.RawMessage): no buffer of their own.
 			pre = append(pre, `"tools":`...)
-			pre = append(pre, toolsJSON...)
+			var err error
+			if pre, err = jsonbytes.AppendEncode(pre, tools); err != nil {
+				return nil, providers.InvalidRequest("converting the request for Amazon Q: " + err.Error())
+			}
 			if len(t.results) > 0 {
 				pre = append(pre, ',')
 			}

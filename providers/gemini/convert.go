@@ -103,33 +103,50 @@ func writeRequest(x *providers.Exchange, budget, expansion int, levels []provide
 		c.out = append(c.out, "]}"...)
 	}
 
-	// The small parts, typed.
-	var tail struct {
-		Tools            []tool            `json:"tools,omitempty"`
-		ToolConfig       *toolConfig       `json:"toolConfig,omitempty"`
-		GenerationConfig *generationConfig `json:"generationConfig,omitempty"`
-	}
+	// The tools, a declaration at a time: each schema is reduced and
+	// written into the body and dropped, so the reduced schemas are never
+	// all held at once, nor encoded into a buffer of their own and copied.
 	req := x.Request
-	decls, err := functionDeclarations(req.Tools, expansion)
+	decls := 0
+	err = eachFunctionDeclaration(req.Tools, expansion, func(d *functionDeclaration) error {
+		if decls == 0 {
+			c.out = append(c.out, `,"tools":[{"functionDeclarations":[`...)
+		} else {
+			c.out = append(c.out, ',')
+		}
+		decls++
+		var err error
+		c.out, err = jsonbytes.AppendEncode(c.out, d)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
-	if len(decls) > 0 {
-		tail.Tools = []tool{{FunctionDeclarations: decls}}
-		if form != formCountContents {
-			tail.ToolConfig = toolChoice(req.ToolChoice)
-		}
+	if decls > 0 {
+		c.out = append(c.out, "]}]"...)
+	}
+
+	// The small parts, typed, encoded into the body: their object's
+	// braces become the comma before them, or go.
+	var tail struct {
+		ToolConfig       *toolConfig       `json:"toolConfig,omitempty"`
+		GenerationConfig *generationConfig `json:"generationConfig,omitempty"`
+	}
+	if decls > 0 && form != formCountContents {
+		tail.ToolConfig = toolChoice(req.ToolChoice)
 	}
 	if form == formGenerate {
 		tail.GenerationConfig = generationConfigFor(x, budget, levels)
 	}
-	t, err := jsonbytes.Encode(&tail, 256)
-	if err != nil {
+	at := len(c.out)
+	if c.out, err = jsonbytes.AppendEncode(c.out, &tail); err != nil {
 		return nil, err
 	}
-	if len(t) > 2 {
-		c.out = append(c.out, ',')
-		c.out = append(c.out, t[1:len(t)-1]...)
+	if len(c.out)-at > 2 {
+		c.out[at] = ','
+		c.out = c.out[:len(c.out)-1]
+	} else {
+		c.out = c.out[:at]
 	}
 	c.out = append(c.out, '}')
 	if form == formCountTokens {

@@ -54,20 +54,32 @@ type thinkingConfig struct {
 const SkipSignature = "skip_thought_signature_validator"
 
 // functionDeclarations converts the client tools. Server tools (web_search_…,
-// bash_…) run only on Anthropic's side and are left out.
+// bash_…) have no schema and run only at Anthropic: they are left out.
 func functionDeclarations(tools []providers.Tool, expansion int) ([]functionDeclaration, error) {
 	var decls []functionDeclaration
+	err := eachFunctionDeclaration(tools, expansion, func(d *functionDeclaration) error {
+		decls = append(decls, *d)
+		return nil
+	})
+	return decls, err
+}
+
+// eachFunctionDeclaration converts the client tools one at a time, handing
+// each declaration to fn, which must not keep it.
+func eachFunctionDeclaration(tools []providers.Tool, expansion int, fn func(*functionDeclaration) error) error {
 	for i, t := range tools {
 		if !t.IsCustom() {
 			continue
 		}
 		params, err := ReduceSchemaWithin(t.InputSchema, expansion)
 		if err != nil {
-			return nil, providers.InvalidRequest(fmt.Sprintf("tools.%d.input_schema: %v", i, err))
+			return providers.InvalidRequest(fmt.Sprintf("tools.%d.input_schema: %v", i, err))
 		}
-		decls = append(decls, functionDeclaration{Name: t.Name, Description: t.Description, Parameters: params})
+		if err := fn(&functionDeclaration{Name: t.Name, Description: t.Description, Parameters: params}); err != nil {
+			return err
+		}
 	}
-	return decls, nil
+	return nil
 }
 
 // toolChoice maps tool_choice to functionCallingConfig. disable_parallel_tool_use

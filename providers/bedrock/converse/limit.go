@@ -14,7 +14,7 @@ import (
 // blocks (31 MiB of one-letter text blocks is 1.25 million of them) would
 // cost gigabytes; the number of blocks is bounded by the body's size so
 // that what a request holds beyond its body stays within twice the body
-// (docs/performance.md, "Memory by request shape").
+// (docs/performance.md, "Memory on every request shape").
 
 const (
 	// BlocksFree is the number of content blocks (a string content counts

@@ -229,11 +229,35 @@ func convert(x *providers.Exchange, opts Options, betas []string) ([]byte, *Stat
 		}
 		body = out
 	}
-	b, err := jsonbytes.Encode(body, len(x.Body))
+	b, err := jsonbytes.Encode(body, encodedRoom(x))
 	if err != nil {
 		return nil, nil, err
 	}
 	return b, st, nil
+}
+
+// Framing the Converse body adds to the client's at the most: a tool's
+// toolSpec (with a cachePoint after it, or the default schema of a tool
+// that has none), and a block's (reasoningContent around a thinking
+// block's text and signature, a cachePoint after it).
+const (
+	toolSpecFraming  = 96
+	blockFraming     = 64
+	encodedRoomSlack = 4 << 10
+)
+
+// encodedRoom is the room the Converse body is encoded into: the client's
+// body and what Converse's framing adds to its tools and blocks. A body
+// that outgrows its buffer holds the old one and one a quarter larger at
+// once (2.25 times a large body), and each schema is copied as sent
+// (json.RawMessage, compacted), so the room is the body's own bytes and
+// the framing.
+func encodedRoom(x *providers.Exchange) int {
+	n := len(x.Body) + encodedRoomSlack + toolSpecFraming*len(x.Request.Tools) + blockFraming*len(x.Request.System.Blocks)
+	for i := range x.Request.Messages {
+		n += blockFraming * max(1, len(x.Request.Messages[i].Content.Blocks))
+	}
+	return n
 }
 
 // hasCacheControl reports whether a block or tool, as the client sent it,
