@@ -273,14 +273,13 @@ func (c *Clients) find(hdr http.Header) *client {
 func (c *Clients) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
 	cl := c.find(r.Header)
 	if cl == nil {
+		startPlaceholders(r, "")
 		return writeError(w, &providers.Error{Status: http.StatusUnauthorized, Type: "authentication_error", Message: "invalid x-api-key"})
 	}
 	// The key is the gateway's: it never goes upstream.
 	r.Header.Del("X-Api-Key")
 	r.Header.Del("Authorization")
-	if repl, ok := r.Context().Value(caddy.ReplacerCtxKey).(*caddy.Replacer); ok {
-		repl.Set("http.thinkgate.client", cl.name)
-	}
+	startPlaceholders(r, cl.name)
 	if extra, ok := r.Context().Value(caddyhttp.ExtraLogFieldsCtxKey).(*caddyhttp.ExtraLogFields); ok {
 		extra.Set(zap.String("thinkgate_client", cl.name))
 	}
@@ -293,7 +292,11 @@ func (c *Clients) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 		// The one read and parse every thinkgate matcher and handler of the
 		// request shares; a body that does not parse is the handler's to
 		// refuse.
-		if req := parseBody(r, defaultMaxRequestBody, defaultRequestBodyTimeout).Request; req != nil && !cl.allowsModel(req.Model) {
+		req := parseBody(r, defaultMaxRequestBody, defaultRequestBodyTimeout).Request
+		if req != nil {
+			setPlaceholders(r, "", req.Model, "")
+		}
+		if req != nil && !cl.allowsModel(req.Model) {
 			return writeError(w, &providers.Error{Status: http.StatusForbidden, Type: "permission_error",
 				Message: fmt.Sprintf("model %s: not available to client %s", req.Model, cl.name)})
 		}

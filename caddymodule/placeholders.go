@@ -13,6 +13,8 @@ const (
 	placeholderProvider      = "http.thinkgate.provider"
 	placeholderModel         = "http.thinkgate.model"
 	placeholderUpstreamModel = "http.thinkgate.upstream_model"
+	placeholderClient        = "http.thinkgate.client"
+	placeholderFallbackStep  = "http.thinkgate.fallback.step"
 )
 
 // setPlaceholders sets the handler's placeholders on r: the provider's name
@@ -23,11 +25,35 @@ const (
 // header and log directives leave a placeholder that was never set as its
 // literal text.
 func (h *Handler) setPlaceholders(r *http.Request, model, upstreamModel string) {
+	setPlaceholders(r, h.providerName, model, upstreamModel)
+}
+
+func setPlaceholders(r *http.Request, provider, model, upstreamModel string) {
 	repl, ok := r.Context().Value(caddy.ReplacerCtxKey).(*caddy.Replacer)
 	if !ok {
 		return
 	}
-	repl.Set(placeholderProvider, h.providerName)
+	repl.Set(placeholderProvider, provider)
 	repl.Set(placeholderModel, model)
 	repl.Set(placeholderUpstreamModel, upstreamModel)
+	// The client's name and the fallback step are set by the handlers that
+	// know them (thinkgate_clients, thinkgate_fallback); without those they
+	// are empty, not their literal text.
+	for _, p := range []string{placeholderClient, placeholderFallbackStep} {
+		if _, set := repl.Get(p); !set {
+			repl.Set(p, "")
+		}
+	}
+}
+
+// startPlaceholders gives every thinkgate placeholder its value as
+// thinkgate_clients, the first of thinkgate's handlers in a site, knows
+// it: the client's name once its key is known, and empty strings for the
+// rest, which the thinkgate and thinkgate_fallback handlers after it set.
+// Its own answers (401, 403, 429, 503) then resolve them too.
+func startPlaceholders(r *http.Request, client string) {
+	if repl, ok := r.Context().Value(caddy.ReplacerCtxKey).(*caddy.Replacer); ok {
+		repl.Set(placeholderClient, client)
+	}
+	setPlaceholders(r, "", "", "")
 }

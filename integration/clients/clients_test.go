@@ -612,3 +612,33 @@ reverse_proxy %s`, up.Addr()))
 	res, _ = post(t, gw, "direct-key", request)
 	wantHeaders(t, res, "Tokens", "1000", strconv.Itoa(1000-2*countedPerCall))
 }
+
+// TestPlaceholdersOnClientAnswers: the answers thinkgate_clients makes
+// itself (401, 403, 429) resolve every thinkgate placeholder, to what is
+// known or to the empty string, never to its literal text; a proxied
+// answer has them all.
+func TestPlaceholdersOnClientAnswers(t *testing.T) {
+	up := anthropicUpstream(t)
+	gw := testgw.Start(t, slot, `header >X-Thinkgate "{http.thinkgate.client}|{http.thinkgate.provider}|{http.thinkgate.model}|{http.thinkgate.upstream_model}|{http.thinkgate.fallback.step}"
+`+site(`client alice {
+	key alice-key
+	models claude-sonnet-*
+	requests_per_minute 1
+}`, up))
+	freshMinute(t)
+	for _, c := range []struct {
+		name, key, body string
+		status          int
+		want            string
+	}{
+		{"no key", "", request, 401, "||||"},
+		{"another model", "alice-key", strings.Replace(request, "claude-sonnet-4", "claude-opus-4", 1), 403, "alice||claude-opus-4||"},
+		{"proxied", "alice-key", request, 200, "alice|anthropic|claude-sonnet-4|claude-sonnet-4|"},
+		{"over the limit", "alice-key", request, 429, "alice||claude-sonnet-4||"},
+	} {
+		res, body := post(t, gw, c.key, c.body)
+		if res.StatusCode != c.status || res.Header.Get("X-Thinkgate") != c.want {
+			t.Errorf("%s: %d, X-Thinkgate %q; want %d, %q (%s)", c.name, res.StatusCode, res.Header.Get("X-Thinkgate"), c.status, c.want, body)
+		}
+	}
+}
