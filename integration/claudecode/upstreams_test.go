@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/thinkgate/thinkgate/internal/eventstreamtest"
+	"github.com/thinkgate/thinkgate/internal/googletest"
 	"github.com/thinkgate/thinkgate/internal/testgw"
 	"github.com/thinkgate/thinkgate/providers/openai/openaitest"
 	rt "github.com/thinkgate/thinkgate/providers/responses/responsestest"
@@ -59,8 +60,9 @@ type provider struct {
 	// input.
 	answer func(w http.ResponseWriter, s step, readInput string)
 	// authorize, where set, is the Authorization header every request
-	// must carry.
-	authorize string
+	// must carry; authorizePrefix, where set, its start (an access token
+	// the gateway fetched).
+	authorize, authorizePrefix string
 	// thinkingBack is what the upstream receives of thinking1 in the
 	// requests after the first.
 	thinkingBack string
@@ -169,6 +171,13 @@ func q(s string) string { b, _ := json.Marshal(s); return string(b) }
 func providers(t *testing.T) []provider {
 	t.Setenv("THINKGATE_UPSTREAM_KEY", "upstream-key")
 	t.Setenv("THINKGATE_BEDROCK_KEY", testgw.BedrockAPIKey)
+	// Vertex AI's access tokens come from an offline Google token server.
+	googleKey := googletest.NewTokenServer(t).WriteKeyFile(t)
+	vertexSite := func(model string, up *testgw.Upstream) string {
+		return "thinkgate vertex {\n\tproject my-project\n\tlocation us-east5\n\tcredentials_file " + googleKey +
+			"\n\tmodel claude-* " + model + "\n}\nreverse_proxy " + up.Addr()
+	}
+	const vertexPrefix = "/v1/projects/my-project/locations/us-east5/publishers/"
 	return []provider{
 		{
 			name: "anthropic",
@@ -285,24 +294,34 @@ func providers(t *testing.T) []provider {
 			thinkingBack: "enc-reasoning-one",
 		},
 		{
+			name: "vertex",
+			site: func(up *testgw.Upstream) string {
+				return vertexSite("claude-sonnet-4-5@20250929", up)
+			},
+			path:            vertexPrefix + "anthropic/models/claude-sonnet-4-5@20250929:streamRawPredict",
+			authorizePrefix: "Bearer ya29.test-access-token-",
+			answer: func(w http.ResponseWriter, s step, in string) {
+				sse(w, testgw.SSE(anthropicEvents("claude-sonnet-4-5", s, in)...))
+			},
+			thinkingBack: `"signature":"sig-one"`,
+		},
+		{
+			name: "vertex-gemini",
+			site: func(up *testgw.Upstream) string {
+				return vertexSite("gemini-2.5-pro", up)
+			},
+			path:            vertexPrefix + "google/models/gemini-2.5-pro:streamGenerateContent",
+			authorizePrefix: "Bearer ya29.test-access-token-",
+			answer:          geminiAnswer,
+			thinkingBack:    "gemini-sig-one",
+		},
+		{
 			name: "gemini",
 			site: func(up *testgw.Upstream) string {
 				return "thinkgate gemini {\n\tapi_key {env.THINKGATE_UPSTREAM_KEY}\n\tmodel claude-* gemini-2.5-pro\n}\nreverse_proxy " + up.Addr()
 			},
-			path: "/v1beta/models/gemini-2.5-pro:streamGenerateContent",
-			answer: func(w http.ResponseWriter, s step, in string) {
-				var parts string
-				switch s {
-				case stepToolCall:
-					parts = fmt.Sprintf(`{"text":%s,"thought":true},{"functionCall":{"name":"Read","args":%s},"thoughtSignature":"gemini-sig-one"}`, q(thinking1), in)
-				case stepAnswer:
-					parts = fmt.Sprintf(`{"text":%s,"thought":true},{"text":%s}`, q(thinking2), q(answer2))
-				case stepSecondTurn:
-					parts = fmt.Sprintf(`{"text":%s}`, q(answer3))
-				}
-				body := fmt.Sprintf(`data: {"candidates":[{"content":{"role":"model","parts":[%s]},"finishReason":"STOP","index":0}],"usageMetadata":{"promptTokenCount":30,"candidatesTokenCount":20,"totalTokenCount":50},"modelVersion":"gemini-2.5-pro"}`+"\r\n\r\n", parts)
-				sse(w, []byte(body))
-			},
+			path:         "/v1beta/models/gemini-2.5-pro:streamGenerateContent",
+			answer:       geminiAnswer,
 			thinkingBack: "gemini-sig-one",
 		},
 	}
@@ -315,7 +334,8 @@ func recording(t *testing.T, p provider, readInput string) *testgw.Upstream {
 	return testgw.NewUpstream(t, func(w http.ResponseWriter, r *http.Request) {
 		var body bytes.Buffer
 		_, _ = body.ReadFrom(r.Body)
-		if p.authorize != "" && r.Header.Get("Authorization") != p.authorize {
+		if p.authorize != "" && r.Header.Get("Authorization") != p.authorize ||
+			p.authorizePrefix != "" && !strings.HasPrefix(r.Header.Get("Authorization"), p.authorizePrefix) {
 			t.Errorf("%s upstream: Authorization %q", p.name, r.Header.Get("Authorization"))
 			http.Error(w, "forbidden", http.StatusForbidden)
 			return
@@ -327,4 +347,20 @@ func recording(t *testing.T, p provider, readInput string) *testgw.Upstream {
 		}
 		p.answer(w, stepOf(body.Bytes()), readInput)
 	})
+}
+
+// geminiAnswer is a Gemini streamGenerateContent answer for a step, from
+// Google AI Studio or Vertex AI alike.
+func geminiAnswer(w http.ResponseWriter, s step, in string) {
+	var parts string
+	switch s {
+	case stepToolCall:
+		parts = fmt.Sprintf(`{"text":%s,"thought":true},{"functionCall":{"name":"Read","args":%s},"thoughtSignature":"gemini-sig-one"}`, q(thinking1), in)
+	case stepAnswer:
+		parts = fmt.Sprintf(`{"text":%s,"thought":true},{"text":%s}`, q(thinking2), q(answer2))
+	case stepSecondTurn:
+		parts = fmt.Sprintf(`{"text":%s}`, q(answer3))
+	}
+	body := fmt.Sprintf(`data: {"candidates":[{"content":{"role":"model","parts":[%s]},"finishReason":"STOP","index":0}],"usageMetadata":{"promptTokenCount":30,"candidatesTokenCount":20,"totalTokenCount":50},"modelVersion":"gemini-2.5-pro"}`+"\r\n\r\n", parts)
+	sse(w, []byte(body))
 }
