@@ -16,6 +16,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -71,11 +73,31 @@ const (
 type Ports struct{ Admin, HTTP, HTTPS int }
 
 // PortsFor returns the ports of a slot: slot 0 uses caddytest's defaults.
+// THINKGATE_TEST_PORT_OFFSET (a multiple of 1000, up to 8000) shifts every
+// port, so that several checkouts can run their tests on one machine at once:
+// Caddy binds with SO_REUSEPORT, so two processes on one port would share its
+// connections rather than fail.
 func PortsFor(slot int) Ports {
+	off := portOffset()
 	if slot == 0 {
-		return Ports{Admin: 2999, HTTP: 9080, HTTPS: 9443}
+		return Ports{Admin: 2999 + off, HTTP: 9080 + off, HTTPS: 9443 + off}
 	}
-	return Ports{Admin: 3000 + slot, HTTP: 9080 + 10*slot, HTTPS: 9443 + 10*slot}
+	return Ports{Admin: 3000 + slot + off, HTTP: 9080 + 10*slot + off, HTTPS: 9443 + 10*slot + off}
+}
+
+// portOffset reads THINKGATE_TEST_PORT_OFFSET; anything but a multiple of
+// 1000 from 0 to 8000 is refused, since other offsets could make one
+// checkout's admin port another's HTTP port.
+func portOffset() int {
+	v := os.Getenv("THINKGATE_TEST_PORT_OFFSET")
+	if v == "" {
+		return 0
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 || n > 8000 || n%1000 != 0 {
+		panic(fmt.Sprintf("THINKGATE_TEST_PORT_OFFSET=%q: want a multiple of 1000 from 0 to 8000", v))
+	}
+	return n
 }
 
 // Gateway is a running Caddy with a thinkgate site.
