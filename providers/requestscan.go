@@ -85,6 +85,17 @@ func (r *Request) MessageCount() int {
 	return len(r.Messages)
 }
 
+// LastMessageSize is the size in bytes of the last message as the client
+// sent it, or -1 once the messages are decoded (or were never scanned):
+// a converter that writes the last message apart from the others sizes
+// its buffers with it.
+func (r *Request) LastMessageSize() int {
+	if r.scan == nil || r.scan.nMessages == 0 {
+		return -1
+	}
+	return r.scan.lastMessage
+}
+
 // Scanned reports whether Messages and System wait for Complete.
 func (r *Request) Scanned() bool { return r.scan != nil }
 
@@ -95,6 +106,8 @@ type requestScan struct {
 	// when absent.
 	messages, system int
 	nMessages        int
+	// lastMessage is the size in bytes of the last message's value.
+	lastMessage int
 	// unsettled is set by a message the scan cannot tell is kept whole
 	// by SignedHistory's rule.
 	unsettled bool
@@ -127,6 +140,7 @@ func scanRequest(body []byte) (_ *Request, ok bool) {
 			}
 			sc.nMessages++
 			end, signed, ok := w.scanMessage(i, sc)
+			sc.lastMessage = end - i
 			r.GatewayThinking = r.GatewayThinking || signed
 			return end, ok
 		})

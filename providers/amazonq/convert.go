@@ -49,6 +49,18 @@ const (
 	// framing is no longer than theirs, a string no longer once its escapes
 	// are rewritten): room for a thirty-second more, before it would grow.
 	historySlack = 32
+	// entryFraming is what a history entry's framing adds to its
+	// message's, besides its model id and origin: a user turn
+	// {"userInputMessage":{"content":"…","modelId":…,"origin":…}} against
+	// {"role":"user","content":"…"}, with room for a tool result's context.
+	entryFraming = 48
+	// assistantFraming is the same for an assistant turn:
+	// {"assistantResponseMessage":{"content":"…"}} against
+	// {"role":"assistant","content":"…"}.
+	assistantFraming = 16
+	// turnFraming is room for the framing the current message's tool
+	// results and images add to the last message's bytes.
+	turnFraming = 1 << 10
 	// toolFraming is what a tool's toolSpecification adds to the client's
 	// definition at the most: its framing, and the default schema of a
 	// tool that has none.
@@ -186,8 +198,11 @@ type fastConverter struct {
 	conv *converter // the typed converter, for tools and tool names
 	data []byte
 	// out is the body being written: the history from head on.
-	out     []byte
-	head    int
+	out  []byte
+	head int
+	// fixed is the room the head takes besides the current turn's
+	// strings: the template, the system text, the tools, the hint.
+	fixed   int
 	entries int // history entries written
 	turns   int // turns seen
 	turn    fturn
@@ -238,10 +253,29 @@ func (p *Provider) convert(x *providers.Exchange) ([]byte, *state, error) {
 		// system prompt and tools leave of the body.
 		messages = x.Body[:max(0, len(x.Body)-len(system)-len(req.Fields["tools"]))]
 	}
-	head := headTemplate + len(system) + len(system)/8 + toolsRoom(req.Tools) +
-		min(len(messages)/headTurnShare, maxHeadLastTurn)
+	// The last turn becomes the current message, written into the head:
+	// when the scan measured the last message, the history has room for
+	// the others only (a request of one long turn holds no room for a
+	// history it does not have); else the last turn's room is guessed as
+	// a share of the messages. A current message too long for the head is
+	// written into a body of its own size (finish).
+	lastTurn := min(len(messages)/headTurnShare, maxHeadLastTurn)
+	history := len(messages)
+	if last := req.LastMessageSize(); last >= 0 && last <= len(messages) {
+		lastTurn, history = min(last, maxHeadLastTurn), len(messages)-last
+	}
+	c.fixed = headTemplate + len(system) + len(system)/8 + toolsRoom(req.Tools) +
+		2*len(c.model) + 2*len(c.origin) + 6*len(x.Settings.Hint(req.Thinking))
+	head := c.fixed + lastTurn + turnFraming
+	// Each history entry's framing (its model id and origin, on a user
+	// turn) is longer than its message's; the history's strings are no
+	// longer than the client's. Turns alternate (a role repeated joins its
+	// turn), so at most half the messages, and the placeholder user turn
+	// before a first assistant turn, are user entries.
+	users := req.MessageCount()/2 + 2
+	framing := users*(entryFraming+len(c.model)+len(c.origin)) + users*assistantFraming
 	c.head = head
-	c.out = x.NewBody(head + len(messages) + len(messages)/historySlack)[:head] // the room before head is written below, or not sent
+	c.out = x.NewBody(head + history + history/historySlack + framing)[:head] // the room before head is written below, or not sent
 
 	c.data = x.Body
 	if err := h.EachMessage(c.message); err != nil {
@@ -286,6 +320,12 @@ func (c *fastConverter) finish() ([]byte, error) {
 	// once its length is known; one too long for the room is written
 	// elsewhere as it grows.
 	pre := c.out[:0:c.head]
+	if need := c.currentSize(); need > c.head {
+		// Too long for the room: written into the body it goes out in,
+		// with room for the history after it, so neither is copied twice
+		// nor grown.
+		pre = conv.x.NewBody(need + len(c.out) - c.head + 64)
+	}
 	pre = append(pre, `{"conversationState":{"chatTriggerType":"MANUAL","conversationId":`...)
 	pre = jsonbytes.AppendStringNoHTML(pre, id)
 	pre = append(pre, `,"currentMessage":{"userInputMessage":{"content":"`...)
@@ -346,7 +386,7 @@ func (c *fastConverter) finish() ([]byte, error) {
 	}
 	c.out = append(c.out, '}')
 
-	if len(pre) <= c.head {
+	if cap(pre) == c.head && len(pre) <= c.head {
 		start := c.head - len(pre)
 		copy(c.out[start:], pre) // a move within the room
 		return c.out[start:], nil
@@ -354,6 +394,31 @@ func (c *fastConverter) finish() ([]byte, error) {
 	body := conv.x.NewBody(len(pre) + len(c.out) - c.head)
 	body = append(body, pre...)
 	return append(body, c.out[c.head:]...), nil
+}
+
+// currentSize bounds from above the length of the part before the
+// history (finish): the fixed room and the current turn's strings with
+// their framing, as finish writes them.
+func (c *fastConverter) currentSize() int {
+	t := &c.turn
+	n := c.fixed + len(t.stage)
+	for i := range t.text {
+		n += len(`\n<thinking></thinking>`)
+		if !t.text[i].staged {
+			n += len(t.text[i].raw)
+		}
+	}
+	for i := range t.images {
+		n += 64 + len(t.images[i].format) + len(t.images[i].data.raw)
+	}
+	for i := range t.results {
+		r := &t.results[i]
+		n += 64 + len(placeholderImageOutput) + len(placeholderNoOutput) + len(r.id.raw)
+		for j := range r.texts {
+			n += 16 + len(r.texts[j].raw)
+		}
+	}
+	return n
 }
 
 // appendText appends s escaped as the body of a JSON string.
@@ -629,7 +694,7 @@ func (c *fastConverter) userBlock(first bool, b *providers.HistoryBlock) error {
 		if len(b.Text.Raw) > 0 {
 			s := c.spanOf(&b.Text)
 			if first {
-				c.first = append(c.first, s.in(t.stage)...)
+				c.first = append(reserve(c.first, len(s.in(t.stage))), s.in(t.stage)...)
 			}
 			c.addText(s, `\n`)
 		}
@@ -667,6 +732,8 @@ func (c *fastConverter) addText(s span, sep string) {
 		t.text = append(t.text, s)
 		return
 	}
+	t.stage = reserve(t.stage, len(sep)+len(b)+len("<thinking></thinking>"))
+	b = s.in(t.stage) // the stage may have moved
 	n := len(t.text)
 	if n > 0 && t.text[n-1].staged && !t.text[n-1].thinking && t.text[n-1].end == len(t.stage) && !(s.staged && s.off < t.text[n-1].end) {
 		t.stage = append(t.stage, sep...)
@@ -682,6 +749,19 @@ func (c *fastConverter) addText(s span, sep string) {
 		t.stage = append(t.stage, "</thinking>"...)
 	}
 	t.text[n-1].end = len(t.stage)
+}
+
+// reserve returns b with room for n more bytes, doubling its capacity when
+// it must grow: a stage that gathers a million one-letter blocks grows by
+// doubling, not by append's quarter for large slices, whose discarded
+// buffers add up to five times the last one.
+func reserve(b []byte, n int) []byte {
+	if cap(b)-len(b) >= n {
+		return b
+	}
+	nb := make([]byte, len(b), max(2*cap(b), len(b)+n, 64))
+	copy(nb, b)
+	return nb
 }
 
 // toolResult adds the tool_result b to the turn: its text, and its images
