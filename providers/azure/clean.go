@@ -515,20 +515,36 @@ func cleanToolsDecoded(raw []byte, ch *Changes) ([]byte, error) {
 // the list and how many tools changed, or !ok for what it leaves to
 // cleanTools: anything but a list of objects whose member names have no
 // escapes and are not repeated, and a type that is not a plain string.
+// A list with nothing to change is only read (the list is returned as it
+// is, and Clean sends the client's): thousands of tools are not copied
+// into a list nobody sends.
 func cleanToolsBytes(raw []byte) (out []byte, changed int, ok bool) {
-	out = make([]byte, 0, len(raw))
-	out = append(out, '[')
+	if _, changed, ok = walkTools(raw, false); !ok || changed == 0 {
+		return raw, 0, ok
+	}
+	return walkTools(raw, true)
+}
+
+// walkTools is cleanToolsBytes' walk; write says whether it writes the
+// list, or only counts the tools that change.
+func walkTools(raw []byte, write bool) (out []byte, changed int, ok bool) {
+	if write {
+		out = make([]byte, 0, len(raw))
+		out = append(out, '[')
+	}
+	first := true
 	end, err := jsonbytes.ScanArrayAt(raw, 0, func(at int) (int, error) {
 		_, typ, end, err := jsonbytes.SkipValue(raw, at)
 		if err != nil {
 			return -1, err
 		}
-		if len(out) > 1 {
+		if write && !first {
 			out = append(out, ',')
 		}
+		first = false
 		tool := raw[at:end]
 		if typ != jsonparser.Object {
-			out = append(out, tool...) // not a tool: left for Azure to reject
+			out = appendIf(write, out, tool) // not a tool: left for Azure to reject
 			return end, nil
 		}
 		m, ok := readMembers(tool)
@@ -544,13 +560,21 @@ func cleanToolsBytes(raw []byte) (out []byte, changed int, ok bool) {
 		} else {
 			changed++
 		}
-		out = append(out, nt...)
+		out = appendIf(write, out, nt)
 		return end, nil
 	})
 	if err != nil || jsonbytes.SkipSpace(raw, end) != len(raw) {
 		return nil, 0, false
 	}
-	return append(out, ']'), changed, true
+	return appendIf(write, out, []byte{']'}), changed, true
+}
+
+// appendIf appends b to out when write is set.
+func appendIf(write bool, out, b []byte) []byte {
+	if write {
+		return append(out, b...)
+	}
+	return out
 }
 
 // errLeaveToDecoder stops a byte-level walk that leaves the value to
