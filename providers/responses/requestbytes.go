@@ -23,6 +23,11 @@ type byteConverter struct {
 	blk, sub providers.RawBlock
 	items    int  // items written: the next needs a comma
 	inText   bool // an assistant output_text is open
+	// opener checks the history's signatures from the client's bytes,
+	// decoded into sig and text when they hold escapes: a block's text is
+	// not copied into a Go string to be checked.
+	opener    *providers.Opener
+	sig, text []byte
 }
 
 type rawBlock = providers.RawBlock
@@ -474,23 +479,27 @@ func (b *byteConverter) flush() {
 // in the upstream's store, so it goes back only with store on.
 func (b *byteConverter) reasoningItem(blk *rawBlock) (id, enc string, ok bool) {
 	var origin providers.Origin
-	var foreign string
-	s := b.x.Settings
+	var foreign []byte
+	if b.opener == nil {
+		b.opener = b.x.Settings.Signer.NewOpener()
+	}
 	// Only the gateway's envelope can open: anything else (Anthropic's
 	// own signatures, in most histories) is told by its shape, without
 	// decoding the block's text.
 	if string(typeOf(blk)) == "thinking" {
-		if sig := blk.Signature.Text(nil); !providers.IsGatewaySignature(string(sig)) {
+		b.sig = blk.Signature.Text(b.sig[:0])
+		if !providers.IsGatewaySignature(string(b.sig)) {
 			return "", "", false
 		}
-		origin, foreign, ok = s.ThinkingOrigin(providers.Block{Type: "thinking", Thinking: blk.Thinking.TextString(), Signature: blk.Signature.TextString()})
-	} else if s.Signer != nil && providers.IsGatewaySignature(string(blk.Data.Text(nil))) {
-		origin, foreign, ok = s.Signer.Open(blk.Data.TextString(), "")
+		b.text = blk.Thinking.Text(b.text[:0])
+		origin, foreign, ok = b.opener.Open(b.sig, b.text)
+	} else if b.sig = blk.Data.Text(b.sig[:0]); providers.IsGatewaySignature(string(b.sig)) {
+		origin, foreign, ok = b.opener.Open(b.sig, nil)
 	}
 	if !ok || origin != providers.OriginResponses {
 		return "", "", false
 	}
-	id, enc = splitForeign(foreign)
+	id, enc = splitForeign(string(foreign))
 	if id == "" || (enc == "" && !b.cfg.Store) {
 		return "", "", false
 	}
