@@ -75,7 +75,7 @@ func writeRequest(x *providers.Exchange, budget, expansion int, levels []provide
 	if err != nil {
 		return nil, providers.InvalidRequest("invalid request: " + err.Error())
 	}
-	c := &converter{x: x, h: h, out: x.NewBody(len(x.Body) + 256), toolNames: map[string]providers.RawString{}}
+	c := &converter{x: x, h: h, out: x.NewBody(bodyRoom(x)), toolNames: map[string]providers.RawString{}}
 	if err := c.collectToolNames(); err != nil {
 		return nil, err
 	}
@@ -153,6 +153,17 @@ func writeRequest(x *providers.Exchange, budget, expansion int, levels []provide
 		c.out = append(c.out, '}')
 	}
 	return c.out, nil
+}
+
+// bodyRoom is the room the upstream body is written into: the client's
+// body, whose strings the contents copy, and what Gemini's framing adds
+// to it: a turn's parts list and a role of its own, a function call's
+// thought signature, a thirty-second for the rest. A body that
+// outgrows its room is copied into one a quarter larger while the old is
+// still held: on a hundred thousand short turns that was 2.25 times the
+// body.
+func bodyRoom(x *providers.Exchange) int {
+	return len(x.Body) + len(x.Body)/32 + 32*x.Request.MessageCount() + 256
 }
 
 // collectToolNames fills toolNames from the assistant turns' tool_use

@@ -1,0 +1,61 @@
+package gemini
+
+import (
+	"runtime"
+	"testing"
+
+	"github.com/thinkgate/thinkgate/internal/providertest"
+	"github.com/thinkgate/thinkgate/internal/requestshapes"
+	"github.com/thinkgate/thinkgate/providers"
+)
+
+// convertCost converts body as the handler does (ScanRequest, then the
+// converter) and returns the upstream body and the bytes allocated.
+func convertCost(t *testing.T, body []byte) (out []byte, alloc uint64) {
+	t.Helper()
+	s := testSettings()
+	s.Models = []providers.ModelRule{{From: "claude-*", To: "gemini-2.5-pro"}}
+	p := New(Config{APIKey: "k"})
+	req, err := providers.ParseRequestFor(p, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := providers.NewExchange(s, req, body, providers.ExchangeOptions{Path: "/v1/messages"})
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	out, err = p.requestBody(x, "gemini-2.5-pro")
+	runtime.ReadMemStats(&after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out, after.TotalAlloc - before.TotalAlloc
+}
+
+// TestHistoryCostsItsBytes holds the conversion of the history-heavy
+// shapes (docs/performance.md, "Memory on every request shape") to the
+// larger of the upstream body and the client's, and half the client's, in
+// allocations (the bound on
+// memory beyond the body is twice the body): the body's room has space
+// for Gemini's framing of every turn. Before, a hundred thousand short
+// turns, or tool loops, outgrew a room of the client's body's size, and
+// growing it held the old buffer and one a quarter larger.
+func TestHistoryCostsItsBytes(t *testing.T) {
+	for _, shape := range []struct {
+		name  string
+		build func(int) []byte
+	}{
+		{"tiny_blocks", requestshapes.TinyBlocks},
+		{"many_messages", requestshapes.ManyMessages},
+		{"nested_inputs", requestshapes.NestedInputs},
+		{"empty_strings", requestshapes.EmptyStrings},
+	} {
+		t.Run(shape.name, func(t *testing.T) {
+			body := shape.build(8 << 20)
+			out, alloc := convertCost(t, body)
+			t.Logf("body %d, upstream body %d, allocated %d", len(body), len(out), alloc)
+			if !providertest.RaceEnabled && alloc > uint64(max(len(out), len(body))+len(body)/2) {
+				t.Errorf("converting %d bytes to %d allocated %d bytes, want at most the larger of the two and half the client's", len(body), len(out), alloc)
+			}
+		})
+	}
+}
