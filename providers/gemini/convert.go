@@ -103,27 +103,13 @@ func writeRequest(x *providers.Exchange, budget, expansion int, levels []provide
 		c.out = append(c.out, "]}"...)
 	}
 
-	// The tools, a declaration at a time: each schema is reduced and
-	// written into the body and dropped, so the reduced schemas are never
-	// all held at once, nor encoded into a buffer of their own and copied.
+	// The tools, a declaration at a time, each schema reduced from its
+	// bytes straight into the body (schema_bytes.go), so the reduced
+	// schemas are never held apart, nor encoded and copied.
 	req := x.Request
 	decls := 0
-	err = eachFunctionDeclaration(req.Tools, expansion, func(d *functionDeclaration) error {
-		if decls == 0 {
-			c.out = append(c.out, `,"tools":[{"functionDeclarations":[`...)
-		} else {
-			c.out = append(c.out, ',')
-		}
-		decls++
-		var err error
-		c.out, err = jsonbytes.AppendEncode(c.out, d)
-		return err
-	})
-	if err != nil {
+	if c.out, decls, err = appendFunctionDeclarations(c.out, req.Tools, expansion); err != nil {
 		return nil, err
-	}
-	if decls > 0 {
-		c.out = append(c.out, "]}]"...)
 	}
 
 	// The small parts, typed, encoded into the body: their object's

@@ -59,3 +59,25 @@ func TestHistoryCostsItsBytes(t *testing.T) {
 		})
 	}
 }
+
+// TestToolsCostTheirBytes holds the conversion of thousands of tools with
+// large or deep schemas to the upstream body and a quarter of the
+// client's in allocations: each schema is reduced from its bytes straight
+// into the body (schema_bytes.go). Through Go maps the reduction
+// allocated about fifty times the schemas' bytes, which took the peak
+// heap past three times the body.
+func TestToolsCostTheirBytes(t *testing.T) {
+	for _, shape := range []struct {
+		name  string
+		build func(int) []byte
+	}{{"many_tools", requestshapes.ManyTools}, {"deep_schemas", requestshapes.DeepSchemas}} {
+		t.Run(shape.name, func(t *testing.T) {
+			body := shape.build(4 << 20)
+			out, alloc := convertCost(t, body)
+			t.Logf("body %d, upstream body %d, allocated %d", len(body), len(out), alloc)
+			if !providertest.RaceEnabled && alloc > uint64(max(len(out), len(body))+len(body)/4) {
+				t.Errorf("converting %d bytes to %d allocated %d bytes, want at most the larger of the two and a quarter of the client's", len(body), len(out), alloc)
+			}
+		})
+	}
+}

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 
+	"github.com/thinkgate/thinkgate/internal/jsonbytes"
 	"github.com/thinkgate/thinkgate/providers"
 )
 
@@ -80,6 +82,59 @@ func eachFunctionDeclaration(tools []providers.Tool, expansion int, fn func(*fun
 		}
 	}
 	return nil
+}
+
+// appendFunctionDeclarations appends the tools' functionDeclarations
+// member (`,"tools":[{"functionDeclarations":[…]}]`) to dst, as
+// functionDeclarations encodes them, when there is one: each schema the
+// schema writer takes is reduced straight into dst, the others through
+// ReduceSchemaWithin. It returns how many it wrote.
+func appendFunctionDeclarations(dst []byte, tools []providers.Tool, expansion int) (_ []byte, decls int, err error) {
+	var w schemaWriter
+	for i := range tools {
+		t := &tools[i]
+		if !t.IsCustom() {
+			continue
+		}
+		if decls == 0 {
+			dst = append(dst, `,"tools":[{"functionDeclarations":[`...)
+		} else {
+			dst = append(dst, ',')
+		}
+		decls++
+		dst = append(dst, `{"name":`...)
+		dst = jsonbytes.AppendStringNoHTML(dst, t.Name)
+		if t.Description != "" {
+			dst = append(dst, `,"description":`...)
+			dst = jsonbytes.AppendStringNoHTML(dst, t.Description)
+		}
+		raw := bytes.TrimSpace(t.InputSchema)
+		if len(raw) > 0 && string(raw) != "null" {
+			budget := expansion * len(raw)
+			if budget/len(raw) != expansion {
+				budget = math.MaxInt // no bound an operator could mean
+			}
+			at := len(dst)
+			dst = append(dst, `,"parameters":`...)
+			var none, ok bool
+			if dst, none, ok = w.appendSchema(dst, raw, budget); !ok {
+				params, err := ReduceSchemaWithin(raw, expansion)
+				if err != nil {
+					return nil, 0, providers.InvalidRequest(fmt.Sprintf("tools.%d.input_schema: %v", i, err))
+				}
+				none = params == nil
+				dst = append(dst, params...)
+			}
+			if none {
+				dst = dst[:at]
+			}
+		}
+		dst = append(dst, '}')
+	}
+	if decls > 0 {
+		dst = append(dst, "]}]"...)
+	}
+	return dst, decls, nil
 }
 
 // toolChoice maps tool_choice to functionCallingConfig. disable_parallel_tool_use

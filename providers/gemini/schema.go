@@ -84,6 +84,20 @@ func ReduceSchemaWithin(raw json.RawMessage, expansion int) (json.RawMessage, er
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil, nil
 	}
+	var w schemaWriter
+	if out, none, ok := w.appendSchema(nil, raw, budget); ok {
+		if none {
+			return nil, nil
+		}
+		return out, nil
+	}
+	return reduceSchemaMaps(raw, expansion, budget)
+}
+
+// reduceSchemaMaps is ReduceSchemaWithin through Go maps: the reference
+// the schema writer (schema_bytes.go) is held to, and the path for what
+// it leaves.
+func reduceSchemaMaps(raw json.RawMessage, expansion, budget int) (json.RawMessage, error) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	var root any
@@ -163,7 +177,7 @@ func (r *reducer) charge(out map[string]any) {
 
 // jsonStringLen is the encoded length of s as a JSON string, quotes
 // included, as marshal writes it (HTML characters unescaped).
-func jsonStringLen(s string) int {
+func jsonStringLen[S ~string | ~[]byte](s S) int {
 	n := 2
 	for i := 0; i < len(s); i++ {
 		switch c := s[i]; {
