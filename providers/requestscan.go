@@ -85,12 +85,12 @@ func (r *Request) MessageCount() int {
 	return len(r.Messages)
 }
 
-// LastMessageSize is the size in bytes of the last message as the client
-// sent it, or -1 once the messages are decoded (or were never scanned):
-// a converter that writes the last message apart from the others sizes
-// its buffers with it.
-func (r *Request) LastMessageSize() int {
-	if r.scan == nil || r.scan.nMessages == 0 {
+// LastUserMessageSize is the size in bytes of the last message as the
+// client sent it when its role is user, or -1 when it is not, or once the
+// messages are decoded (or were never scanned): a converter that writes
+// the last user turn apart from the history sizes its buffers with it.
+func (r *Request) LastUserMessageSize() int {
+	if r.scan == nil || r.scan.nMessages == 0 || !r.scan.lastUser {
 		return -1
 	}
 	return r.scan.lastMessage
@@ -106,8 +106,10 @@ type requestScan struct {
 	// when absent.
 	messages, system int
 	nMessages        int
-	// lastMessage is the size in bytes of the last message's value.
+	// lastMessage is the size in bytes of the last message's value, and
+	// lastUser whether its role is user.
 	lastMessage int
+	lastUser    bool
 	// unsettled is set by a message the scan cannot tell is kept whole
 	// by SignedHistory's rule.
 	unsettled bool
@@ -162,6 +164,7 @@ func scanRequest(body []byte) (_ *Request, ok bool) {
 // A role checkRequest rejects is not ok.
 func (w *walker) scanMessage(i int, sc *requestScan) (end int, signed, ok bool) {
 	var seenRole, seenContent, assistant bool
+	sc.lastUser = false
 	end, ok = w.object(i, func(name []byte, i int) (end int, ok bool) {
 		if !jsonbytes.PlainName(name, messageFields) {
 			return 0, false
@@ -179,7 +182,9 @@ func (w *walker) scanMessage(i int, sc *requestScan) (end int, signed, ok bool) 
 			switch string(role) {
 			case "assistant":
 				assistant = true
-			case "user", "system":
+			case "user":
+				sc.lastUser = true
+			case "system":
 			default:
 				return 0, false
 			}

@@ -127,29 +127,41 @@ func checkOrder(t *testing.T, body []byte, r *Request) {
 	r.order = nil
 }
 
-// TestLastMessageSize: the scan measures the last message's bytes as the
+// TestLastUserMessageSize: the scan measures the last message's bytes as the
 // client sent them; a decoded request does not know them.
-func TestLastMessageSize(t *testing.T) {
+func TestLastUserMessageSize(t *testing.T) {
 	body := []byte(`{"model":"m","max_tokens":1,"messages":[{"role":"user","content":"hi"}, {"role":"assistant","content":"yo"} ,{"content":[{"type":"text","text":"go on"}],"role":"user"} ]}`)
 	last := `{"content":[{"type":"text","text":"go on"}],"role":"user"}`
 	req, err := ScanRequest(body)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := req.LastMessageSize(); got != len(last) {
-		t.Errorf("LastMessageSize() = %d, want %d", got, len(last))
+	if got := req.LastUserMessageSize(); got != len(last) {
+		t.Errorf("LastUserMessageSize() = %d, want %d", got, len(last))
+	}
+	for _, body := range []string{
+		`{"model":"m","max_tokens":1,"messages":[{"role":"user","content":"hi"},{"role":"assistant","content":"yo"}]}`,
+		`{"model":"m","max_tokens":1,"messages":[{"role":"user","content":"hi"},{"content":"be brief","role":"system"}]}`,
+	} {
+		req, err := ScanRequest([]byte(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := req.LastUserMessageSize(); got != -1 {
+			t.Errorf("%s: LastUserMessageSize() = %d, want -1 (the last message is not the user's)", body, got)
+		}
 	}
 	if err := req.Complete(); err != nil {
 		t.Fatal(err)
 	}
-	if got := req.LastMessageSize(); got != -1 {
-		t.Errorf("LastMessageSize() after Complete = %d, want -1", got)
+	if got := req.LastUserMessageSize(); got != -1 {
+		t.Errorf("LastUserMessageSize() after Complete = %d, want -1", got)
 	}
 	parsed, err := ParseRequest(body)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := parsed.LastMessageSize(); got != -1 {
-		t.Errorf("LastMessageSize() of a parsed request = %d, want -1", got)
+	if got := parsed.LastUserMessageSize(); got != -1 {
+		t.Errorf("LastUserMessageSize() of a parsed request = %d, want -1", got)
 	}
 }

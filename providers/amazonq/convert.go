@@ -254,14 +254,14 @@ func (p *Provider) convert(x *providers.Exchange) ([]byte, *state, error) {
 		messages = x.Body[:max(0, len(x.Body)-len(system)-len(req.Fields["tools"]))]
 	}
 	// The last turn becomes the current message, written into the head:
-	// when the scan measured the last message, the history has room for
-	// the others only (a request of one long turn holds no room for a
-	// history it does not have); else the last turn's room is guessed as
-	// a share of the messages. A current message too long for the head is
-	// written into a body of its own size (finish).
+	// when the scan measured the last message, a user's, the history has
+	// room for the others only (a request of one long turn holds no room
+	// for a history it does not have); else the last turn's room is
+	// guessed as a share of the messages. A current message too long for
+	// the head is written into a body of its own size (finish).
 	lastTurn := min(len(messages)/headTurnShare, maxHeadLastTurn)
 	history := len(messages)
-	if last := req.LastMessageSize(); last >= 0 && last <= len(messages) {
+	if last := req.LastUserMessageSize(); last >= 0 && last <= len(messages) {
 		lastTurn, history = min(last, maxHeadLastTurn), len(messages)-last
 	}
 	c.fixed = headTemplate + len(system) + len(system)/8 + toolsRoom(req.Tools) +
