@@ -20,7 +20,7 @@ import (
 // items as one schema, minItems, maxItems, properties, required, and any
 // keyword Gemini drops. A schema with $ref, allOf, anyOf, oneOf, const, a
 // type list, tuple items, a member name holding an escape or a byte
-// outside printable ASCII, a repeated member, more than maxRequiredBytes
+// outside printable ASCII, a repeated member, more than maxRequiredNames
 // required names, or a reduction past its budget is left to the map
 // reducer, which writes the same schema for everything the writer takes
 // (FuzzSchemaWriterMatchesMaps holds them to each other).
@@ -29,9 +29,9 @@ import (
 // reducer.
 var errLeftToMaps = errors.New("left to the map reducer")
 
-// maxRequiredBytes bounds the required names the writer takes: it checks
-// a name against those before it one by one, as the map reducer does.
-const maxRequiredBytes = 256
+// maxRequiredNames bounds the required names the writer takes: it checks
+// a name against those it wrote before it one by one.
+const maxRequiredNames = 256
 
 // schemaMember is a member of a schema object: its name (plain, as
 // written) and the index of its value.
@@ -438,12 +438,14 @@ func (w *schemaWriter) node(i, depth int, root bool) (props, ok bool) {
 		}
 	}
 	if withProps {
-		if !w.properties(&first, k.properties, depth, &charge) {
+		props, ok := w.properties(&first, k.properties, depth, &charge)
+		if !ok {
 			return false, false
 		}
-		if k.required >= 0 && w.kind(k.required) == '[' && !w.required(&first, k.required, k.properties, &charge) {
+		if k.required >= 0 && w.kind(k.required) == '[' && !w.required(&first, k.required, props, &charge) {
 			return false, false
 		}
+		w.members = w.members[:props]
 	}
 	if kept != "" {
 		charge += len("type") + 4 + len(kept) + 2
@@ -457,11 +459,12 @@ func (w *schemaWriter) node(i, depth int, root bool) (props, ok bool) {
 	return withProps, true
 }
 
-// properties writes the properties at i, sorted by name, each reduced.
-func (w *schemaWriter) properties(first *bool, i, depth int, charge *int) bool {
-	start, ok := w.readMembers(i)
+// properties writes the properties at i, sorted by name, each reduced,
+// and leaves them on the members' stack from start.
+func (w *schemaWriter) properties(first *bool, i, depth int, charge *int) (start int, ok bool) {
+	start, ok = w.readMembers(i)
 	if !ok {
-		return false
+		return start, false
 	}
 	end := len(w.members)
 	*charge += len("properties") + 4 + 2
@@ -477,16 +480,15 @@ func (w *schemaWriter) properties(first *bool, i, depth int, charge *int) bool {
 		w.out = append(w.out, m.name...)
 		w.out = append(w.out, '"', ':')
 		if _, ok := w.node(m.at, depth+1, false); !ok {
-			return false
+			return start, false
 		}
 	}
 	w.out = append(w.out, '}')
-	w.members = w.members[:start]
-	return true
+	return start, true
 }
 
-// required writes the required names at i that name a property of the
-// object at props, each once, in their order.
+// required writes the required names at i that name a property (the
+// members' stack from props on, sorted), each once, in their order.
 func (w *schemaWriter) required(first *bool, i, props int, charge *int) bool {
 	n, at := 0, len(w.out)
 	names := 0
@@ -498,14 +500,14 @@ func (w *schemaWriter) required(first *bool, i, props int, charge *int) bool {
 		if w.kind(el) != '"' {
 			return end, nil
 		}
-		if names++; names > maxRequiredBytes {
+		if names++; names > maxRequiredNames {
 			return -1, errLeftToMaps
 		}
 		t, _, ok := w.str(el)
 		if !ok {
 			return -1, errLeftToMaps
 		}
-		if !w.hasMember(props, t) || w.written(at, n, t) {
+		if _, found := slices.BinarySearchFunc(w.members[props:], t, func(m schemaMember, name []byte) int { return bytes.Compare(m.name, name) }); !found || w.written(at, n, t) {
 			return end, nil
 		}
 		if n == 0 {
@@ -530,18 +532,6 @@ func (w *schemaWriter) required(first *bool, i, props int, charge *int) bool {
 		w.out = append(w.out, ']')
 	}
 	return true
-}
-
-// hasMember reports whether the object at i has a member named name.
-func (w *schemaWriter) hasMember(i int, name []byte) bool {
-	found := false
-	_, _ = jsonbytes.ScanObjectAt(w.data, i, func(key []byte, at int) (int, error) {
-		if bytes.Equal(key, name) {
-			found = true
-		}
-		return w.skip(jsonbytes.SkipSpace(w.data, at))
-	})
-	return found
 }
 
 // written reports whether the list of n names at at of the output holds
