@@ -1,6 +1,10 @@
 package openai
 
-import "testing"
+import (
+	"strconv"
+	"strings"
+	"testing"
+)
 
 // The two Chat Completions requests of OpenAI's token-counting guide
 // (the cookbook's "How to count tokens with tiktoken", sections 6 and 7),
@@ -31,5 +35,26 @@ func TestCountChatTokensPublishedExamples(t *testing.T) {
 				t.Errorf("CountChatTokens = %d, want %d (the API's count)", got, tc.want)
 			}
 		})
+	}
+}
+
+// BenchmarkCountChatTokens counts a 1 MB Chat Completions body of prose
+// and code (what count_tokens costs, docs/providers/openai.md).
+func BenchmarkCountChatTokens(b *testing.B) {
+	var body strings.Builder
+	body.WriteString(`{"model":"gpt-4o","messages":[`)
+	turn := strings.Repeat("The parser reads one block at a time; func (p *Parser) Next() (Token, error) { return p.scan() }\n", 40)
+	for i := 0; body.Len() < 1<<20; i++ {
+		if i > 0 {
+			body.WriteByte(',')
+		}
+		body.WriteString(`{"role":"user","content":` + strconv.Quote(turn) + `}`)
+	}
+	body.WriteString(`]}`)
+	data := []byte(body.String())
+	b.SetBytes(int64(len(data)))
+	b.ResetTimer()
+	for range b.N {
+		CountChatTokens(data)
 	}
 }

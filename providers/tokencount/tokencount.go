@@ -16,6 +16,7 @@ package tokencount
 import (
 	"bytes"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/buger/jsonparser"
 	"github.com/tiktoken-go/tokenizer/codec"
@@ -53,42 +54,102 @@ var (
 	o200kOnce sync.Once
 )
 
+// Bounds on the work of one count. The BPE's cost grows with the square
+// of a piece's length on some inputs (a long run of " \n" takes minutes
+// whole), so text is counted in segments of at most maxSegment bytes, cut
+// where the split expression cuts anyway (before a space between two
+// letters) when the segment has such a place, else anywhere (a token more
+// or less). Past MaxExactBytes of text in one request the rest is counted
+// at the bytes-per-token the request's exact part showed.
+const (
+	maxSegment    = 512
+	MaxExactBytes = 1 << 20
+)
+
 // Text returns the o200k tokens of s.
 func Text(s []byte) int {
-	if len(s) == 0 {
-		return 0
-	}
 	o200kOnce.Do(func() { o200k = codec.NewO200kBase() })
-	n, err := o200k.Count(string(s))
-	if err != nil {
-		// The split expression timed out or failed: count by bytes, about
-		// four to a token in English.
-		return (len(s) + 3) / 4
+	n := 0
+	for len(s) > 0 {
+		seg := s[:segmentEnd(s)]
+		s = s[len(seg):]
+		k, err := o200k.Count(string(seg))
+		if err != nil {
+			// The split expression failed: about four bytes to a token.
+			k = (len(seg) + 3) / 4
+		}
+		n += k
 	}
 	return n
 }
+
+// segmentEnd is where the first segment of s ends: all of s when it is
+// short, else the last place before maxSegment where the split expression
+// starts a piece (a space between two ASCII letters), else a UTF-8
+// boundary near maxSegment.
+func segmentEnd(s []byte) int {
+	if len(s) <= maxSegment {
+		return len(s)
+	}
+	for i := maxSegment - 1; i > 0; i-- {
+		if s[i] == ' ' && asciiLetter(s[i-1]) && asciiLetter(s[i+1]) {
+			return i
+		}
+	}
+	i := maxSegment
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	if i == 0 {
+		return maxSegment
+	}
+	return i
+}
+
+func asciiLetter(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
 
 // Counter sums a request's tokens. Its buffer holds one string decoded at
 // a time.
 type Counter struct {
 	N   int
 	buf []byte
+	// exactBytes and exactTokens are the text counted exactly so far;
+	// past MaxExactBytes the rest is counted at their ratio.
+	exactBytes, exactTokens int
+}
+
+// text adds the tokens of s.
+func (c *Counter) text(s []byte) {
+	if len(s) == 0 {
+		return
+	}
+	if room := MaxExactBytes - c.exactBytes; room > 0 {
+		head := s[:min(len(s), room)]
+		n := Text(head)
+		c.exactBytes += len(head)
+		c.exactTokens += n
+		c.N += n
+		s = s[len(head):]
+	}
+	if len(s) > 0 {
+		c.N += (len(s)*c.exactTokens + c.exactBytes - 1) / c.exactBytes
+	}
 }
 
 // Raw adds the tokens of a JSON string's raw body (between its quotes,
 // still escaped).
 func (c *Counter) Raw(raw []byte) {
 	if bytes.IndexByte(raw, '\\') < 0 {
-		c.N += Text(raw)
+		c.text(raw)
 		return
 	}
 	var err error
 	c.buf, err = jsonbytes.AppendUnescaped(c.buf[:0], raw)
 	if err != nil {
-		c.N += Text(raw)
+		c.text(raw)
 		return
 	}
-	c.N += Text(c.buf)
+	c.text(c.buf)
 }
 
 // Value adds the tokens of a JSON value as the model reads it: a string's
@@ -99,7 +160,7 @@ func (c *Counter) Value(v []byte, typ jsonparser.ValueType) {
 		return
 	}
 	c.buf = jsonbytes.AppendCompact(c.buf[:0], v)
-	c.N += Text(c.buf)
+	c.text(c.buf)
 }
 
 // Function adds one function definition: its name, description and the
@@ -109,7 +170,7 @@ func (c *Counter) Function(name, description, params []byte) {
 	c.buf = append(c.buf[:0], name...)
 	c.buf = append(c.buf, ':')
 	c.buf = appendUnescaped(c.buf, bytes.TrimSuffix(description, []byte(".")))
-	c.N += Text(c.buf)
+	c.text(c.buf)
 	c.properties(params, 0)
 }
 
@@ -154,7 +215,7 @@ func (c *Counter) properties(schema []byte, depth int) {
 		if d, dtyp, _, err := jsonparser.Get(p, "description"); err == nil && dtyp == jsonparser.String {
 			c.buf = appendUnescaped(c.buf, bytes.TrimSuffix(d, []byte(".")))
 		}
-		c.N += Text(c.buf)
+		c.text(c.buf)
 		switch {
 		case depth >= maxSchemaDepth:
 			if _, _, _, err := jsonparser.Get(p, "properties"); err == nil {
