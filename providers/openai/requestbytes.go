@@ -255,7 +255,7 @@ func (b *byteConverter) user(i int, content []byte) error {
 				return err
 			}
 			if isPDF(blk) {
-				p.image()
+				p.image() // a part that is not text, as an image is
 			} else {
 				p.text(blk.Source.Data)
 			}
