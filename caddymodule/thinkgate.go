@@ -389,6 +389,10 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, next caddyhttp.H
 		return fail(e)
 	}
 
+	if c, ok := h.provider.(providers.TokenCounter); ok && x.CountTokens {
+		return answerCountTokens(w, c, x, m, fail)
+	}
+
 	out := &providers.Outbound{Path: r.URL.Path, RawQuery: r.URL.RawQuery, Header: r.Header, ProxyHost: proxyHost(r)}
 	// The gateway must read the upstream's bytes, not a compressed form of them.
 	r.Header.Del("Accept-Encoding")

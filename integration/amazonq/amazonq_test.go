@@ -23,6 +23,7 @@ import (
 	"github.com/caddyserver/caddy/v2/caddyconfig"
 
 	"github.com/thinkgate/thinkgate/internal/testgw"
+	"github.com/thinkgate/thinkgate/providers/amazonq"
 )
 
 const eventStreamType = "application/vnd.amazon.eventstream"
@@ -512,15 +513,21 @@ func TestSplitTagsOff(t *testing.T) {
 	}
 }
 
+// TestCountTokens: Amazon Q has no counting endpoint; the gateway counts
+// the conversationState the request converts to (integration/tokens has
+// the SDK's view) and calls no upstream.
 func TestCountTokens(t *testing.T) {
 	up := upstream(t, answerStream(t, 9), 100)
 	gw := testgw.Start(t, testgw.SlotAmazonQ, site(t, "", up))
-	res, body := gw.PostRead("/v1/messages/count_tokens", `{"model":"m","messages":[{"role":"user","content":"Q"}]}`)
-	if res.StatusCode != 404 || body != `{"type":"error","error":{"type":"not_found_error","message":"count_tokens is not available: Amazon Q has no token-counting endpoint"}}` {
-		t.Errorf("got %d %s", res.StatusCode, body)
-	}
+	const req = `{"model":"m","max_tokens":10,"messages":[{"role":"user","content":"Q"}]}`
+	res, body := gw.PostRead("/v1/messages/count_tokens", req)
 	if n := len(up.Requests()); n != 0 {
 		t.Errorf("upstream got %d requests", n)
+	}
+	gw.PostRead("/v1/messages", req)
+	want := fmt.Sprintf(`{"input_tokens":%d}`, amazonq.CountConversationTokens(up.Last(t).Body))
+	if res.StatusCode != 200 || body != want {
+		t.Errorf("got %d %s, want %s", res.StatusCode, body, want)
 	}
 }
 

@@ -476,12 +476,16 @@ func TestKeepalive(t *testing.T) {
 	}
 }
 
-// TestCountTokens: Chat Completions has no counting endpoint; the answer says so.
+// TestCountTokens: Chat Completions has no counting endpoint; the gateway
+// counts the request as it would be sent (the thinking hint's system
+// message, 28 tokens with its framing, the user's "Hi", 5, and 3 priming
+// the reply) and calls no upstream. integration/tokens checks the
+// count against the OpenAI API's.
 func TestCountTokens(t *testing.T) {
 	up := streaming(t, nil, 1)
 	gw := testgw.Start(t, testgw.SlotOpenAI, site("", up))
 	res, body := gw.PostRead("/v1/messages/count_tokens?beta=true", `{"model":"claude-test","messages":[{"role":"user","content":"Hi"}]}`)
-	if res.StatusCode != 404 || body != `{"type":"error","error":{"type":"not_found_error","message":"count_tokens is not supported by the openai provider"}}` {
+	if res.StatusCode != 200 || body != `{"input_tokens":36}` || res.Header.Get("Content-Type") != "application/json" {
 		t.Errorf("got %d %s", res.StatusCode, body)
 	}
 	if n := len(up.Requests()); n != 0 {

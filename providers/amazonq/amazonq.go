@@ -63,6 +63,7 @@ func New(cfg Config) *Provider {
 // request and addresses it for the configured protocol.
 func (p *Provider) Rewrite(x *providers.Exchange, out *providers.Outbound) (providers.Translator, error) {
 	if x.CountTokens {
+		// The gateway answers it with CountTokens (providers.TokenCounter).
 		return nil, &providers.Error{Status: http.StatusNotFound, Type: "not_found_error",
 			Message: "count_tokens is not available: Amazon Q has no token-counting endpoint"}
 	}

@@ -79,8 +79,9 @@ func New(cfg Config) *Provider {
 	return p
 }
 
-// ErrCountTokens answers /v1/messages/count_tokens: Chat Completions has no
-// token-counting endpoint, and an estimate would be a guess presented as a count.
+// ErrCountTokens is Rewrite's answer to /v1/messages/count_tokens: Chat
+// Completions has no token-counting endpoint, so the gateway answers it
+// with CountTokens (providers.TokenCounter) and never sends it upstream.
 var ErrCountTokens = &providers.Error{Status: http.StatusNotFound, Type: "not_found_error",
 	Message: "count_tokens is not supported by the openai provider"}
 

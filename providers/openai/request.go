@@ -45,11 +45,18 @@ type chatMessage struct {
 }
 
 type contentPart struct {
-	Type     string    `json:"type"` // text, image_url; thinking (Mistral)
+	Type     string    `json:"type"` // text, image_url, file; thinking (Mistral)
 	Text     string    `json:"text,omitempty"`
 	ImageURL *imageURL `json:"image_url,omitempty"`
+	// File holds a file part's name and data: URL (a PDF document).
+	File *fileData `json:"file,omitempty"`
 	// Thinking holds a Mistral thinking chunk's text parts.
 	Thinking []contentPart `json:"thinking,omitempty"`
+}
+
+type fileData struct {
+	Filename string `json:"filename"`
+	FileData string `json:"file_data"`
 }
 
 type imageURL struct {

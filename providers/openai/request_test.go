@@ -208,8 +208,10 @@ func TestConvertRequestErrors(t *testing.T) {
 	for _, tc := range []struct {
 		name, body, want string
 	}{
-		{"pdf document", `{"role":"user","content":[{"type":"text","text":"read"},{"type":"document","source":{"type":"base64","media_type":"application/pdf","data":"JVBERi0="}}]}`,
-			`messages.0.content.1: document block (source base64 application/pdf) is not supported by the openai provider`},
+		{"url document", `{"role":"user","content":[{"type":"text","text":"read"},{"type":"document","source":{"type":"url","url":"https://example.com/a.pdf"}}]}`,
+			`messages.0.content.1: document block with a url source (the gateway fetches nothing: send the document as base64 data or text) is not supported by the openai provider`},
+		{"file document", `{"role":"user","content":[{"type":"document","source":{"type":"file","file_id":"file_1"}}]}`,
+			`messages.0.content.0: document block (source file) is not supported by the openai provider`},
 		{"search_result", `{"role":"user","content":[{"type":"search_result","title":"t","content":[{"type":"text","text":"r"}]}]}`,
 			`messages.0.content.0: content block type "search_result" in a user message is not supported by the openai provider`},
 		{"server_tool_use", `{"role":"assistant","content":[{"type":"server_tool_use","id":"srvtoolu_1","name":"web_search","input":{}}]}`,

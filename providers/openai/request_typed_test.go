@@ -161,15 +161,21 @@ func (c *typedConverter) user(path string, m *providers.Message) error {
 			}
 			p.image(url)
 		case "document":
-			// A plain-text document is text; PDFs have no portable form.
-			if b.Source == nil || b.Source.Type != "text" {
+			// A plain-text document is text, a base64 PDF a file part.
+			switch src := b.Source; {
+			case src != nil && src.Type == "text":
+				p.text(src.Data)
+			case src != nil && src.Type == "base64" && src.MediaType == "application/pdf":
+				p.list = append(p.list, contentPart{Type: "file", File: &fileData{Filename: "document.pdf", FileData: "data:application/pdf;base64," + src.Data}})
+			case src != nil && src.Type == "url":
+				return unsupported(bpath, "document block with a url source (the gateway fetches nothing: send the document as base64 data or text)")
+			default:
 				st := "missing"
-				if b.Source != nil {
-					st = b.Source.Type + " " + b.Source.MediaType
+				if src != nil {
+					st = src.Type + " " + src.MediaType
 				}
 				return unsupported(bpath, fmt.Sprintf("document block (source %s)", strings.TrimSpace(st)))
 			}
-			p.text(b.Source.Data)
 		case "tool_result":
 			msg, err := c.toolResult(bpath, b, &p)
 			if err != nil {

@@ -3,7 +3,6 @@ package openai
 import (
 	"bytes"
 	"fmt"
-	"strings"
 
 	"github.com/thinkgate/thinkgate/internal/jsonbytes"
 	"github.com/thinkgate/thinkgate/providers"
@@ -251,15 +250,15 @@ func (b *byteConverter) user(i int, content []byte) error {
 			}
 			p.image()
 		case "document":
-			// A plain-text document is text; PDFs have no portable form.
-			if src := &blk.Source; !src.Present || sourceType(src) != "text" {
-				st := "missing"
-				if src.Present {
-					st = sourceType(src) + " " + src.MediaType.TextString()
-				}
-				return unsupported(fmt.Sprintf("messages.%d.content.%d", i, j), fmt.Sprintf("document block (source %s)", strings.TrimSpace(st)))
+			// A plain-text document is text, a base64 PDF a file part.
+			if err := checkDocument(blk, i, j); err != nil {
+				return err
 			}
-			p.text(blk.Source.Data)
+			if isPDF(blk) {
+				p.image() // a part that is not text, as an image is
+			} else {
+				p.text(blk.Source.Data)
+			}
 		case "tool_result":
 			p.tools++
 			images, err := b.toolResult(i, j, blk)
@@ -303,6 +302,8 @@ func (b *byteConverter) user(i int, content []byte) error {
 			switch string(typeOf(blk)) {
 			case "image":
 				w.image(blk)
+			case "document": // a PDF: userText took the others
+				w.file(blk)
 			case "tool_result":
 				_, _ = providers.EachBlock(blk.ContentRaw, 0, &b.sub, func(_ int, rb *rawBlock) error {
 					if string(typeOf(rb)) == "image" {
@@ -329,7 +330,9 @@ func userText(blk *rawBlock) *str {
 	case "text":
 		return &blk.Text
 	case "document":
-		return &blk.Source.Data
+		if !isPDF(blk) {
+			return &blk.Source.Data
+		}
 	}
 	return nil
 }

@@ -395,7 +395,10 @@ func rawString(data []byte, keys ...string) ([]byte, bool) {
 }
 
 // parseUsage maps Chat Completions usage. Anthropic's input_tokens leaves
-// out cache reads, OpenAI's prompt_tokens includes them.
+// out cache reads and writes, OpenAI's prompt_tokens includes them: reads
+// are prompt_tokens_details.cached_tokens (DeepSeek's
+// prompt_cache_hit_tokens), writes OpenRouter's
+// prompt_tokens_details.cache_write_tokens.
 func parseUsage(u []byte) providers.Usage {
 	prompt, _ := jsonparser.GetInt(u, "prompt_tokens")
 	completion, _ := jsonparser.GetInt(u, "completion_tokens")
@@ -403,10 +406,12 @@ func parseUsage(u []byte) providers.Usage {
 	if err != nil {
 		cached, _ = jsonparser.GetInt(u, "prompt_cache_hit_tokens") // DeepSeek
 	}
+	written, _ := jsonparser.GetInt(u, "prompt_tokens_details", "cache_write_tokens")
 	return providers.Usage{
-		InputTokens:          max(prompt-cached, 0),
-		OutputTokens:         completion,
-		CacheReadInputTokens: cached,
+		InputTokens:              max(prompt-cached-written, 0),
+		OutputTokens:             completion,
+		CacheCreationInputTokens: written,
+		CacheReadInputTokens:     cached,
 	}
 }
 

@@ -1,0 +1,27 @@
+package caddymodule
+
+import (
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/thinkgate/thinkgate/providers"
+)
+
+// answerCountTokens answers count_tokens for a provider that counts
+// itself (providers.TokenCounter): no upstream is called.
+func answerCountTokens(w http.ResponseWriter, c providers.TokenCounter, x *providers.Exchange, m *exchangeMetrics, fail func(*providers.Error) error) error {
+	n, err := c.CountTokens(x)
+	if err != nil {
+		return fail(providers.AsError(err))
+	}
+	body := providers.CountTokensBody(n)
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", fmt.Sprint(len(body)))
+	m.status = http.StatusOK
+	m.firstByte = time.Now()
+	w.WriteHeader(http.StatusOK)
+	_, err = w.Write(body)
+	return err
+}
