@@ -24,6 +24,7 @@ type chatRequest struct {
 	ParallelToolCalls   *bool                `json:"parallel_tool_calls,omitempty"`
 	ReasoningEffort     string               `json:"reasoning_effort,omitempty"`
 	Reasoning           *openRouterReasoning `json:"reasoning,omitempty"`
+	ResponseFormat      *responseFormat      `json:"response_format,omitempty"`
 	User                string               `json:"user,omitempty"`
 	Stream              bool                 `json:"stream,omitempty"`
 	StreamOptions       *streamOptions       `json:"stream_options,omitempty"`
@@ -137,6 +138,9 @@ func (c *converter) head() (*chatRequest, error) {
 		out.ReasoningEffort = providers.ReasoningEffort(x.ThinkingBudget(), x.Thinking, cfg.Efforts)
 	case ModeOpenRouter:
 		out.Reasoning = openRouterRequest(x, cfg.Efforts)
+	}
+	if err := c.outputConfig(out); err != nil {
+		return nil, err
 	}
 	if req.MaxTokens > 0 {
 		if cfg.MaxTokensField == MaxCompletionTokens {

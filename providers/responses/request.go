@@ -11,19 +11,20 @@ import (
 
 // request is the Responses request body, fields in wire order.
 type request struct {
-	Model             string     `json:"model"`
-	Instructions      string     `json:"instructions,omitempty"`
-	Input             []any      `json:"input"`
-	Tools             []tool     `json:"tools,omitempty"`
-	ToolChoice        any        `json:"tool_choice,omitempty"`
-	ParallelToolCalls *bool      `json:"parallel_tool_calls,omitempty"`
-	MaxOutputTokens   int        `json:"max_output_tokens,omitempty"`
-	Temperature       *float64   `json:"temperature,omitempty"`
-	TopP              *float64   `json:"top_p,omitempty"`
-	Reasoning         *reasoning `json:"reasoning,omitempty"`
-	Include           []string   `json:"include,omitempty"`
-	Store             bool       `json:"store"`
-	Stream            bool       `json:"stream,omitempty"`
+	Model             string      `json:"model"`
+	Instructions      string      `json:"instructions,omitempty"`
+	Input             []any       `json:"input"`
+	Tools             []tool      `json:"tools,omitempty"`
+	ToolChoice        any         `json:"tool_choice,omitempty"`
+	ParallelToolCalls *bool       `json:"parallel_tool_calls,omitempty"`
+	MaxOutputTokens   int         `json:"max_output_tokens,omitempty"`
+	Temperature       *float64    `json:"temperature,omitempty"`
+	TopP              *float64    `json:"top_p,omitempty"`
+	Reasoning         *reasoning  `json:"reasoning,omitempty"`
+	Include           []string    `json:"include,omitempty"`
+	Text              *textConfig `json:"text,omitempty"`
+	Store             bool        `json:"store"`
+	Stream            bool        `json:"stream,omitempty"`
 }
 
 // countRequest is the body of POST /v1/responses/input_tokens: the fields
@@ -121,6 +122,9 @@ func (c *converter) head() (*request, error) {
 		}
 		// The reasoning itself, encrypted, to send back with the history.
 		out.Include = []string{"reasoning.encrypted_content"}
+	}
+	if err := c.outputConfig(out); err != nil {
+		return nil, err
 	}
 	if !x.CountTokens {
 		if req.MaxTokens > 0 {
