@@ -13,7 +13,8 @@ import (
 // reads it (docs/configuration.md, "Effort, structured output and thinking
 // display"). Anthropic's own upstreams take the field as the client sent it.
 type OutputConfig struct {
-	// Effort is low, medium, high or max; "" when the client sent none.
+	// Effort is low, medium, high, xhigh or max; "" when the client sent
+	// none.
 	Effort string
 	// Schema is the JSON schema of a json_schema format, as the client
 	// sent it (a sub-slice of the request body); nil when there is no
@@ -26,6 +27,7 @@ const (
 	EffortLow    = "low"
 	EffortMedium = "medium"
 	EffortHigh   = "high"
+	EffortXHigh  = "xhigh"
 	EffortMax    = "max"
 )
 
@@ -59,10 +61,10 @@ func parseOutputConfig(raw []byte) (OutputConfig, error) {
 		return oc, InvalidRequest("output_config.effort: expected a string")
 	default:
 		switch e := string(effort); e {
-		case EffortLow, EffortMedium, EffortHigh, EffortMax:
+		case EffortLow, EffortMedium, EffortHigh, EffortXHigh, EffortMax:
 			oc.Effort = e
 		default:
-			return oc, InvalidRequest(fmt.Sprintf("output_config.effort: must be one of low, medium, high, max; got %q", e))
+			return oc, InvalidRequest(fmt.Sprintf("output_config.effort: must be one of low, medium, high, xhigh, max; got %q", e))
 		}
 	}
 	format, typ, _, err := jsonparser.Get(raw, "format")
@@ -93,7 +95,7 @@ func NoStructuredOutput(provider string) *Error {
 // effortRank orders effort and level names from every upstream, so that a
 // client's effort can be placed among the levels an upstream takes.
 var effortRank = map[string]int{
-	"none": 0, "minimal": 1, EffortLow: 2, EffortMedium: 3, EffortHigh: 4, "xhigh": 5, EffortMax: 6,
+	"none": 0, "minimal": 1, EffortLow: 2, EffortMedium: 3, EffortHigh: 4, EffortXHigh: 5, EffortMax: 6,
 }
 
 // MapEffort maps a client's effort onto levels, the levels an upstream

@@ -14,7 +14,7 @@ func TestParseOutputConfig(t *testing.T) {
 		{raw: `{"effort":"max","format":{"type":"json_schema","schema":{"type":"object"}}}`, effort: "max", schema: `{"type":"object"}`},
 		{raw: `{"format":null,"effort":null}`},
 		{raw: `[]`, err: "output_config: expected an object"},
-		{raw: `{"effort":"extreme"}`, err: `output_config.effort: must be one of low, medium, high, max; got "extreme"`},
+		{raw: `{"effort":"extreme"}`, err: `output_config.effort: must be one of low, medium, high, xhigh, max; got "extreme"`},
 		{raw: `{"effort":3}`, err: "output_config.effort: expected a string"},
 		{raw: `{"format":"json"}`, err: "output_config.format: expected an object"},
 		{raw: `{"format":{"type":"json_object"}}`, err: `output_config.format.type: must be "json_schema", got "json_object"`},
@@ -46,7 +46,8 @@ func TestMapEffort(t *testing.T) {
 	}{
 		{"low", openai, "low"}, {"medium", openai, "medium"}, {"high", openai, "high"}, {"max", openai, "high"},
 		{"low", gemini3, "low"}, {"medium", gemini3, "high"}, {"max", gemini3, "high"},
-		{"low", responses, "low"}, {"max", responses, "high"},
+		{"low", responses, "low"}, {"max", responses, "high"}, {"xhigh", openai, "high"},
+		{"xhigh", []string{"low", "high", "xhigh"}, "xhigh"}, {"high", []string{"low", "xhigh"}, "xhigh"},
 		{"high", []string{"minimal", "low"}, "low"},
 		{"", openai, ""}, {"high", nil, ""},
 	} {

@@ -3,12 +3,13 @@ package gemini
 import "github.com/thinkgate/thinkgate/providers"
 
 // EffortBudgets are the thinkingBudget an output_config.effort asks of a
-// model that takes a budget (Gemini 2.5). max is high: 24576 tokens is the
+// model that takes a budget (Gemini 2.5). xhigh and max are high: 24576 tokens is the
 // largest budget every 2.5 model takes (Flash and Flash-Lite stop there).
 var EffortBudgets = map[string]int{
 	providers.EffortLow:    1024,
 	providers.EffortMedium: 8192,
 	providers.EffortHigh:   24576,
+	providers.EffortXHigh:  24576,
 	providers.EffortMax:    24576,
 }
 
