@@ -91,7 +91,8 @@ var emptySchema = json.RawMessage(`{"type":"object","properties":{}}`)
 
 // ConvertRequest builds the Chat Completions body for x. Fields Anthropic
 // alone understands (cache_control, thinking, context_management,
-// output_config, container, service_tier, top_k …) are not forwarded.
+// container, service_tier, top_k …) are not forwarded; output_config is
+// mapped (outputconfig.go).
 //
 // The system prompt and the messages are written from the client's bytes
 // (byteConverter), however the request was read (ScanRequest, or a

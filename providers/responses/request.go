@@ -66,8 +66,9 @@ var emptySchema = json.RawMessage(`{"type":"object","properties":{}}`)
 const MinOutputTokens = 16
 
 // ConvertRequest builds the Responses body for x. Fields only Anthropic
-// understands (cache_control, context_management, output_config,
-// container, service_tier, top_k, metadata …) are not forwarded.
+// understands (cache_control, context_management, container,
+// service_tier, top_k, metadata …) are not forwarded; output_config is
+// mapped (outputconfig.go).
 //
 // The system prompt and the messages are written from the client's bytes
 // (requestbytes.go), however the request was read.
