@@ -311,8 +311,11 @@ func (e *Emitter) Thinking(p []byte) {
 		return
 	}
 	if e.omitThinking {
-		if e.form == FormThinking && e.open != blockThinking {
-			e.openBlock(blockThinking)
+		if e.form == FormThinking {
+			if e.open != blockThinking {
+				e.openBlock(blockThinking)
+			}
+			e.Content = true // the block reached the client, its text did not
 		}
 		return
 	}

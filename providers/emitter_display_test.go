@@ -46,6 +46,13 @@ func TestEmitterThinkingOmitted(t *testing.T) {
 	if got := string(e.Events()); got != want {
 		t.Errorf("events:\n%s\nwant:\n%s", got, want)
 	}
+	first := NewEmitter(FormThinking, nil)
+	first.SetThinkingDisplay(DisplayOmitted)
+	startMessage(first)
+	first.ThinkingStart(nil)
+	if first.Thinking([]byte("x")); !first.Content {
+		t.Error("an omitted thinking block does not count as the first content")
+	}
 	if _, _, ok := NewSigner(testKey).Open(sig, ""); !ok {
 		t.Error("the signature does not verify against the empty thinking the client sends back")
 	}
