@@ -71,6 +71,8 @@ type Emitter struct {
 
 	form BlockForm
 	mac  *BlockMAC
+	// omitThinking: thinking.display "omitted" (SetThinkingDisplay).
+	omitThinking bool
 
 	started, finished bool
 	open              blockKind
@@ -293,9 +295,28 @@ func (e *Emitter) ThinkingStart(m *thinkparse.Meta) {
 	e.signature = e.signature[:0]
 }
 
+// SetThinkingDisplay applies the request's thinking.display. "omitted"
+// keeps every thinking block and its signature but none of its text, as
+// Anthropic does: the block opens and closes with its signature_delta, no
+// thinking_delta between (a collected block's thinking is ""), and the
+// signature covers the empty text the client will send back. In the text
+// form, where a block has no signature to keep, thinking leaves nothing.
+func (e *Emitter) SetThinkingDisplay(display string) {
+	e.omitThinking = display == DisplayOmitted
+}
+
 // Thinking appends thinking text to the open span.
 func (e *Emitter) Thinking(p []byte) {
 	if len(p) == 0 || e.finished {
+		return
+	}
+	if e.omitThinking {
+		if e.form == FormThinking {
+			if e.open != blockThinking {
+				e.openBlock(blockThinking)
+			}
+			e.Content = true // the block reached the client, its text did not
+		}
 		return
 	}
 	if e.form == FormText {

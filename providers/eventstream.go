@@ -18,7 +18,9 @@ type EventStream struct {
 // NewEventStream returns the stream handling of one response; newStream
 // makes the provider's Stream for the emitter once the stream is opened.
 func NewEventStream(x *Exchange, newStream func(em *Emitter) Stream) *EventStream {
-	return &EventStream{newStream: newStream, em: NewEmitter(x.Settings.Form, x.Settings.Signer)}
+	em := NewEmitter(x.Settings.Form, x.Settings.Signer)
+	em.SetThinkingDisplay(x.ThinkingDisplay())
+	return &EventStream{newStream: newStream, em: em}
 }
 
 // Open starts the stream. Events go to sink, which takes them (it may keep

@@ -161,6 +161,7 @@ func IsStream(mediaType string) bool {
 func (t *Translator) Message(body []byte) ([]byte, error) {
 	x := t.x
 	em := providers.NewCollector(x.Settings.Form, x.Settings.Signer)
+	em.SetThinkingDisplay(x.ThinkingDisplay())
 	s := t.NewStream(em)
 	if err := s.Write(body); err != nil {
 		return nil, err

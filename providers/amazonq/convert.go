@@ -227,6 +227,9 @@ type fastConverter struct {
 
 // convert writes the upstream body for x.
 func (p *Provider) convert(x *providers.Exchange) ([]byte, *state, error) {
+	if err := checkOutputConfig(x); err != nil {
+		return nil, nil, err
+	}
 	req := x.Request
 	h, err := providers.NewHistoryReader(x.Body)
 	if err != nil {

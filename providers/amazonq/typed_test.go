@@ -97,6 +97,9 @@ type turn struct {
 
 // convertTyped builds the upstream body from the decoded request.
 func (p *Provider) convertTyped(x *providers.Exchange) ([]byte, *state, error) {
+	if err := checkOutputConfig(x); err != nil {
+		return nil, nil, err
+	}
 	if err := x.Request.Complete(); err != nil {
 		return nil, nil, err
 	}

@@ -484,6 +484,7 @@ func SplitMessage(x *providers.Exchange, body []byte) ([]byte, error) {
 		return nil, malformed("message content is not an array")
 	}
 	em := providers.NewCollector(x.Settings.Form, x.Settings.Signer)
+	em.SetThinkingDisplay(x.ThinkingDisplay())
 	em.MessageStart("", "", providers.Usage{})
 	parser := thinkparse.New(x.Settings.Parse, em)
 	for _, raw := range blocks {

@@ -123,6 +123,9 @@ func writeRequest(x *providers.Exchange, budget, expansion int, levels []provide
 	}
 	if form == formGenerate {
 		tail.GenerationConfig = generationConfigFor(x, budget, levels)
+		if err := applyOutputConfig(x, tail.GenerationConfig, levels); err != nil {
+			return nil, err
+		}
 	}
 	at := len(c.out)
 	if c.out, err = jsonbytes.AppendEncode(c.out, &tail); err != nil {

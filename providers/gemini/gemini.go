@@ -136,6 +136,7 @@ func Message(x *providers.Exchange, body []byte) ([]byte, error) {
 		return CountTokens(x, body)
 	}
 	em := providers.NewCollector(x.Settings.Form, x.Settings.Signer)
+	em.SetThinkingDisplay(x.ThinkingDisplay())
 	em.MessageStart(x.MessageID, x.ClientModel, providers.Usage{})
 	t := newTranslator(x, em)
 	body = bytes.TrimSpace(body)

@@ -41,6 +41,10 @@ type generationConfig struct {
 	TopK            *int            `json:"topK,omitempty"`
 	StopSequences   []string        `json:"stopSequences,omitempty"`
 	ThinkingConfig  *thinkingConfig `json:"thinkingConfig,omitempty"`
+	// ResponseMimeType and ResponseJSONSchema: output_config.format
+	// (outputconfig.go).
+	ResponseMimeType   string          `json:"responseMimeType,omitempty"`
+	ResponseJSONSchema json.RawMessage `json:"responseJsonSchema,omitempty"`
 }
 
 type thinkingConfig struct {

@@ -167,6 +167,9 @@ func buildRequest(x *providers.Exchange, budget, expansion int, levels []provide
 	}
 	if !x.CountTokens {
 		out.GenerationConfig = generationConfigFor(x, c.budget, c.levels)
+		if err := applyOutputConfig(x, out.GenerationConfig, c.levels); err != nil {
+			return nil, err
+		}
 	}
 	return out, nil
 }

@@ -50,6 +50,7 @@ func (tr *Translator) Message(body []byte) ([]byte, error) {
 		return nil, malformed("chat.completion without choices")
 	}
 	em := providers.NewCollector(x.Settings.Form, x.Settings.Signer)
+	em.SetThinkingDisplay(x.ThinkingDisplay())
 	em.MessageStart(x.MessageID, x.ClientModel, providers.Usage{})
 	var t translator
 	t.init(x, tr.state, em)

@@ -24,6 +24,7 @@ type chatRequest struct {
 	ParallelToolCalls   *bool                `json:"parallel_tool_calls,omitempty"`
 	ReasoningEffort     string               `json:"reasoning_effort,omitempty"`
 	Reasoning           *openRouterReasoning `json:"reasoning,omitempty"`
+	ResponseFormat      *responseFormat      `json:"response_format,omitempty"`
 	User                string               `json:"user,omitempty"`
 	Stream              bool                 `json:"stream,omitempty"`
 	StreamOptions       *streamOptions       `json:"stream_options,omitempty"`
@@ -97,7 +98,8 @@ var emptySchema = json.RawMessage(`{"type":"object","properties":{}}`)
 
 // ConvertRequest builds the Chat Completions body for x. Fields Anthropic
 // alone understands (cache_control, thinking, context_management,
-// output_config, container, service_tier, top_k …) are not forwarded.
+// container, service_tier, top_k …) are not forwarded; output_config is
+// mapped (outputconfig.go).
 //
 // The system prompt and the messages are written from the client's bytes
 // (byteConverter), however the request was read (ScanRequest, or a
@@ -144,6 +146,9 @@ func (c *converter) head() (*chatRequest, error) {
 		out.ReasoningEffort = providers.ReasoningEffort(x.ThinkingBudget(), x.Thinking, cfg.Efforts)
 	case ModeOpenRouter:
 		out.Reasoning = openRouterRequest(x, cfg.Efforts)
+	}
+	if err := c.outputConfig(out); err != nil {
+		return nil, err
 	}
 	if req.MaxTokens > 0 {
 		if cfg.MaxTokensField == MaxCompletionTokens {

@@ -23,6 +23,7 @@ func (tr *Translator) convertMessage(body []byte) ([]byte, error) {
 		return nil, failure(r.Error.Code, r.Error.Message)
 	}
 	em := providers.NewCollector(x.Settings.Form, x.Settings.Signer)
+	em.SetThinkingDisplay(x.ThinkingDisplay())
 	em.MessageStart(x.MessageID, x.ClientModel, providers.Usage{})
 	var t translator
 	t.init(x, tr.state, em)

@@ -11,19 +11,20 @@ import (
 
 // request is the Responses request body, fields in wire order.
 type request struct {
-	Model             string     `json:"model"`
-	Instructions      string     `json:"instructions,omitempty"`
-	Input             []any      `json:"input"`
-	Tools             []tool     `json:"tools,omitempty"`
-	ToolChoice        any        `json:"tool_choice,omitempty"`
-	ParallelToolCalls *bool      `json:"parallel_tool_calls,omitempty"`
-	MaxOutputTokens   int        `json:"max_output_tokens,omitempty"`
-	Temperature       *float64   `json:"temperature,omitempty"`
-	TopP              *float64   `json:"top_p,omitempty"`
-	Reasoning         *reasoning `json:"reasoning,omitempty"`
-	Include           []string   `json:"include,omitempty"`
-	Store             bool       `json:"store"`
-	Stream            bool       `json:"stream,omitempty"`
+	Model             string      `json:"model"`
+	Instructions      string      `json:"instructions,omitempty"`
+	Input             []any       `json:"input"`
+	Tools             []tool      `json:"tools,omitempty"`
+	ToolChoice        any         `json:"tool_choice,omitempty"`
+	ParallelToolCalls *bool       `json:"parallel_tool_calls,omitempty"`
+	MaxOutputTokens   int         `json:"max_output_tokens,omitempty"`
+	Temperature       *float64    `json:"temperature,omitempty"`
+	TopP              *float64    `json:"top_p,omitempty"`
+	Reasoning         *reasoning  `json:"reasoning,omitempty"`
+	Include           []string    `json:"include,omitempty"`
+	Text              *textConfig `json:"text,omitempty"`
+	Store             bool        `json:"store"`
+	Stream            bool        `json:"stream,omitempty"`
 }
 
 // countRequest is the body of POST /v1/responses/input_tokens: the fields
@@ -65,8 +66,9 @@ var emptySchema = json.RawMessage(`{"type":"object","properties":{}}`)
 const MinOutputTokens = 16
 
 // ConvertRequest builds the Responses body for x. Fields only Anthropic
-// understands (cache_control, context_management, output_config,
-// container, service_tier, top_k, metadata …) are not forwarded.
+// understands (cache_control, context_management, container,
+// service_tier, top_k, metadata …) are not forwarded; output_config is
+// mapped (outputconfig.go).
 //
 // The system prompt and the messages are written from the client's bytes
 // (requestbytes.go), however the request was read.
@@ -121,6 +123,9 @@ func (c *converter) head() (*request, error) {
 		}
 		// The reasoning itself, encrypted, to send back with the history.
 		out.Include = []string{"reasoning.encrypted_content"}
+	}
+	if err := c.outputConfig(out); err != nil {
+		return nil, err
 	}
 	if !x.CountTokens {
 		if req.MaxTokens > 0 {

@@ -16,9 +16,6 @@ import (
 // and the golden cases).
 
 // convertTyped is ConvertRequest by the typed converter.
-// ConvertRequest builds the Responses body for x. Fields only Anthropic
-// understands (cache_control, context_management, output_config,
-// container, service_tier, top_k, metadata …) are not forwarded.
 func convertTyped(x *providers.Exchange, cfg Config) ([]byte, *State, error) {
 	req := x.Request
 	if len(req.StopSequences) > 0 {
@@ -70,6 +67,9 @@ func convertTyped(x *providers.Exchange, cfg Config) ([]byte, *State, error) {
 		}
 		// The reasoning itself, encrypted, to send back with the history.
 		out.Include = []string{"reasoning.encrypted_content"}
+	}
+	if err := c.outputConfig(&out); err != nil {
+		return nil, nil, err
 	}
 
 	var body any = out

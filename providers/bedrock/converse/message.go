@@ -22,6 +22,7 @@ func (t *Translator) Message(body []byte) ([]byte, error) {
 	}
 	x := t.x
 	em := providers.NewCollector(x.Settings.Form, x.Settings.Signer)
+	em.SetThinkingDisplay(x.ThinkingDisplay())
 	if len(body) > 0 && body[0] <= 1 {
 		s := t.NewStream(em)
 		if err := s.Write(body); err != nil {

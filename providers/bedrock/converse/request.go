@@ -21,6 +21,7 @@ type request struct {
 	InferenceConfig              *inferenceConfig `json:"inferenceConfig,omitempty"`
 	ToolConfig                   *toolConfig      `json:"toolConfig,omitempty"`
 	AdditionalModelRequestFields map[string]any   `json:"additionalModelRequestFields,omitempty"`
+	OutputConfig                 *outputConfig    `json:"outputConfig,omitempty"`
 	// AdditionalModelResponseFieldPaths asks Claude which stop sequence
 	// matched, which Converse's stopReason does not say.
 	AdditionalModelResponseFieldPaths []string `json:"additionalModelResponseFieldPaths,omitempty"`
@@ -221,6 +222,9 @@ func convert(x *providers.Exchange, opts Options, betas []string) ([]byte, *Stat
 			InferenceConfig: &inferenceConfig{MaxTokens: req.MaxTokens, Temperature: req.Temperature,
 				TopP: req.TopP, StopSequences: req.StopSequences}}
 		c.thinking(&out)
+		if err := c.outputConfig(&out); err != nil {
+			return nil, nil, err
+		}
 		if c.family == FamilyClaude && len(req.StopSequences) > 0 {
 			out.AdditionalModelResponseFieldPaths = []string{"/stop_sequence"}
 		}
