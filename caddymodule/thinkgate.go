@@ -462,7 +462,7 @@ func (h *Handler) logExchange(r *http.Request, x *providers.Exchange, rw *respon
 	extra.Set(zap.String("thinkgate_upstream_model", x.UpstreamModel))
 	extra.Set(zap.Int64("thinkgate_input_tokens", x.Usage.InputTokens))
 	extra.Set(zap.Int64("thinkgate_output_tokens", x.Usage.OutputTokens))
-	if rw.stream != nil || rw.mode == modeBuffer {
+	if rw.madeMessage() {
 		extra.Set(zap.Int("thinkgate_thinking_blocks", rw.m.thinkingBlocks))
 	}
 }

@@ -48,7 +48,7 @@ type Stream struct {
 
 // NewStream returns the stream translator writing to em (a streaming
 // emitter or a collector).
-func (t *Translator) NewStream(em *providers.Emitter) *Stream {
+func (t *Translator) NewStream(em *providers.Emitter) providers.StreamTranslator {
 	x := t.x
 	s := &Stream{
 		x:       x,

@@ -26,8 +26,10 @@ type Stream struct {
 	sse   []byte // it as an SSE event, reused
 }
 
-// NewStream returns the translator of one streamed answer, writing to em.
-func NewStream(x *providers.Exchange, em *providers.Emitter) *Stream {
+// NewStream returns the translator of one streamed answer, writing to em
+// (Handling.NewStream).
+func (t *Translator) NewStream(em *providers.Emitter) providers.StreamTranslator {
+	x := t.x
 	s := &Stream{}
 	if x.Settings.SplitTags {
 		s.inner = anthropic.NewSplitStream(x, em)

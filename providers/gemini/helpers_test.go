@@ -82,7 +82,7 @@ type streamResult struct {
 func runStream(t testing.TB, x *providers.Exchange, body []byte, n int) streamResult {
 	t.Helper()
 	em := providers.NewEmitter(x.Settings.Form, x.Settings.Signer)
-	s := NewStream(x, em)
+	s := NewTranslator(x).NewStream(em)
 	var r streamResult
 	var out []byte
 	for len(body) > 0 {

@@ -410,9 +410,11 @@ type Stream struct {
 	eventFn sse.Handler
 }
 
-// NewStream returns a translator for a streamed body; message_start goes out
-// at once so keepalive pings may follow while Gemini thinks.
-func NewStream(x *providers.Exchange, em *providers.Emitter) *Stream {
+// NewStream returns the translator of a streamed body (Handling.NewStream);
+// message_start goes out at once so keepalive pings may follow while
+// Gemini thinks.
+func (t *Translator) NewStream(em *providers.Emitter) providers.StreamTranslator {
+	x := t.x
 	em.MessageStart(x.MessageID, x.ClientModel, providers.Usage{})
 	s := &Stream{t: newTranslator(x, em)}
 	s.dec.MaxEvent = x.Settings.MaxEventSize

@@ -69,7 +69,7 @@ var errBadString = malformed("chunk holds a malformed string escape")
 // message_start at once (id x.MessageID, the client's model name, zero
 // usage; the real usage follows in message_delta), so keepalive pings can
 // follow right away.
-func (t *Translator) NewStream(em *providers.Emitter) *Stream {
+func (t *Translator) NewStream(em *providers.Emitter) providers.StreamTranslator {
 	x := t.x
 	s := &Stream{scratch: make([]byte, 0, 512)}
 	s.dec.MaxEvent = x.Settings.MaxEventSize

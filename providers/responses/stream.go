@@ -33,7 +33,7 @@ var errNoEnd = providers.APIError(http.StatusBadGateway,
 // NewStream returns a stream translator writing to em. It sends message_start at
 // once (id x.MessageID, the client's model name, zero usage; the usage
 // follows in message_delta), so keepalive pings can follow right away.
-func (t *Translator) NewStream(em *providers.Emitter) *Stream {
+func (t *Translator) NewStream(em *providers.Emitter) providers.StreamTranslator {
 	x := t.x
 	s := &Stream{}
 	s.dec.MaxEvent = x.Settings.MaxEventSize

@@ -35,7 +35,7 @@ var errNoEnd = providers.APIError(http.StatusBadGateway,
 
 // NewStream returns a stream translator writing to em (a streaming emitter
 // or a collector). message_start waits for the first content.
-func (t *Translator) NewStream(em *providers.Emitter) *Stream {
+func (t *Translator) NewStream(em *providers.Emitter) providers.StreamTranslator {
 	s := &Stream{}
 	s.t.init(t.x, em)
 	s.dec = awsstream.NewDecoder(s.onFrame)
