@@ -390,7 +390,9 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, next caddyhttp.H
 	}
 
 	out := &providers.Outbound{Path: r.URL.Path, RawQuery: r.URL.RawQuery, Header: r.Header, ProxyHost: proxyHost(r)}
-	// The gateway must read the upstream's bytes, not a compressed form of them.
+	// The gateway must read the upstream's bytes, not a compressed form of
+	// them: the client's Accept-Encoding is dropped here, for every
+	// provider (the transport asks for gzip itself and decompresses).
 	r.Header.Del("Accept-Encoding")
 	// Upstreams take JSON unless the provider says otherwise.
 	r.Header.Set("Content-Type", "application/json")

@@ -186,5 +186,5 @@ func CountTokens(x *providers.Exchange, body []byte) ([]byte, error) {
 var (
 	_ providers.Provider         = (*Provider)(nil)
 	_ providers.Translator       = (*Translator)(nil)
-	_ providers.StreamTranslator = (*Stream)(nil)
+	_ providers.StreamTranslator = (*StreamTranslator)(nil)
 )

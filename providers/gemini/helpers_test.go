@@ -77,7 +77,7 @@ type streamResult struct {
 	closeErr error
 }
 
-// runStream feeds body to a new Stream in writes of n bytes, handling errors
+// runStream feeds body to a new StreamTranslator in writes of n bytes, handling errors
 // the way caddymodule's response writer does.
 func runStream(t testing.TB, x *providers.Exchange, body []byte, n int) streamResult {
 	t.Helper()

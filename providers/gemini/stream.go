@@ -403,8 +403,8 @@ func (t *translator) end() {
 	t.em.Finish(t.stopReason(), "", t.usage)
 }
 
-// Stream translates a streamGenerateContent?alt=sse body.
-type Stream struct {
+// StreamTranslator translates a streamGenerateContent?alt=sse body.
+type StreamTranslator struct {
 	t       *translator
 	dec     sse.Decoder
 	eventFn sse.Handler
@@ -416,16 +416,16 @@ type Stream struct {
 func (t *Translator) NewStream(em *providers.Emitter) providers.StreamTranslator {
 	x := t.x
 	em.MessageStart(x.MessageID, x.ClientModel, providers.Usage{})
-	s := &Stream{t: newTranslator(x, em)}
+	s := &StreamTranslator{t: newTranslator(x, em)}
 	s.dec.MaxEvent = x.Settings.MaxEventSize
 	s.eventFn = s.event
 	return s
 }
 
 // Write decodes upstream bytes, split anywhere.
-func (s *Stream) Write(p []byte) error { return s.dec.Write(p, s.eventFn) }
+func (s *StreamTranslator) Write(p []byte) error { return s.dec.Write(p, s.eventFn) }
 
-func (s *Stream) event(_, data []byte) error {
+func (s *StreamTranslator) event(_, data []byte) error {
 	if err := s.t.chunk(data); err != nil {
 		return err
 	}
@@ -437,7 +437,7 @@ func (s *Stream) event(_, data []byte) error {
 
 // Close ends the stream. A body that ends before Gemini said why it stopped
 // (no finishReason) was cut short: that is an error, not a message.
-func (s *Stream) Close() error {
+func (s *StreamTranslator) Close() error {
 	if err := s.dec.Close(s.eventFn); err != nil {
 		return err
 	}

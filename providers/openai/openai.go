@@ -106,7 +106,6 @@ func SetHeaders(h http.Header, key string) {
 	providers.StripClientHeaders(h, key != "", true)
 	h.Del("X-Api-Key")
 	h.Del("Authorization")
-	h.Del("Accept-Encoding")
 	if key != "" {
 		h.Set("Authorization", "Bearer "+key)
 	}
