@@ -1,8 +1,6 @@
 package caddymodule
 
 import (
-	"fmt"
-	"net/http"
 	"sync"
 	"time"
 
@@ -130,57 +128,9 @@ func (rw *responseWriter) stop(e *providers.Error) {
 	if rw.done || rw.stopErr != nil {
 		return
 	}
-	if rw.inWrite {
-		// The translator is mid-way through an upstream read: Write ends
-		// the stream when it returns.
-		rw.stopPending = e
+	if rw.mode == nil {
+		rw.endEarly(e)
 		return
 	}
-	rw.stopLocked(e)
-}
-
-// stopLocked is stop with mu held and the translator at rest.
-func (rw *responseWriter) stopLocked(e *providers.Error) {
-	if rw.mode == modePassthrough && rw.committed {
-		return // relayed byte for byte: no event can be added to it
-	}
-	rw.stopErr = e
-	if rw.mode == modeStream && !rw.failed && !rw.stream.Finished() {
-		rw.failed, rw.streamFailed = true, true
-		rw.x.Logger.Warn("stream ended by the gateway", zap.String("error", e.Message))
-		if e := rw.stream.Fail(e); e != nil {
-			rw.writeErrorLocked(e)
-		}
-	}
-	// Whatever has not been answered is answered by finish, on the
-	// handler's goroutine (reverse_proxy may be filling the header map).
-	rw.cancelUpstream(fmt.Errorf("thinkgate: %s", e.Message))
-}
-
-// armIdle starts the upstream idle bound of a stream. mu held.
-func (rw *responseWriter) armIdle() {
-	d := time.Duration(rw.h.UpstreamIdleTimeout)
-	if d <= 0 {
-		return
-	}
-	rw.idle = time.AfterFunc(d, rw.idleExpired)
-}
-
-func (rw *responseWriter) resetIdle() {
-	if rw.idle != nil {
-		rw.idle.Reset(time.Duration(rw.h.UpstreamIdleTimeout))
-	}
-}
-
-// idleExpired ends a stream whose upstream has been silent for
-// upstream_idle_timeout.
-func (rw *responseWriter) idleExpired() {
-	rw.mu.Lock()
-	defer rw.mu.Unlock()
-	if rw.done || rw.inWrite || rw.stopErr != nil {
-		return // inWrite: the upstream is not silent; Write re-arms the timer
-	}
-	d := time.Duration(rw.h.UpstreamIdleTimeout)
-	rw.stopLocked(&providers.Error{Status: http.StatusGatewayTimeout, Type: "timeout_error",
-		Message: fmt.Sprintf("the upstream sent nothing for %s (upstream_idle_timeout)", d)})
+	rw.mode.stop(e)
 }

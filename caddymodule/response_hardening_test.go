@@ -92,7 +92,8 @@ func hugeRead(tb testing.TB, size int) (client *batchRecorder, maxBuf, spans int
 		// The whole body in one write, as one upstream read.
 		_, err := w.Write([]byte(body))
 		rw.mu.Lock()
-		maxBuf = max(cap(rw.pending), cap(rw.inflight))
+		s := rw.mode.(*streamBody)
+		maxBuf = max(cap(s.pending), cap(s.inflight))
 		rw.mu.Unlock()
 		return err
 	})
@@ -147,9 +148,9 @@ func BenchmarkHugeUpstreamRead(b *testing.B) {
 // TestEmitterSplitsLongDeltas: a delta longer than the drain bound is sent
 // as several deltas cut at rune boundaries, and their text is unchanged.
 func TestEmitterSplitsLongDeltas(t *testing.T) {
-	em := providers.NewEmitter(providers.FormThinking, nil)
 	var out bytes.Buffer
-	em.SetSink(func(events []byte) []byte { out.Write(events); return events[:0] }, 1000)
+	em := providers.NewStreamEmitter(&providers.Settings{Form: providers.FormThinking},
+		func(events []byte, _ providers.StreamStatus) []byte { out.Write(events); return events[:0] }, 1000)
 	em.MessageStart("msg_1", "m", providers.Usage{})
 	text := strings.Repeat("ab€", 2000) // 10 000 bytes, a 3-byte rune every 5
 	em.Text([]byte(text))

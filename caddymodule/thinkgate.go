@@ -394,7 +394,9 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, next caddyhttp.H
 	}
 
 	out := &providers.Outbound{Path: r.URL.Path, RawQuery: r.URL.RawQuery, Header: r.Header, ProxyHost: proxyHost(r)}
-	// The gateway must read the upstream's bytes, not a compressed form of them.
+	// The gateway must read the upstream's bytes, not a compressed form of
+	// them: the client's Accept-Encoding is dropped here, for every
+	// provider (the transport asks for gzip itself and decompresses).
 	r.Header.Del("Accept-Encoding")
 	// Upstreams take JSON unless the provider says otherwise.
 	r.Header.Set("Content-Type", "application/json")
@@ -466,7 +468,7 @@ func (h *Handler) logExchange(r *http.Request, x *providers.Exchange, rw *respon
 	extra.Set(zap.String("thinkgate_upstream_model", x.UpstreamModel))
 	extra.Set(zap.Int64("thinkgate_input_tokens", x.Usage.InputTokens))
 	extra.Set(zap.Int64("thinkgate_output_tokens", x.Usage.OutputTokens))
-	if rw.stream != nil || rw.mode == modeBuffer {
+	if rw.madeMessage() {
 		extra.Set(zap.Int("thinkgate_thinking_blocks", rw.m.thinkingBlocks))
 	}
 }

@@ -10,11 +10,14 @@
 // the model names, the logger) and in the Translator its Rewrite returns.
 // A provider plugs in at that one place: when the upstream's status and
 // headers arrive, the Translator's Handle says how the body is handled (a
-// Handling): passed through, an EventStream translated as it flows, a
-// whole body translated, or an error mapped. An EventStream drives the
-// provider's Stream over an emitter and hands the events to the caller's
-// sink; it alone decides how a failing stream ends (an HTTP error before
-// anything was sent, an error event after).
+// Handling): passed through, a stream translated as it flows, a whole
+// body translated, or an error mapped. For a stream the provider hands
+// over a constructor of its StreamTranslator (Handling.NewStream); the
+// gateway makes the emitter with its sink in one call (NewStreamEmitter),
+// the translator on it, and flushes the emitter after every Write. The
+// sink gets the events with the stream's StreamStatus, so nothing asks the
+// stream back; Emitter.Abort alone decides how a failing stream ends (an
+// HTTP error before anything was sent, an error event after).
 // The request side converts the client's Anthropic request, a Request
 // that ParseRequest decoded and that shares the memory of the body, into
 // the upstream's: body, path, query and headers (StripClientHeaders and

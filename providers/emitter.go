@@ -130,9 +130,10 @@ type output interface {
 	ping()
 }
 
-// NewEmitter returns an emitter writing Anthropic's event stream. Its events
-// are held until Flush hands them to the sink (SetSink). signer may be nil
-// (no signatures).
+// NewEmitter returns an emitter writing Anthropic's event stream, without
+// a sink: its events are held until Flush drops them, and Events reads
+// them (tests, the demo upstream). A streamed response's emitter is
+// NewStreamEmitter's. signer may be nil (no signatures).
 func NewEmitter(form BlockForm, signer *Signer) *Emitter {
 	// One allocation for both: an emitter is made per stream.
 	s := &struct {
@@ -140,6 +141,7 @@ func NewEmitter(form BlockForm, signer *Signer) *Emitter {
 		w sseWriter
 	}{}
 	s.w.buf = make([]byte, 0, 4096)
+	s.w.em = &s.Emitter
 	s.Emitter.init(form, signer, &s.w)
 	s.Emitter.sse = &s.w
 	return &s.Emitter
@@ -149,19 +151,6 @@ func (e *Emitter) init(form BlockForm, signer *Signer, out output) {
 	e.out, e.form, e.origin = out, form, OriginTags
 	if signer != nil {
 		e.mac = signer.NewBlockMAC()
-	}
-}
-
-// SetSink makes Flush hand the events to sink, which takes them (it may
-// keep the slice) and returns an empty buffer for the events that follow.
-// Once drainAt bytes are held the emitter flushes between two events by
-// itself, and a delta longer than drainAt is split into several delta
-// events at rune boundaries: one upstream event that expands into many
-// client events (a run of short thinking spans) is handed over piece by
-// piece. Without a sink (or for a collector) Flush drops the events.
-func (e *Emitter) SetSink(sink func(events []byte) []byte, drainAt int) {
-	if e.sse != nil {
-		e.sse.sink, e.sse.drainAt = sink, drainAt
 	}
 }
 

@@ -1,6 +1,7 @@
 package providers
 
 import (
+	"mime"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -8,13 +9,99 @@ import (
 	"github.com/thinkgate/thinkgate/internal/jsonbytes"
 )
 
+// StreamStatus is where a stream stands once the events handed with it
+// have reached the client: what the sink needs to know about the stream,
+// so that nothing asks the emitter after a write.
+type StreamStatus struct {
+	// Started: message_start is among the events sent.
+	Started bool
+	// Content: a text, thinking or tool-input delta has been made (its event
+	// is in this batch or, when a long batch was drained, the next).
+	Content bool
+	// Finished: message_stop or an error event ends these events; nothing
+	// follows them.
+	Finished bool
+	// ThinkingBlocks is the number of thinking blocks begun, for logs and
+	// metrics.
+	ThinkingBlocks int
+}
+
+// EventSink takes the events of a streamed response, with the stream's
+// status once they are sent. It may keep the slice, and returns an empty
+// buffer for the events that follow.
+type EventSink func(events []byte, status StreamStatus) []byte
+
+// NewStreamEmitter returns the emitter of one streamed response, writing
+// Anthropic's event stream in s's thinking form and signed by s's signer,
+// with its sink. Flush hands the events held to sink; once drainAt bytes
+// are held the emitter flushes between two events by itself, and a delta
+// longer than drainAt is split into several delta events at rune
+// boundaries: one upstream read that expands into many client events (a
+// run of short thinking spans) is handed over piece by piece.
+//
+// The caller makes the provider's StreamTranslator on it
+// (Handling.NewStream), flushes once (a translator that begins the
+// message by itself has emitted message_start), then calls Flush after
+// every Write and Close of the translator, and Abort when one fails.
+func NewStreamEmitter(s *Settings, sink EventSink, drainAt int) *Emitter {
+	e := NewEmitter(s.Form, s.Signer)
+	e.sse.sink, e.sse.drainAt = sink, drainAt
+	return e
+}
+
+// Abort ends a stream whose translator failed (or that the gateway ends)
+// with err. When nothing has reached the sink and no message has begun,
+// it drops what is held and returns err as an *Error for the caller to
+// answer with (a real HTTP status and body): an error event before
+// message_start would break the grammar. Otherwise it closes the open
+// block, sends an error event and returns nil.
+func (e *Emitter) Abort(err error) *Error {
+	x := AsError(err)
+	if (e.sse == nil || !e.sse.sent) && !e.started {
+		e.drop()
+		return x
+	}
+	e.Fail(x.Type, x.Message)
+	e.Flush()
+	return nil
+}
+
+// Keepalive sends a ping event at once, while the message is under way.
+// Before message_start a ping would break clients that demand
+// message_start first, and after the end nothing may follow: none is sent
+// then.
+func (e *Emitter) Keepalive() {
+	if !e.started || e.finished {
+		return
+	}
+	e.Ping()
+	e.Flush()
+}
+
+// status is the stream's status for the sink.
+func (e *Emitter) status() StreamStatus {
+	return StreamStatus{Started: e.started, Content: e.Content, Finished: e.finished, ThinkingBlocks: e.ThinkingBlocks}
+}
+
+// IsSSE reports whether a response's Content-Type is text/event-stream,
+// the streaming form of the SSE upstreams (AWS's event stream is
+// providers/awsstream's).
+func IsSSE(contentType string) bool {
+	mt, _, err := mime.ParseMediaType(contentType)
+	return err == nil && mt == "text/event-stream"
+}
+
 // sseWriter is the emitter's output as Anthropic's event stream: events are
 // appended to buf and handed to the sink.
 type sseWriter struct {
+	em      *Emitter
 	buf     []byte
-	sink    func(events []byte) []byte
+	sink    EventSink
 	drainAt int
-	merge   deltaMerge
+	// sent: events have reached the sink, so a failure can no longer be
+	// an HTTP error.
+	sent  bool
+	merge deltaMerge
 	// indexText is the decimal form of indexOf-1 (so that the zero value
 	// is stale): every event of a block carries it.
 	indexText []byte
@@ -27,7 +114,8 @@ func (w *sseWriter) flush() {
 		return
 	}
 	if w.sink != nil {
-		w.buf = w.sink(w.buf)
+		w.sent = true
+		w.buf = w.sink(w.buf, w.em.status())
 	} else {
 		w.buf = w.buf[:0]
 	}

@@ -35,10 +35,12 @@ type Translator interface {
 }
 
 // Handling says what handles one upstream response. At most one of
-// Stream, Body and Error is set; none passes the response through as it is.
+// NewStream, Body and Error is set; none passes the response through as it is.
 type Handling struct {
-	// Stream translates a 2xx event stream as it arrives.
-	Stream *EventStream
+	// NewStream makes the translator of a 2xx stream, which translates it
+	// as it arrives into the emitter the gateway made for the response
+	// (NewStreamEmitter, whose sink is the client).
+	NewStream func(em *Emitter) StreamTranslator
 	// Body translates a complete 2xx body into the client's Message (or
 	// count_tokens answer) JSON.
 	Body func(body []byte) ([]byte, error)
@@ -52,10 +54,11 @@ type Handling struct {
 	UpstreamHeader bool
 }
 
-// Stream translates one streamed upstream body into the emitter it was made
-// for. It is the part of a provider's translator that reads the upstream's
-// stream format; EventStream drives it.
-type Stream interface {
+// StreamTranslator translates one streamed upstream body into the emitter
+// it was made for. It is the part of a provider's translator that reads
+// the upstream's stream format. The gateway flushes the emitter after every
+// Write and Close, and ends the stream with Emitter.Abort when one fails.
+type StreamTranslator interface {
 	// Write takes upstream bytes as they arrive, split anywhere.
 	Write(p []byte) error
 	// Close is called when the upstream body ended without a transport error.

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/thinkgate/thinkgate/internal/providertest"
 	"github.com/thinkgate/thinkgate/providers"
 )
 
@@ -71,12 +72,12 @@ func Stream(t *testing.T, p providers.Provider, upstream, splits []byte) {
 	if err != nil {
 		t.Fatalf("Rewrite: %v", err)
 	}
-	st := tr.Handle(200, http.Header{"Content-Type": {"text/event-stream"}}).Stream
-	if st == nil {
+	newStream := tr.Handle(200, http.Header{"Content-Type": {"text/event-stream"}}).NewStream
+	if newStream == nil {
 		t.Fatal("a 2xx event stream is not translated as a stream")
 	}
 	var out []byte
-	st.Open(func(events []byte) []byte { out = append(out, events...); return events[:0] }, 16<<10)
+	st := providertest.OpenStream(x, newStream, func(events []byte) { out = append(out, events...) }, 16<<10)
 	for i := 0; len(upstream) > 0; i++ {
 		n := len(upstream)
 		if len(splits) > 0 {

@@ -32,10 +32,54 @@ func ExchangeAt(t testing.TB, s *providers.Settings, path, body string) *provide
 	return x
 }
 
+// Stream is a provider's stream translator driven the way the response
+// writer drives it: made on an emitter whose sink is the test's
+// (NewStreamEmitter), the emitter flushed once made and after every Write
+// and Close, a failure ended by Abort.
+type Stream struct {
+	Em *providers.Emitter
+	tr providers.StreamTranslator
+}
+
+// OpenStream makes the translator newStream (a Handling's NewStream) on an
+// emitter of x's settings whose events go to sink, handed over every
+// drainAt bytes at most.
+func OpenStream(x *providers.Exchange, newStream func(*providers.Emitter) providers.StreamTranslator, sink func(events []byte), drainAt int) *Stream {
+	em := providers.NewStreamEmitter(x.Settings, func(events []byte, _ providers.StreamStatus) []byte {
+		sink(events)
+		return events[:0]
+	}, drainAt)
+	s := &Stream{Em: em, tr: newStream(em)}
+	em.Flush()
+	return s
+}
+
+// Write translates upstream bytes, split anywhere.
+func (s *Stream) Write(p []byte) error {
+	if err := s.tr.Write(p); err != nil {
+		return err
+	}
+	s.Em.Flush()
+	return nil
+}
+
+// Close ends the upstream body.
+func (s *Stream) Close() error {
+	if err := s.tr.Close(); err != nil {
+		return err
+	}
+	s.Em.Flush()
+	return nil
+}
+
+// Fail ends a broken stream as the response writer does (Emitter.Abort):
+// an *Error to answer with when nothing was sent, else an error event.
+func (s *Stream) Fail(err error) *providers.Error { return s.Em.Abort(err) }
+
 // RunStream drives s the way the response writer does: upstream bytes in
 // writes of chunk bytes, em's output taken after each; a failed Write or
 // Close becomes an error event.
-func RunStream(t testing.TB, em *providers.Emitter, s providers.Stream, upstream []byte, chunk int) (out []byte, err error) {
+func RunStream(t testing.TB, em *providers.Emitter, s providers.StreamTranslator, upstream []byte, chunk int) (out []byte, err error) {
 	t.Helper()
 	take := func() {
 		out = append(out, em.Events()...)
@@ -118,7 +162,7 @@ func Diff(t testing.TB, what string, got, want []string) {
 // bytes are in cache, not read from a long body), the emitter's output
 // drained after each write as the response writer does. One emitter is
 // reset per stream, so allocs/op counts what a stream sets up.
-func BenchmarkWrites[S providers.Stream](b *testing.B, x *providers.Exchange, newStream func(*providers.Emitter) S, upstream []byte, chunk int) {
+func BenchmarkWrites[S providers.StreamTranslator](b *testing.B, x *providers.Exchange, newStream func(*providers.Emitter) S, upstream []byte, chunk int) {
 	em := providers.NewEmitter(x.Settings.Form, x.Settings.Signer)
 	b.SetBytes(int64(len(upstream)))
 	b.ReportAllocs()

@@ -126,9 +126,7 @@ func (t *Translator) Handle(status int, header http.Header) providers.Handling {
 	case status >= 300:
 		return providers.Handling{Error: upstreamError}
 	case t.x.Stream && IsStream(header.Get("Content-Type")):
-		return providers.Handling{Stream: providers.NewEventStream(t.x, func(em *providers.Emitter) providers.Stream {
-			return t.NewStream(em)
-		})}
+		return providers.Handling{NewStream: t.NewStream}
 	}
 	return providers.Handling{Body: t.Message}
 }

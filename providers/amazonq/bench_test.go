@@ -46,7 +46,7 @@ func BenchmarkStream(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		em := providers.NewEmitter(x.Settings.Form, x.Settings.Signer)
-		s := NewTranslator(x).NewStream(em)
+		s := NewTranslator(x).NewStream(em).(*StreamTranslator)
 		for p := data; len(p) > 0; {
 			n := min(1400, len(p))
 			if err := s.Write(p[:n]); err != nil {
@@ -81,7 +81,7 @@ func decodedText(t testing.TB, s string) awsstream.Message {
 func TestHandleSteadyStateAllocs(t *testing.T) {
 	x := exchange(t, testSettings(), basicRequest)
 	em := providers.NewEmitter(x.Settings.Form, x.Settings.Signer)
-	s := NewTranslator(x).NewStream(em)
+	s := NewTranslator(x).NewStream(em).(*StreamTranslator)
 	plain := decodedText(t, "plain answer text, \"quoted\" & escaped\n")
 	think := decodedText(t, "<thinking>a thought</thinking>after")
 	for i := 0; i < 100; i++ { // warm up: buffers reach their size, the mode is decided
@@ -103,7 +103,7 @@ func TestHandleSteadyStateAllocs(t *testing.T) {
 func BenchmarkHandle(b *testing.B) {
 	x := exchange(b, testSettings(), basicRequest)
 	em := providers.NewEmitter(x.Settings.Form, x.Settings.Signer)
-	s := NewTranslator(x).NewStream(em)
+	s := NewTranslator(x).NewStream(em).(*StreamTranslator)
 	m := decodedText(b, "Paris is sunny & 18°C today.")
 	b.SetBytes(int64(len(m.Payload)))
 	b.ReportAllocs()

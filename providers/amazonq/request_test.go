@@ -293,7 +293,7 @@ func TestUpstreamError(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			h := tr.Handle(tc.status, tc.header)
-			if h.Stream != nil || h.Body != nil || h.Error == nil || h.UpstreamHeader {
+			if h.NewStream != nil || h.Body != nil || h.Error == nil || h.UpstreamHeader {
 				t.Fatalf("status %d not handled as an error to map: %+v", tc.status, h)
 			}
 			e := h.Error(tc.status, tc.header, []byte(tc.body))

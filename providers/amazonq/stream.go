@@ -13,13 +13,13 @@ import (
 	"github.com/thinkgate/thinkgate/thinkparse"
 )
 
-// Stream translates an Amazon Q event stream into Anthropic events. The
-// frames, arriving split anywhere, are decoded by awsstream.
+// StreamTranslator translates an Amazon Q event stream into Anthropic
+// events. The frames, arriving split anywhere, are decoded by awsstream.
 //
 // message_start is sent lazily, with the first content: an exception frame
 // that comes first (throttling, validation, access denied …) is then still a
 // real HTTP status for the client rather than an error event inside a 200.
-type Stream struct {
+type StreamTranslator struct {
 	x      *providers.Exchange
 	em     *providers.Emitter
 	st     *state
@@ -48,9 +48,9 @@ type Stream struct {
 
 // NewStream returns the stream translator writing to em (a streaming
 // emitter or a collector).
-func (t *Translator) NewStream(em *providers.Emitter) *Stream {
+func (t *Translator) NewStream(em *providers.Emitter) providers.StreamTranslator {
 	x := t.x
-	s := &Stream{
+	s := &StreamTranslator{
 		x:       x,
 		em:      em,
 		log:     x.Logger,
@@ -71,7 +71,7 @@ func (t *Translator) NewStream(em *providers.Emitter) *Stream {
 }
 
 // Write takes upstream bytes as they arrive.
-func (s *Stream) Write(p []byte) error {
+func (s *StreamTranslator) Write(p []byte) error {
 	if err := s.dec.Write(p); err != nil {
 		s.drain() // what is held goes out before the error: it arrived
 		return err
@@ -81,7 +81,7 @@ func (s *Stream) Write(p []byte) error {
 
 // drain closes the open call and sends what it held back, closing each
 // call that opens from it.
-func (s *Stream) drain() {
+func (s *StreamTranslator) drain() {
 	for s.closeTool(); s.held != nil; s.closeTool() {
 		s.release()
 	}
@@ -91,7 +91,7 @@ func (s *Stream) drain() {
 // event (the last frames are metadata, in no fixed order), so EOF after at
 // least one whole frame is a normal end; EOF inside a frame, or before any
 // frame, is an error.
-func (s *Stream) Close() error {
+func (s *StreamTranslator) Close() error {
 	// A call that never stopped ends with the answer; what it held back
 	// follows.
 	s.drain()
@@ -110,7 +110,7 @@ func (s *Stream) Close() error {
 }
 
 // handle acts on one decoded frame.
-func (s *Stream) handle(m awsstream.Message) error {
+func (s *StreamTranslator) handle(m awsstream.Message) error {
 	if err := awsstream.Exception(m); err != nil {
 		return err
 	}
@@ -164,13 +164,13 @@ func has(p []byte, key string) bool {
 }
 
 // begin sends message_start before the first content.
-func (s *Stream) begin() {
+func (s *StreamTranslator) begin() {
 	if !s.em.Started() {
 		s.em.MessageStart(s.x.MessageID, s.x.ClientModel, providers.Usage{})
 	}
 }
 
-func (s *Stream) onText(p []byte) error {
+func (s *StreamTranslator) onText(p []byte) error {
 	t, err := s.stringField(p, "content", &s.scratch)
 	if err != nil {
 		return err
@@ -186,7 +186,7 @@ func (s *Stream) onText(p []byte) error {
 	return nil
 }
 
-func (s *Stream) showText(t []byte) {
+func (s *StreamTranslator) showText(t []byte) {
 	s.endReasoning()
 	s.begin()
 	if s.parser != nil {
@@ -196,7 +196,7 @@ func (s *Stream) showText(t []byte) {
 	}
 }
 
-func (s *Stream) onReasoning(p []byte) error {
+func (s *StreamTranslator) onReasoning(p []byte) error {
 	t, err := s.stringField(p, "text", &s.scratch)
 	if err != nil {
 		return err
@@ -217,7 +217,7 @@ func (s *Stream) onReasoning(p []byte) error {
 	return nil
 }
 
-func (s *Stream) showReasoning(t, sig []byte) {
+func (s *StreamTranslator) showReasoning(t, sig []byte) {
 	if !s.inReasoning {
 		s.begin()
 		s.em.ThinkingStart(nil)
@@ -229,7 +229,7 @@ func (s *Stream) showReasoning(t, sig []byte) {
 	}
 }
 
-func (s *Stream) endReasoning() {
+func (s *StreamTranslator) endReasoning() {
 	if s.inReasoning {
 		s.inReasoning = false
 		s.em.ThinkingEnd()
@@ -266,13 +266,13 @@ var (
 )
 
 // streaming reports whether a tool call other than it streams its input.
-func (s *Stream) streaming(it *item) bool { return s.open != nil && s.open != it }
+func (s *StreamTranslator) streaming(it *item) bool { return s.open != nil && s.open != it }
 
 // hold keeps an event of it, which apply shows, while another tool call's
 // input streams: the rules of docs/thinking.md ("Items that interleave")
 // never cut a call's input. What apply uses must be a copy (the decoder
 // and the scratch buffers are reused).
-func (s *Stream) hold(it *item, size int, apply func()) error {
+func (s *StreamTranslator) hold(it *item, size int, apply func()) error {
 	if s.heldBytes+size > MaxHeld {
 		return errHeld
 	}
@@ -284,7 +284,7 @@ func (s *Stream) hold(it *item, size int, apply func()) error {
 // release replays, in their order, the held events that no streaming call
 // holds back; the events of a call that opens go first, as they would have
 // had they come then. handle calls it after each frame.
-func (s *Stream) release() {
+func (s *StreamTranslator) release() {
 	for i := 0; i < len(s.held); {
 		h := s.held[i]
 		if s.streaming(h.it) {
@@ -311,7 +311,7 @@ func (s *Stream) release() {
 // after fragments carried the input. A fragment of a call that ended adds
 // nothing and is never taken for a new call (the Anthropic stream cannot
 // reopen a block).
-func (s *Stream) onToolUse(p []byte) error {
+func (s *StreamTranslator) onToolUse(p []byte) error {
 	id, err := s.stringField(p, "toolUseId", &s.scratch2)
 	if err != nil {
 		return err
@@ -367,7 +367,7 @@ func (s *Stream) onToolUse(p []byte) error {
 
 // showCall sends a fragment of call it: its block opens with the first,
 // and closes with the one that ends it.
-func (s *Stream) showCall(it *item, in []byte, end bool) {
+func (s *StreamTranslator) showCall(it *item, in []byte, end bool) {
 	if s.open != it {
 		s.endReasoning()
 		s.begin()
@@ -381,14 +381,14 @@ func (s *Stream) showCall(it *item, in []byte, end bool) {
 	}
 }
 
-func (s *Stream) closeTool() {
+func (s *StreamTranslator) closeTool() {
 	if s.open != nil {
 		s.open = nil
 		s.em.CloseBlock()
 	}
 }
 
-func (s *Stream) onMetadata(p []byte) {
+func (s *StreamTranslator) onMetadata(p []byte) {
 	get := func(old int64, keys ...string) int64 {
 		if n, err := jsonparser.GetInt(p, keys...); err == nil {
 			return n
@@ -408,7 +408,7 @@ func (s *Stream) onMetadata(p []byte) {
 
 // finalStopReason: a cut or refused answer says so; otherwise any tool call
 // makes it tool_use (the client must run the tools), else end_turn.
-func (s *Stream) finalStopReason() string {
+func (s *StreamTranslator) finalStopReason() string {
 	mapped := ""
 	switch s.stopReason {
 	case "END_TURN":
@@ -437,7 +437,7 @@ func (s *Stream) finalStopReason() string {
 
 // stringField returns the unescaped string at key (nil if absent or null),
 // decoded into *buf so the steady state does not allocate.
-func (s *Stream) stringField(p []byte, key string, buf *[]byte) ([]byte, error) {
+func (s *StreamTranslator) stringField(p []byte, key string, buf *[]byte) ([]byte, error) {
 	v, typ, _, err := jsonparser.Get(p, key)
 	if err != nil || typ == jsonparser.Null {
 		if err != nil && err != jsonparser.KeyPathNotFoundError {

@@ -129,10 +129,8 @@ func (t *Translator) Handle(status int, header http.Header) providers.Handling {
 		return providers.Handling{Error: KeepAnthropicError, UpstreamHeader: !split}
 	case !split:
 		return providers.Handling{}
-	case x.Stream && providers.IsEventStream(header.Get("Content-Type")):
-		return providers.Handling{Stream: providers.NewEventStream(x, func(em *providers.Emitter) providers.Stream {
-			return NewSplitStream(x, em)
-		})}
+	case x.Stream && providers.IsSSE(header.Get("Content-Type")):
+		return providers.Handling{NewStream: t.NewStream}
 	}
 	return providers.Handling{Body: func(body []byte) ([]byte, error) { return SplitMessage(x, body) }}
 }
@@ -171,6 +169,12 @@ type SplitStream struct {
 	// depend on how its input is split, and the emitter merges the deltas
 	// of one read anyway, so what the client gets is the same.
 	text []byte
+}
+
+// NewStream returns the split_tags translator of the streamed response,
+// writing to em (Handling.NewStream).
+func (t *Translator) NewStream(em *providers.Emitter) providers.StreamTranslator {
+	return NewSplitStream(t.x, em)
 }
 
 // NewSplitStream returns a translator writing to em.

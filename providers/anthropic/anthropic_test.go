@@ -155,7 +155,7 @@ func TestCountTokensUntouched(t *testing.T) {
 func handling(h providers.Handling) string {
 	s := "pass"
 	switch {
-	case h.Stream != nil:
+	case h.NewStream != nil:
 		s = "stream"
 	case h.Body != nil:
 		s = "body"

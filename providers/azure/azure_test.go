@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/thinkgate/thinkgate/internal/providertest"
 	"github.com/thinkgate/thinkgate/internal/ssetest"
 
 	"github.com/thinkgate/thinkgate/providers"
@@ -174,7 +175,7 @@ func TestHandle(t *testing.T) {
 		h := tr.Handle(c.status, c.header)
 		got := "pass"
 		switch {
-		case h.Stream != nil:
+		case h.NewStream != nil:
 			got = "stream"
 		case h.Body != nil:
 			got = "body"
@@ -205,9 +206,9 @@ func TestSplitStream(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			st := tr.Handle(200, http.Header{"Content-Type": {"text/event-stream"}}).Stream
 			var out []byte
-			st.Open(func(events []byte) []byte { out = append(out, events...); return events[:0] }, 16<<10)
+			st := providertest.OpenStream(x, tr.Handle(200, http.Header{"Content-Type": {"text/event-stream"}}).NewStream,
+				func(events []byte) { out = append(out, events...) }, 16<<10)
 			for p := stream; len(p) > 0; {
 				k := min(n, len(p))
 				if err := st.Write(p[:k]); err != nil {

@@ -120,24 +120,24 @@ func exception(t testing.TB, name, message string) []byte {
 func translate(t testing.TB, x *providers.Exchange, body []byte, cuts ...int) ([]byte, *providers.Error) {
 	t.Helper()
 	h := NewTranslator(x).Handle(200, http.Header{"Content-Type": {"application/vnd.amazon.eventstream"}})
-	if h.Stream == nil {
+	if h.NewStream == nil {
 		t.Fatal("no stream handling")
 	}
 	var out []byte
-	h.Stream.Open(func(ev []byte) []byte { out = append(out, ev...); return ev[:0] }, 16<<10)
+	st := providertest.OpenStream(x, h.NewStream, func(ev []byte) { out = append(out, ev...) }, 16<<10)
 	prev := 0
 	var err error
 	for _, c := range append(cuts, len(body)) {
-		if err = h.Stream.Write(body[prev:c]); err != nil {
+		if err = st.Write(body[prev:c]); err != nil {
 			break
 		}
 		prev = c
 	}
 	if err == nil {
-		err = h.Stream.Close()
+		err = st.Close()
 	}
 	if err != nil {
-		if e := h.Stream.Fail(err); e != nil {
+		if e := st.Fail(err); e != nil {
 			return out, e
 		}
 	}

@@ -178,9 +178,7 @@ func (t *Translator) Handle(status int, header http.Header) providers.Handling {
 	case x.CountTokens:
 		return providers.Handling{Body: CountTokensAnswer}
 	case x.Stream:
-		return providers.Handling{Stream: providers.NewEventStream(x, func(em *providers.Emitter) providers.Stream {
-			return NewStream(x, em)
-		})}
+		return providers.Handling{NewStream: t.NewStream}
 	}
 	return providers.Handling{Body: t.Message}
 }

@@ -13,22 +13,24 @@ import (
 	"github.com/thinkgate/thinkgate/providers/awsstream"
 )
 
-// Stream translates InvokeModelWithResponseStream's answer. Its frames
-// (awsstream decodes them, split anywhere) are chunk events whose payload
+// StreamTranslator translates InvokeModelWithResponseStream's answer. Its
+// frames (awsstream decodes them, split anywhere) are chunk events whose payload
 // {"bytes":"<base64>"} is one Anthropic event, or exceptions. Each event is
 // handed, as the SSE event Anthropic would have sent, to the anthropic
 // provider's stream translator: the split_tags one, or the one passing
 // every block through.
-type Stream struct {
+type StreamTranslator struct {
 	dec   *awsstream.Decoder
 	inner *anthropic.SplitStream
 	event []byte // one Anthropic event decoded, reused
 	sse   []byte // it as an SSE event, reused
 }
 
-// NewStream returns the translator of one streamed answer, writing to em.
-func NewStream(x *providers.Exchange, em *providers.Emitter) *Stream {
-	s := &Stream{}
+// NewStream returns the translator of one streamed answer, writing to em
+// (Handling.NewStream).
+func (t *Translator) NewStream(em *providers.Emitter) providers.StreamTranslator {
+	x := t.x
+	s := &StreamTranslator{}
 	if x.Settings.SplitTags {
 		s.inner = anthropic.NewSplitStream(x, em)
 	} else {
@@ -40,11 +42,11 @@ func NewStream(x *providers.Exchange, em *providers.Emitter) *Stream {
 }
 
 // Write takes upstream bytes as they arrive.
-func (s *Stream) Write(p []byte) error { return s.dec.Write(p) }
+func (s *StreamTranslator) Write(p []byte) error { return s.dec.Write(p) }
 
 // Close ends the stream: a cut frame, an empty stream or one that ended
 // before message_stop is an error.
-func (s *Stream) Close() error {
+func (s *StreamTranslator) Close() error {
 	if err := s.dec.Close(); err != nil {
 		return err
 	}
@@ -52,7 +54,7 @@ func (s *Stream) Close() error {
 }
 
 // message handles one decoded frame.
-func (s *Stream) message(m awsstream.Message) error {
+func (s *StreamTranslator) message(m awsstream.Message) error {
 	if e := awsstream.Exception(m); e != nil {
 		return e
 	}
@@ -80,7 +82,7 @@ func (s *Stream) message(m awsstream.Message) error {
 }
 
 // chunk decodes a chunk payload's bytes.
-func (s *Stream) chunk(payload []byte) ([]byte, error) {
+func (s *StreamTranslator) chunk(payload []byte) ([]byte, error) {
 	raw, typ, _, err := jsonparser.Get(payload, "bytes")
 	if err != nil || typ != jsonparser.String {
 		return nil, malformed("a chunk without bytes")

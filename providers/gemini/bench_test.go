@@ -41,7 +41,7 @@ func BenchmarkStream(b *testing.B) {
 	defer reportCPU(b, len(body))()
 	for b.Loop() {
 		em := providers.NewEmitter(s.Form, s.Signer)
-		st := NewStream(x, em)
+		st := NewTranslator(x).NewStream(em)
 		for p := body; len(p) > 0; {
 			n := min(4096, len(p))
 			if err := st.Write(p[:n]); err != nil {
@@ -73,7 +73,7 @@ func BenchmarkStreamSteadyState(b *testing.B) {
 			s.SplitTags = c.splitTags
 			x := exchange(b, s, streamRequest)
 			em := providers.NewEmitter(s.Form, s.Signer)
-			st := NewStream(x, em)
+			st := NewTranslator(x).NewStream(em)
 			chunk := []byte(c.chunk)
 			for range 10 { // warm the buffers
 				_ = st.Write(chunk)
@@ -112,7 +112,7 @@ func TestSteadyStateAllocs(t *testing.T) {
 		s := testSettings()
 		x := exchange(t, s, streamRequest)
 		em := providers.NewEmitter(s.Form, s.Signer)
-		st := NewStream(x, em)
+		st := NewTranslator(x).NewStream(em)
 		b := []byte(chunk)
 		for range 10 {
 			_ = st.Write(b)

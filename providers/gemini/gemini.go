@@ -120,10 +120,8 @@ func (t *Translator) Handle(status int, header http.Header) providers.Handling {
 	if status >= 300 {
 		return providers.Handling{Error: UpstreamError}
 	}
-	if x.Stream && providers.IsEventStream(header.Get("Content-Type")) {
-		return providers.Handling{Stream: providers.NewEventStream(x, func(em *providers.Emitter) providers.Stream {
-			return NewStream(x, em)
-		})}
+	if x.Stream && providers.IsSSE(header.Get("Content-Type")) {
+		return providers.Handling{NewStream: t.NewStream}
 	}
 	return providers.Handling{Body: func(body []byte) ([]byte, error) { return Message(x, body) }}
 }
@@ -187,7 +185,7 @@ func CountTokens(x *providers.Exchange, body []byte) ([]byte, error) {
 
 // Interface guards
 var (
-	_ providers.Provider   = (*Provider)(nil)
-	_ providers.Translator = (*Translator)(nil)
-	_ providers.Stream     = (*Stream)(nil)
+	_ providers.Provider         = (*Provider)(nil)
+	_ providers.Translator       = (*Translator)(nil)
+	_ providers.StreamTranslator = (*StreamTranslator)(nil)
 )

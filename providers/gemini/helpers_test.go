@@ -77,12 +77,12 @@ type streamResult struct {
 	closeErr error
 }
 
-// runStream feeds body to a new Stream in writes of n bytes, handling errors
+// runStream feeds body to a new StreamTranslator in writes of n bytes, handling errors
 // the way caddymodule's response writer does.
 func runStream(t testing.TB, x *providers.Exchange, body []byte, n int) streamResult {
 	t.Helper()
 	em := providers.NewEmitter(x.Settings.Form, x.Settings.Signer)
-	s := NewStream(x, em)
+	s := NewTranslator(x).NewStream(em)
 	var r streamResult
 	var out []byte
 	for len(body) > 0 {

@@ -403,27 +403,29 @@ func (t *translator) end() {
 	t.em.Finish(t.stopReason(), "", t.usage)
 }
 
-// Stream translates a streamGenerateContent?alt=sse body.
-type Stream struct {
+// StreamTranslator translates a streamGenerateContent?alt=sse body.
+type StreamTranslator struct {
 	t       *translator
 	dec     sse.Decoder
 	eventFn sse.Handler
 }
 
-// NewStream returns a translator for a streamed body; message_start goes out
-// at once so keepalive pings may follow while Gemini thinks.
-func NewStream(x *providers.Exchange, em *providers.Emitter) *Stream {
+// NewStream returns the translator of a streamed body (Handling.NewStream);
+// message_start goes out at once so keepalive pings may follow while
+// Gemini thinks.
+func (t *Translator) NewStream(em *providers.Emitter) providers.StreamTranslator {
+	x := t.x
 	em.MessageStart(x.MessageID, x.ClientModel, providers.Usage{})
-	s := &Stream{t: newTranslator(x, em)}
+	s := &StreamTranslator{t: newTranslator(x, em)}
 	s.dec.MaxEvent = x.Settings.MaxEventSize
 	s.eventFn = s.event
 	return s
 }
 
 // Write decodes upstream bytes, split anywhere.
-func (s *Stream) Write(p []byte) error { return s.dec.Write(p, s.eventFn) }
+func (s *StreamTranslator) Write(p []byte) error { return s.dec.Write(p, s.eventFn) }
 
-func (s *Stream) event(_, data []byte) error {
+func (s *StreamTranslator) event(_, data []byte) error {
 	if err := s.t.chunk(data); err != nil {
 		return err
 	}
@@ -435,7 +437,7 @@ func (s *Stream) event(_, data []byte) error {
 
 // Close ends the stream. A body that ends before Gemini said why it stopped
 // (no finishReason) was cut short: that is an error, not a message.
-func (s *Stream) Close() error {
+func (s *StreamTranslator) Close() error {
 	if err := s.dec.Close(s.eventFn); err != nil {
 		return err
 	}

@@ -32,7 +32,7 @@ func TestHandle(t *testing.T) {
 		h := tr.Handle(c.status, c.header)
 		got := "pass"
 		switch {
-		case h.Stream != nil:
+		case h.NewStream != nil:
 			got = "stream"
 		case h.Body != nil:
 			got = "body"

@@ -33,7 +33,7 @@ func exchange(t testing.TB, s *providers.Settings, body string) *providers.Excha
 
 const streamRequest = `{"model":"claude-test","max_tokens":1024,"stream":true,"messages":[{"role":"user","content":"Hi"}]}`
 
-// runStream drives a Stream as the response writer does
+// runStream drives a StreamTranslator as the response writer does
 // (providertest.RunStream).
 func runStream(t testing.TB, tr *Translator, upstream []byte, chunk int) ([]byte, error) {
 	t.Helper()

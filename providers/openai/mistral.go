@@ -19,7 +19,7 @@ import (
 // images) carry nothing the client's message can hold and are skipped.
 
 // contentChunk takes one element of a delta's content array.
-func (s *Stream) contentChunk(v []byte, typ jsonparser.ValueType, _ int, err error) {
+func (s *StreamTranslator) contentChunk(v []byte, typ jsonparser.ValueType, _ int, err error) {
 	if err != nil || typ != jsonparser.Object {
 		return
 	}
@@ -42,7 +42,7 @@ func (s *Stream) contentChunk(v []byte, typ jsonparser.ValueType, _ int, err err
 }
 
 // thinkingChunk takes one element of a thinking chunk's array.
-func (s *Stream) thinkingChunk(v []byte, typ jsonparser.ValueType, _ int, err error) {
+func (s *StreamTranslator) thinkingChunk(v []byte, typ jsonparser.ValueType, _ int, err error) {
 	if err != nil || typ != jsonparser.Object {
 		return
 	}

@@ -107,7 +107,6 @@ func SetHeaders(h http.Header, key string) {
 	providers.StripClientHeaders(h, key != "", true)
 	h.Del("X-Api-Key")
 	h.Del("Authorization")
-	h.Del("Accept-Encoding")
 	if key != "" {
 		h.Set("Authorization", "Bearer "+key)
 	}
@@ -135,10 +134,8 @@ func (t *Translator) Handle(status int, header http.Header) providers.Handling {
 	switch {
 	case status >= 300:
 		return providers.Handling{Error: UpstreamError}
-	case t.x.Stream && providers.IsEventStream(header.Get("Content-Type")):
-		return providers.Handling{Stream: providers.NewEventStream(t.x, func(em *providers.Emitter) providers.Stream {
-			return t.NewStream(em)
-		})}
+	case t.x.Stream && providers.IsSSE(header.Get("Content-Type")):
+		return providers.Handling{NewStream: t.NewStream}
 	}
 	return providers.Handling{Body: t.Message}
 }

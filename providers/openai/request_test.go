@@ -255,7 +255,7 @@ func TestRewrite(t *testing.T) {
 	x.RawQuery = "beta=true"
 	h := http.Header{}
 	for k, v := range map[string]string{"X-Api-Key": "client-key", "Anthropic-Version": "2023-06-01", "Anthropic-Beta": "interleaved-thinking-2025-05-14",
-		"Authorization": "Bearer client", "Accept-Encoding": "gzip", "User-Agent": "claude-cli/2.0", "Content-Type": "application/json"} {
+		"Authorization": "Bearer client", "User-Agent": "claude-cli/2.0", "Content-Type": "application/json"} {
 		h.Set(k, v)
 	}
 	out := &providers.Outbound{Path: "/v1/messages", RawQuery: "beta=true", Header: h}

@@ -67,7 +67,7 @@ func sameAsGeneralPath(t *testing.T, upstream, splits []byte) {
 	run := func(shaped bool) fuzzcheck.Run {
 		x := exchange(t, nil, streamRequest)
 		em := providers.NewEmitter(x.Settings.Form, x.Settings.Signer)
-		s := NewTranslator(x, &State{}, 0).NewStream(em)
+		s := NewTranslator(x, &State{}, 0).NewStream(em).(*StreamTranslator)
 		write := s.Write
 		if !shaped {
 			write = func(p []byte) error {

@@ -12,9 +12,9 @@ import (
 	"github.com/thinkgate/thinkgate/providers/sse"
 )
 
-// Stream translates a Chat Completions event stream: one `data:` JSON chunk
-// per event, ended by `data: [DONE]`.
-type Stream struct {
+// StreamTranslator translates a Chat Completions event stream: one `data:`
+// JSON chunk per event, ended by `data: [DONE]`.
+type StreamTranslator struct {
 	t       translator
 	dec     sse.Decoder
 	scratch []byte // unescaped strings of the current chunk
@@ -69,9 +69,9 @@ var errBadString = malformed("chunk holds a malformed string escape")
 // message_start at once (id x.MessageID, the client's model name, zero
 // usage; the real usage follows in message_delta), so keepalive pings can
 // follow right away.
-func (t *Translator) NewStream(em *providers.Emitter) *Stream {
+func (t *Translator) NewStream(em *providers.Emitter) providers.StreamTranslator {
 	x := t.x
-	s := &Stream{scratch: make([]byte, 0, 512)}
+	s := &StreamTranslator{scratch: make([]byte, 0, 512)}
 	s.dec.MaxEvent = x.Settings.MaxEventSize
 	s.t.init(x, t.state, em)
 	s.t.maxQueued = t.maxQueued
@@ -88,7 +88,7 @@ func (t *Translator) NewStream(em *providers.Emitter) *Stream {
 }
 
 // Write decodes upstream bytes, split anywhere.
-func (s *Stream) Write(p []byte) error {
+func (s *StreamTranslator) Write(p []byte) error {
 	if s.t.done {
 		return nil
 	}
@@ -103,7 +103,7 @@ func (s *Stream) Write(p []byte) error {
 // failQueue ends a stream whose upstream sent more than the queue's bound
 // while a tool call's arguments were incomplete. What waited is dropped:
 // the open call is closed as it stands, then the error event follows.
-func (s *Stream) failQueue() error {
+func (s *StreamTranslator) failQueue() error {
 	s.t.queue, s.t.qbuf = nil, nil
 	s.content = s.content[:0]
 	max := s.t.maxQueued
@@ -115,7 +115,7 @@ func (s *Stream) failQueue() error {
 }
 
 // flushContent hands the collected content to the translator.
-func (s *Stream) flushContent() {
+func (s *StreamTranslator) flushContent() {
 	if len(s.content) > 0 && !s.t.done {
 		s.t.content(s.content)
 	}
@@ -125,7 +125,7 @@ func (s *Stream) flushContent() {
 // Close ends the stream. Without [DONE] the upstream stopped early: what
 // arrived is delivered and closed, and the error makes the response writer
 // send an error event.
-func (s *Stream) Close() error {
+func (s *StreamTranslator) Close() error {
 	if s.t.done {
 		return nil
 	}
@@ -146,7 +146,7 @@ func (s *Stream) Close() error {
 
 // fail closes what is open and returns e, which the response writer turns
 // into an error event.
-func (s *Stream) fail(e *providers.Error) error {
+func (s *StreamTranslator) fail(e *providers.Error) error {
 	s.flushContent()
 	s.t.endAll()
 	s.t.done = true
@@ -154,7 +154,7 @@ func (s *Stream) fail(e *providers.Error) error {
 	return e
 }
 
-func (s *Stream) event(name, data []byte) error {
+func (s *StreamTranslator) event(name, data []byte) error {
 	if s.t.done {
 		return nil
 	}
@@ -218,7 +218,7 @@ func (c *chunk) contentOnly() bool {
 }
 
 // text takes the content of a chunk shaped like the last content-only one.
-func (s *Stream) text(raw []byte, escaped bool) error {
+func (s *StreamTranslator) text(raw []byte, escaped bool) error {
 	if !escaped {
 		s.content = append(s.content, raw...)
 		return nil
@@ -232,7 +232,7 @@ func (s *Stream) text(raw []byte, escaped bool) error {
 
 // appendContent appends a raw JSON string's value; a string with a bad
 // escape is noted (see unescape) and adds nothing.
-func (s *Stream) appendContent(dst, raw []byte) []byte {
+func (s *StreamTranslator) appendContent(dst, raw []byte) []byte {
 	out, err := jsonbytes.AppendUnescaped(dst, raw)
 	if err != nil {
 		s.badString = true
@@ -240,7 +240,7 @@ func (s *Stream) appendContent(dst, raw []byte) []byte {
 	return out
 }
 
-func (s *Stream) topField(key, value []byte, typ jsonparser.ValueType, _ int) error {
+func (s *StreamTranslator) topField(key, value []byte, typ jsonparser.ValueType, _ int) error {
 	switch string(key) {
 	case "error":
 		s.chunk.err, s.chunk.errType = value, typ
@@ -262,7 +262,7 @@ func (s *Stream) topField(key, value []byte, typ jsonparser.ValueType, _ int) er
 }
 
 // field collects the keys of the choice and of its delta.
-func (s *Stream) field(key, value []byte, typ jsonparser.ValueType, _ int) error {
+func (s *StreamTranslator) field(key, value []byte, typ jsonparser.ValueType, _ int) error {
 	c := &s.chunk
 	str := typ == jsonparser.String
 	switch string(key) {
@@ -298,7 +298,7 @@ func (s *Stream) field(key, value []byte, typ jsonparser.ValueType, _ int) error
 }
 
 // scanChoice collects the fields of the choice and of its delta.
-func (s *Stream) scanChoice() {
+func (s *StreamTranslator) scanChoice() {
 	c := &s.chunk
 	_ = jsonbytes.ScanObject(c.choice, s.onField)
 	if len(c.delta) > 0 {
@@ -307,7 +307,7 @@ func (s *Stream) scanChoice() {
 }
 
 // choice acts on the fields scanChoice collected.
-func (s *Stream) choice() {
+func (s *StreamTranslator) choice() {
 	c := &s.chunk
 	if len(c.delta) > 0 {
 		// DeepSeek sends reasoning_content, vLLM and OpenRouter reasoning;
@@ -346,13 +346,13 @@ func (s *Stream) choice() {
 }
 
 // detail takes one element of a delta's reasoning_details.
-func (s *Stream) detail(v []byte, typ jsonparser.ValueType, _ int, err error) {
+func (s *StreamTranslator) detail(v []byte, typ jsonparser.ValueType, _ int, err error) {
 	if err == nil && typ == jsonparser.Object {
 		s.t.detailDelta(v, s.unescape)
 	}
 }
 
-func (s *Stream) toolCall(v []byte, typ jsonparser.ValueType, _ int, err error) {
+func (s *StreamTranslator) toolCall(v []byte, typ jsonparser.ValueType, _ int, err error) {
 	if err != nil || typ != jsonparser.Object {
 		return
 	}
@@ -374,7 +374,7 @@ func (s *Stream) toolCall(v []byte, typ jsonparser.ValueType, _ int, err error) 
 // unescape returns a JSON string's value, valid until the next call. A
 // string with an escape JSON does not define is noted in badString, and
 // the chunk then fails the stream: its text cannot be known.
-func (s *Stream) unescape(raw []byte) []byte {
+func (s *StreamTranslator) unescape(raw []byte) []byte {
 	if bytes.IndexByte(raw, '\\') < 0 {
 		return raw
 	}

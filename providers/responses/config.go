@@ -8,7 +8,7 @@
 // a Responses request (ConvertRequest), with thinking asked for as a
 // reasoning effort and history thinking blocks that came from a Responses
 // upstream restored as reasoning items; the upstream's typed events become
-// Anthropic events (Stream), one thinking block per reasoning item signed
+// Anthropic events (StreamTranslator), one thinking block per reasoning item signed
 // with the item's id and encrypted_content inside the gateway's envelope;
 // a non-streaming response object becomes an Anthropic Message by the same
 // translator (Translator.Message).

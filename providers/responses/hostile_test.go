@@ -19,7 +19,7 @@ import (
 func TestStreamEndlessReasoningStreams(t *testing.T) {
 	x := exchange(t, nil, streamRequest)
 	em := providers.NewEmitter(x.Settings.Form, x.Settings.Signer)
-	s := NewTranslator(x, nil).NewStream(em)
+	s := NewTranslator(x, nil).NewStream(em).(*StreamTranslator)
 	b := rt.New("resp_1", "gpt-5").Event("response.output_item.added", map[string]any{"output_index": 0,
 		"item": map[string]any{"id": "rs_1", "type": "reasoning", "summary": []any{}}})
 	if err := s.Write(b.Bytes()); err != nil {

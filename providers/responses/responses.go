@@ -60,10 +60,8 @@ func (t *Translator) Handle(status int, header http.Header) providers.Handling {
 	switch {
 	case status >= 300:
 		return providers.Handling{Error: UpstreamError}
-	case t.x.Stream && !t.x.CountTokens && providers.IsEventStream(header.Get("Content-Type")):
-		return providers.Handling{Stream: providers.NewEventStream(t.x, func(em *providers.Emitter) providers.Stream {
-			return t.NewStream(em)
-		})}
+	case t.x.Stream && !t.x.CountTokens && providers.IsSSE(header.Get("Content-Type")):
+		return providers.Handling{NewStream: t.NewStream}
 	}
 	return providers.Handling{Body: t.Message}
 }

@@ -12,10 +12,10 @@ import (
 	"github.com/thinkgate/thinkgate/providers/sse"
 )
 
-// Stream translates a Responses event stream: typed events (`event:
+// StreamTranslator translates a Responses event stream: typed events (`event:
 // response.output_text.delta` with `data: {"type":…,"sequence_number":…}`),
 // ended by response.completed, response.incomplete or response.failed.
-type Stream struct {
+type StreamTranslator struct {
 	t       translator
 	dec     sse.Decoder
 	scratch []byte
@@ -33,9 +33,9 @@ var errNoEnd = providers.APIError(http.StatusBadGateway,
 // NewStream returns a stream translator writing to em. It sends message_start at
 // once (id x.MessageID, the client's model name, zero usage; the usage
 // follows in message_delta), so keepalive pings can follow right away.
-func (t *Translator) NewStream(em *providers.Emitter) *Stream {
+func (t *Translator) NewStream(em *providers.Emitter) providers.StreamTranslator {
 	x := t.x
-	s := &Stream{}
+	s := &StreamTranslator{}
 	s.dec.MaxEvent = x.Settings.MaxEventSize
 	s.t.init(x, t.state, em)
 	s.onEvent = s.event
@@ -44,7 +44,7 @@ func (t *Translator) NewStream(em *providers.Emitter) *Stream {
 }
 
 // Write decodes upstream bytes, split anywhere.
-func (s *Stream) Write(p []byte) error {
+func (s *StreamTranslator) Write(p []byte) error {
 	if s.t.done {
 		return nil
 	}
@@ -54,7 +54,7 @@ func (s *Stream) Write(p []byte) error {
 // Close ends the stream. Without a final event the upstream stopped early:
 // what arrived is delivered and closed, and the error makes the response
 // writer send an error event.
-func (s *Stream) Close() error {
+func (s *StreamTranslator) Close() error {
 	if s.t.done {
 		return nil
 	}
@@ -69,7 +69,7 @@ func (s *Stream) Close() error {
 
 // fail closes what is open and returns e, which the response writer turns
 // into an error event.
-func (s *Stream) fail(e *providers.Error) error {
+func (s *StreamTranslator) fail(e *providers.Error) error {
 	_ = s.t.end() // what is held goes out before the error: it arrived
 	s.t.done = true
 	s.t.x.Usage = s.t.usage
@@ -95,7 +95,7 @@ type contentPart struct {
 	Refusal string `json:"refusal"`
 }
 
-func (s *Stream) event(name, data []byte) error {
+func (s *StreamTranslator) event(name, data []byte) error {
 	if s.t.done {
 		return nil
 	}
@@ -207,7 +207,7 @@ func outputIndex(data []byte) int {
 // str returns a top-level string field's value, unescaped (valid until the
 // next call); ok is false when the field is missing, not a string, or holds
 // an escape JSON does not define.
-func (s *Stream) str(data []byte, key string) ([]byte, bool) {
+func (s *StreamTranslator) str(data []byte, key string) ([]byte, bool) {
 	v, typ, _, err := jsonparser.Get(data, key)
 	if err != nil || typ != jsonparser.String {
 		return nil, false
@@ -226,7 +226,7 @@ func (s *Stream) str(data []byte, key string) ([]byte, bool) {
 
 // missing is the error for a string field str could not read: absent or
 // not a string (msg), or holding a bad escape.
-func (s *Stream) missing(msg string) *providers.Error {
+func (s *StreamTranslator) missing(msg string) *providers.Error {
 	if s.badString {
 		return errBadString
 	}

@@ -136,7 +136,7 @@ func FuzzStreamFastPath(f *testing.F) {
 			s := &providers.Settings{SplitTags: true, DefaultThinking: true, Signer: providers.NewSigner([]byte("k"))}
 			x := exchange(t, s, "", streamRequest)
 			em := providers.NewEmitter(s.Form, s.Signer)
-			st := NewTranslator(x, nil).(*Translator).NewStream(em)
+			st := NewTranslator(x, nil).(*Translator).NewStream(em).(*StreamTranslator)
 			st.general = general
 			return fuzzcheck.Run{Write: st.Write, Close: st.Close, Em: em}
 		}

@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"strings"
 	"testing"
+
+	"github.com/thinkgate/thinkgate/internal/providertest"
 )
 
 // TestStreamHostileFrames: each hostile upstream ends the stream with the
@@ -73,8 +75,8 @@ func TestStreamEndlessReasoningStreams(t *testing.T) {
 	x := exchange(t, nil, "", streamRequest)
 	tr := NewTranslator(x, &State{})
 	var out []byte
-	s := tr.Handle(200, map[string][]string{"Content-Type": {EventStreamType}}).Stream
-	s.Open(func(events []byte) []byte { out = append(out, events...); return events[:0] }, 16<<10)
+	s := providertest.OpenStream(x, tr.Handle(200, map[string][]string{"Content-Type": {EventStreamType}}).NewStream,
+		func(events []byte) { out = append(out, events...) }, 16<<10)
 	if err := s.Write(new(frames).start().bytes()); err != nil {
 		t.Fatal(err)
 	}

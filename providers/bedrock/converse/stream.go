@@ -15,11 +15,11 @@ import (
 	"github.com/thinkgate/thinkgate/providers/awsstream"
 )
 
-// Stream translates a ConverseStream answer: an AWS event stream whose
-// messages (:event-type) are messageStart, contentBlockStart,
+// StreamTranslator translates a ConverseStream answer: an AWS event
+// stream whose messages (:event-type) are messageStart, contentBlockStart,
 // contentBlockDelta, contentBlockStop, messageStop and metadata, or an
 // exception (:message-type exception) that ends it.
-type Stream struct {
+type StreamTranslator struct {
 	t   translator
 	dec *awsstream.Decoder
 	// general turns the delta fast path off: the differential fuzz target
@@ -35,8 +35,8 @@ var errNoEnd = providers.APIError(http.StatusBadGateway,
 
 // NewStream returns a stream translator writing to em (a streaming emitter
 // or a collector). message_start waits for the first content.
-func (t *Translator) NewStream(em *providers.Emitter) *Stream {
-	s := &Stream{}
+func (t *Translator) NewStream(em *providers.Emitter) providers.StreamTranslator {
+	s := &StreamTranslator{}
 	s.t.init(t.x, em)
 	s.dec = awsstream.NewDecoder(s.onFrame)
 	s.dec.MaxFrame = t.x.Settings.MaxEventSize
@@ -44,7 +44,7 @@ func (t *Translator) NewStream(em *providers.Emitter) *Stream {
 }
 
 // Write decodes upstream bytes, split anywhere.
-func (s *Stream) Write(p []byte) error {
+func (s *StreamTranslator) Write(p []byte) error {
 	if s.t.done {
 		return nil
 	}
@@ -54,7 +54,7 @@ func (s *Stream) Write(p []byte) error {
 // Close ends the stream at the upstream's EOF. metadata (the usage) comes
 // after messageStop; an answer that ended after messageStop without it is
 // whole, one that ended before messageStop is not.
-func (s *Stream) Close() error {
+func (s *StreamTranslator) Close() error {
 	if s.t.done {
 		return nil
 	}
@@ -73,14 +73,14 @@ func (s *Stream) Close() error {
 
 // fail closes what is open and returns err, which ends the stream: an
 // HTTP error when nothing was sent, else an error event.
-func (s *Stream) fail(err error) error {
+func (s *StreamTranslator) fail(err error) error {
 	_ = s.t.end() // what is held goes out before the error: it arrived
 	s.t.done = true
 	s.t.x.Usage = s.t.usage
 	return err
 }
 
-func (s *Stream) onFrame(m awsstream.Message) error {
+func (s *StreamTranslator) onFrame(m awsstream.Message) error {
 	if s.t.done {
 		return nil
 	}
@@ -119,7 +119,7 @@ type delta struct {
 }
 
 // onMessage handles one event of the stream.
-func (s *Stream) onMessage(eventType string, payload []byte) error {
+func (s *StreamTranslator) onMessage(eventType string, payload []byte) error {
 	if eventType == "contentBlockDelta" && !s.general {
 		if done, err := s.fastDelta(payload); done {
 			return err
@@ -190,7 +190,7 @@ func quote(p []byte) string {
 // reasoning text or tool input, without encoding/json's allocations:
 // the payload's members are read where they lie. done is false for
 // anything else, or anything unusual, which the general path decodes.
-func (s *Stream) fastDelta(payload []byte) (done bool, err error) {
+func (s *StreamTranslator) fastDelta(payload []byte) (done bool, err error) {
 	var index int64
 	var kind, outer string
 	var value []byte

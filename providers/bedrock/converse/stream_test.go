@@ -15,17 +15,16 @@ import (
 const streamRequest = `{"model":"us.anthropic.claude-sonnet-4-5-20250929-v1:0","max_tokens":1024,"stream":true,"messages":[{"role":"user","content":"Hi"}]}`
 
 // runStream drives the translation the way the response writer does,
-// through providers.EventStream: upstream bytes in writes of chunk bytes,
-// a failed Write or Close ended by Fail. httpErr is the error Fail
+// through providertest.OpenStream: upstream bytes in writes of chunk
+// bytes, a failed Write or Close ended by Fail. httpErr is the error Fail
 // returned for the client to get as an HTTP status (nothing was sent).
 func runStream(t testing.TB, x *providers.Exchange, upstream []byte, chunk int) (out []byte, streamErr error, httpErr *providers.Error) {
 	t.Helper()
 	h := NewTranslator(x, &State{}).Handle(200, http.Header{"Content-Type": {EventStreamType}})
-	if h.Stream == nil {
+	if h.NewStream == nil {
 		t.Fatal("a 2xx event stream is not translated as a stream")
 	}
-	s := h.Stream
-	s.Open(func(events []byte) []byte { out = append(out, events...); return events[:0] }, 16<<10)
+	s := providertest.OpenStream(x, h.NewStream, func(events []byte) { out = append(out, events...) }, 16<<10)
 	for p := upstream; len(p) > 0 && streamErr == nil; {
 		n := min(chunk, len(p))
 		streamErr = s.Write(p[:n])
@@ -292,14 +291,14 @@ func TestStreamSplitAtEveryByte(t *testing.T) {
 		x := exchange(t, nil, "", streamRequest)
 		h := NewTranslator(x, nil).Handle(200, http.Header{"Content-Type": {EventStreamType}})
 		var out []byte
-		h.Stream.Open(func(ev []byte) []byte { out = append(out, ev...); return ev[:0] }, 16<<10)
-		if err := h.Stream.Write(upstream[:cut]); err != nil {
+		st := providertest.OpenStream(x, h.NewStream, func(ev []byte) { out = append(out, ev...) }, 16<<10)
+		if err := st.Write(upstream[:cut]); err != nil {
 			t.Fatalf("cut at %d: %v", cut, err)
 		}
-		if err := h.Stream.Write(upstream[cut:]); err != nil {
+		if err := st.Write(upstream[cut:]); err != nil {
 			t.Fatalf("cut at %d: %v", cut, err)
 		}
-		if err := h.Stream.Close(); err != nil {
+		if err := st.Close(); err != nil {
 			t.Fatalf("cut at %d: %v", cut, err)
 		}
 		// Deltas of one write merge: the events are compared as the

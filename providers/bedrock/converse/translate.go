@@ -28,9 +28,7 @@ func (t *Translator) Handle(status int, header http.Header) providers.Handling {
 	case status >= 300:
 		return providers.Handling{Error: awsstream.UpstreamError}
 	case t.x.Stream && !t.x.CountTokens && isEventStream(header.Get("Content-Type")):
-		return providers.Handling{Stream: providers.NewEventStream(t.x, func(em *providers.Emitter) providers.Stream {
-			return t.NewStream(em)
-		})}
+		return providers.Handling{NewStream: t.NewStream}
 	}
 	return providers.Handling{Body: t.Message}
 }

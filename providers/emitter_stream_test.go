@@ -5,7 +5,8 @@ import (
 	"testing"
 )
 
-// scriptStream is a provider Stream whose Write runs a script on the emitter.
+// scriptStream is a provider's stream translator whose Write runs a script
+// on the emitter.
 type scriptStream struct {
 	em    *Emitter
 	write func(em *Emitter, p []byte) error
@@ -14,32 +15,51 @@ type scriptStream struct {
 func (s *scriptStream) Write(p []byte) error { return s.write(s.em, p) }
 func (s *scriptStream) Close() error         { return nil }
 
-func openScript(t *testing.T, start bool, write func(em *Emitter, p []byte) error) (*EventStream, *[]string) {
+// scriptRun drives a scriptStream as the response writer does.
+type scriptRun struct {
+	em *Emitter
+	st StreamTranslator
+}
+
+func (r *scriptRun) Write(p []byte) error {
+	if err := r.st.Write(p); err != nil {
+		return err
+	}
+	r.em.Flush()
+	return nil
+}
+
+func openScript(t *testing.T, start bool, write func(em *Emitter, p []byte) error) (*scriptRun, *[]string, *StreamStatus) {
 	t.Helper()
-	x := NewExchange(&Settings{}, &Request{Model: "m", Stream: true}, nil, ExchangeOptions{Path: "/v1/messages"})
-	es := NewEventStream(x, func(em *Emitter) Stream {
+	var got []string
+	var status StreamStatus
+	em := NewStreamEmitter(&Settings{}, func(events []byte, st StreamStatus) []byte {
+		got, status = append(got, string(events)), st
+		return events[:0]
+	}, 1<<10)
+	newStream := func(em *Emitter) StreamTranslator {
 		if start {
 			em.MessageStart("msg_1", "m", Usage{})
 		}
 		return &scriptStream{em: em, write: write}
-	})
-	var got []string
-	es.Open(func(events []byte) []byte { got = append(got, string(events)); return events[:0] }, 1<<10)
-	return es, &got
+	}
+	r := &scriptRun{em: em, st: newStream(em)}
+	em.Flush()
+	return r, &got, &status
 }
 
 const messageStart = "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_1\",\"type\":\"message\",\"role\":\"assistant\",\"model\":\"m\",\"content\":[],\"stop_reason\":null,\"stop_sequence\":null,\"usage\":{\"input_tokens\":0,\"cache_creation_input_tokens\":0,\"cache_read_input_tokens\":0,\"output_tokens\":0}}}\n\n"
 
-// TestEventStreamFailBeforeAnything: a stream that fails before any event
+// TestStreamAbortBeforeAnything: a stream that fails before any event
 // reached the sink is answered with a real HTTP error, and what the
 // translator held is dropped.
-func TestEventStreamFailBeforeAnything(t *testing.T) {
-	es, got := openScript(t, false, func(em *Emitter, p []byte) error {
+func TestStreamAbortBeforeAnything(t *testing.T) {
+	es, got, _ := openScript(t, false, func(em *Emitter, p []byte) error {
 		return &Error{Status: 429, Type: "rate_limit_error", Message: "slow down"}
 	})
-	es.Ping() // no ping before message_start
+	es.em.Keepalive() // no ping before message_start
 	err := es.Write([]byte("x"))
-	e := es.Fail(err)
+	e := es.em.Abort(err)
 	if e == nil || e.Status != 429 || e.Type != "rate_limit_error" || e.Message != "slow down" {
 		t.Fatalf("Fail = %+v, want the 429 as an HTTP error", e)
 	}
@@ -48,11 +68,12 @@ func TestEventStreamFailBeforeAnything(t *testing.T) {
 	}
 }
 
-// TestEventStreamFailMidBlock: once events are out, a failure closes the
+// TestStreamAbortMidBlock: once events are out, a failure closes the
 // open block and ends the stream with an error event; a foreign error
-// becomes an api_error.
-func TestEventStreamFailMidBlock(t *testing.T) {
-	es, got := openScript(t, true, func(em *Emitter, p []byte) error {
+// becomes an api_error. The sink learns from the status that the stream
+// has finished, with content.
+func TestStreamAbortMidBlock(t *testing.T) {
+	es, got, status := openScript(t, true, func(em *Emitter, p []byte) error {
 		em.Text(p)
 		return nil
 	})
@@ -62,7 +83,7 @@ func TestEventStreamFailMidBlock(t *testing.T) {
 	if err := es.Write([]byte("hi")); err != nil {
 		t.Fatal(err)
 	}
-	if e := es.Fail(errors.New("boom")); e != nil {
+	if e := es.em.Abort(errors.New("boom")); e != nil {
 		t.Fatalf("Fail = %+v after events were sent, want an error event", e)
 	}
 	want := []string{messageStart,
@@ -79,10 +100,10 @@ func TestEventStreamFailMidBlock(t *testing.T) {
 			t.Errorf("batch %d: %q, want %q", i, (*got)[i], want[i])
 		}
 	}
-	if !es.Finished() || !es.Content() {
-		t.Errorf("Finished %v Content %v, want both", es.Finished(), es.Content())
+	if !status.Finished || !status.Content {
+		t.Errorf("Finished %v Content %v, want both", status.Finished, status.Content)
 	}
-	es.Ping()
+	es.em.Keepalive()
 	if len(*got) != len(want) {
 		t.Errorf("a ping after the error event: %q", (*got)[len(want):])
 	}
