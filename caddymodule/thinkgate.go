@@ -372,15 +372,15 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, next caddyhttp.H
 	if err != nil {
 		return fail(providers.AsError(err))
 	}
-	h.setPlaceholders(r, req.Model, h.settings.MapModel(req.Model))
 	x := providers.NewExchange(&h.settings, req, body, providers.ExchangeOptions{
 		Path:      r.URL.Path,
 		RawQuery:  r.URL.RawQuery,
 		ClientID:  client,
 		MapErrors: len(h.secrets) > 0, // to scrub the upstream's credential from them
-		Logger:    h.requestLogger(r, req.Model),
+		Logger:    h.requestLogger(r),
 		NewBody:   lease.alloc,
 	})
+	h.setPlaceholders(r, x.ClientModel, x.UpstreamModel)
 	m.model = x.ClientModel
 	if tc != nil {
 		tc.x = x
@@ -400,7 +400,6 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, next caddyhttp.H
 	}
 	setBody(r, out, lease)
 
-	h.setPlaceholders(r, x.ClientModel, x.UpstreamModel)
 	if c := x.Logger.Check(zap.DebugLevel, "converted request"); c != nil {
 		c.Write(zap.String("path", out.Path),
 			zap.String("query", out.RawQuery),
@@ -439,8 +438,8 @@ func (h *Handler) readBody(w http.ResponseWriter, r *http.Request, lease *bodyLe
 // requestLogger is the logger of one exchange: every line thinkgate writes
 // about it carries the request's id (the access log's uuid field; the
 // placeholder {http.request.uuid} adds it there), the client's address, and
-// the provider and models.
-func (h *Handler) requestLogger(r *http.Request, model string) *zap.Logger {
+// the provider; NewExchange adds the models.
+func (h *Handler) requestLogger(r *http.Request) *zap.Logger {
 	id := ""
 	if repl, ok := r.Context().Value(caddy.ReplacerCtxKey).(*caddy.Replacer); ok {
 		id, _ = repl.GetString("http.request.uuid")
@@ -448,9 +447,7 @@ func (h *Handler) requestLogger(r *http.Request, model string) *zap.Logger {
 	return h.logger.With(
 		zap.String("request_id", id),
 		zap.String("remote_addr", r.RemoteAddr),
-		zap.String("provider", h.providerName),
-		zap.String("model", model),
-		zap.String("upstream_model", h.settings.MapModel(model)))
+		zap.String("provider", h.providerName))
 }
 
 func (h *Handler) logExchange(r *http.Request, x *providers.Exchange, rw *responseWriter) {
