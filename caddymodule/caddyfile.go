@@ -21,9 +21,6 @@ func init() {
 	httpcaddyfile.RegisterDirectiveOrder("thinkgate", httpcaddyfile.After, "encode")
 }
 
-// providerNamespace is the guest-module namespace of the providers.
-const providerNamespace = "http.handlers.thinkgate.providers"
-
 func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error) {
 	t := new(Handler)
 	err := t.UnmarshalCaddyfile(h.Dispenser)
@@ -59,7 +56,8 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //	    <provider options>
 //	}
 //
-// <provider> is anthropic, azure, openai, responses, gemini, vertex, amazonq or bedrock.
+// <provider> is the name of a provider module (http.handlers.thinkgate.providers.<name>;
+// an unknown name is refused with the list of the registered ones).
 // Options that only the provider knows (path, api_key …) go in the same
 // block and are handed to it; an option neither knows is an error that
 // names it and lists the valid ones.
@@ -81,7 +79,7 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	d.Next() // directive name
 	if !d.NextArg() {
-		return d.Err("expected a provider name: anthropic, azure, openai, responses, gemini, vertex, amazonq or bedrock")
+		return d.Err("expected a provider name: " + providerNames())
 	}
 	nameTok := d.Token()
 	name := d.Val()

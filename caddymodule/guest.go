@@ -15,7 +15,40 @@ import (
 // A provider guest module embeds its provider's Config, so the Config's JSON
 // fields are the module's and Config.Validate is its Validate, and embeds
 // guest, which builds the provider at Provision. Its Caddyfile options are
-// the Config's JSON names, read by unmarshalProviderOptions.
+// the Config's JSON names, read by unmarshalProviderOptions. Its one method
+// for the handler, ProviderInfo, says what the handler needs of it; the
+// module registers itself in providerNamespace, which is where every list
+// of providers (errors, docs, tests) comes from.
+
+// providerNamespace is the guest-module namespace of the providers.
+const providerNamespace = "http.handlers.thinkgate.providers"
+
+// ProviderModule is a provider's guest module as the thinkgate handler sees
+// it. The handler asks for it once, at Provision, after the module is
+// provisioned, and keeps what ProviderInfo returns.
+type ProviderModule interface {
+	caddy.Module
+	ProviderInfo() ProviderInfo
+}
+
+// ProviderInfo is what the handler knows of its provider.
+type ProviderInfo struct {
+	// Provider is the provisioned provider.
+	Provider providers.Provider
+	// SplitTags is split_tags' default: on for upstreams whose models are
+	// prompted to write their thinking in tags.
+	SplitTags bool
+	// ScansRequest: the provider works from providers.ScanRequest's
+	// findings (it is a providers.RequestScanner that scans), so the
+	// handler reads its requests with a scan rather than a full parse.
+	ScansRequest bool
+	// Secrets are the credentials the provider sends upstream, resolved,
+	// scrubbed from the text relayed from the upstream.
+	Secrets []string
+	// GenAIName is the OpenTelemetry GenAI conventions' name of the system
+	// behind the provider (gen_ai.provider.name); "" uses the module's name.
+	GenAIName string
+}
 
 // guest is what every provider module holds besides its Config: the
 // provider built from it and the credential to scrub from relayed upstream
@@ -25,8 +58,16 @@ type guest struct {
 	apiKey   string // resolved
 }
 
-// Provider returns the provisioned provider.
-func (g *guest) Provider() providers.Provider { return g.provider }
+// info completes a module's ProviderInfo, whose SplitTags and GenAIName
+// the module gives, with what Provision built.
+func (g *guest) info(static ProviderInfo) ProviderInfo {
+	static.Provider = g.provider
+	static.Secrets = g.secrets()
+	if s, ok := g.provider.(providers.RequestScanner); ok {
+		static.ScansRequest = s.ScansRequest()
+	}
+	return static
+}
 
 // secrets is the credential scrubbed from what is relayed from the
 // upstream: the api_key, resolved.
@@ -207,22 +248,12 @@ func jsonName(sf reflect.StructField) string {
 	return name
 }
 
-// Interface guards
-var (
-	_ providerGuest = (*AnthropicProvider)(nil)
-	_ providerGuest = (*AzureProvider)(nil)
-	_ providerGuest = (*OpenAIProvider)(nil)
-	_ providerGuest = (*GeminiProvider)(nil)
-	_ providerGuest = (*AmazonQProvider)(nil)
-	_ providerGuest = (*ResponsesProvider)(nil)
-)
-
-// providerGuest is everything a provider module implements.
+// providerGuest is everything a provider module implements; each module's
+// file holds its guard.
 type providerGuest interface {
 	caddy.Module
 	caddy.Provisioner
 	caddy.Validator
 	caddyfile.Unmarshaler
 	ProviderModule
-	secretHolder
 }

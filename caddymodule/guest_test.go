@@ -89,7 +89,7 @@ func TestProviderJSONConfig(t *testing.T) {
 	if got := p.secrets(); !reflect.DeepEqual(got, []string{"q-key-from-env"}) {
 		t.Errorf("secrets %q", got)
 	}
-	if p.Provider() == nil {
+	if p.ProviderInfo().Provider == nil {
 		t.Error("no provider built")
 	}
 	// A set but empty credential fails the load, by the option's name.

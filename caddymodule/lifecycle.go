@@ -1,6 +1,7 @@
 package caddymodule
 
 import (
+	"slices"
 	"sync"
 	"time"
 
@@ -29,20 +30,17 @@ const defaultUpstreamBodyTimeout = 30 * time.Second
 const shutdownLead = time.Second
 
 // provisionResponse prepares the response side of the handler: the secrets
-// to scrub from relayed text, the idle bound, and the hook that ends open
-// exchanges when the server's grace period runs out.
-func (h *Handler) provisionResponse(ctx caddy.Context, mod any) {
+// to scrub from relayed text (the provider's credentials and the signing
+// key), the idle bound, and the hook that ends open exchanges when the
+// server's grace period runs out.
+func (h *Handler) provisionResponse(ctx caddy.Context, providerSecrets []string) {
 	if h.UpstreamIdleTimeout == 0 {
 		h.UpstreamIdleTimeout = caddy.Duration(defaultUpstreamIdleTimeout)
 	}
 	if h.UpstreamBodyTimeout == 0 {
 		h.UpstreamBodyTimeout = caddy.Duration(defaultUpstreamBodyTimeout)
 	}
-	var list []string
-	if sh, ok := mod.(secretHolder); ok {
-		list = append(list, sh.secrets()...)
-	}
-	list = append(list, resolveSecret(h.SigningKey))
+	list := append(slices.Clone(providerSecrets), resolveSecret(h.SigningKey))
 	h.secrets = secretSet(list...)
 	for _, m := range h.Models {
 		if !hasGlobMeta(m.From) {

@@ -122,41 +122,41 @@ func parseBody(r *http.Request, limit int64, timeout time.Duration) *ParsedReque
 
 // parse returns the parse of the body, parsing it on first use.
 func (p *ParsedRequest) parse() (*providers.Request, error) {
-	return p.parseFor(nil)
+	if p.Request == nil && p.ParseErr == nil && p.ReadErr == nil {
+		p.Request, p.ParseErr = providers.ScanRequest(p.Body)
+	}
+	if p.ReadErr != nil {
+		return nil, p.ReadErr
+	}
+	return p.Request, p.ParseErr
 }
 
-// parseFor is parse for the handler of prov: a provider that forwards the
-// client's body scans it instead of decoding its history
-// (providers.ParseRequestFor), unless a matcher has parsed it already.
+// parseFor is parse for a handler whose provider works from a scan (scans,
+// ProviderInfo.ScansRequest, known since Provision) or from a full parse,
+// unless a matcher has parsed the body already.
 //
 // A matcher scans (providers.ScanRequest): it reads the small fields, and
 // its estimates read the history from the body a block at a time, so its
 // memory is bounded by the body's whatever the history's shape. The
 // history of a scanned request is decoded (Complete) only for a handler
 // whose provider does not work from a scan.
-func (p *ParsedRequest) parseFor(prov providers.Provider) (*providers.Request, error) {
+func (p *ParsedRequest) parseFor(scans bool) (*providers.Request, error) {
 	if p.Request == nil && p.ParseErr == nil && p.ReadErr == nil {
-		if prov != nil {
-			p.Request, p.ParseErr = providers.ParseRequestFor(prov, p.Body)
-		} else {
+		if scans {
 			p.Request, p.ParseErr = providers.ScanRequest(p.Body)
+		} else {
+			p.Request, p.ParseErr = providers.ParseRequest(p.Body)
 		}
 	}
 	if p.ReadErr != nil {
 		return nil, p.ReadErr
 	}
-	if p.Request != nil && p.Request.Scanned() && prov != nil && !scans(prov) {
+	if p.Request != nil && p.Request.Scanned() && !scans {
 		if err := p.Request.Complete(); err != nil {
 			p.Request, p.ParseErr = nil, err
 		}
 	}
 	return p.Request, p.ParseErr
-}
-
-// scans reports a provider that works from ScanRequest's findings.
-func scans(prov providers.Provider) bool {
-	s, ok := prov.(providers.RequestScanner)
-	return ok && s.ScansRequest()
 }
 
 // readBodyOnce is the handler's read of the client's body: a matcher's

@@ -33,8 +33,12 @@ func (p *AmazonQProvider) Provision(caddy.Context) error {
 	return provision(&p.guest, p.Config, amazonq.New)
 }
 
-// SplitTagsByDefault is true: Amazon Q is prompted to think in <thinking> tags.
-func (*AmazonQProvider) SplitTagsByDefault() bool { return true }
+// ProviderInfo: split_tags is on by default, since Amazon Q is prompted to
+// think in <thinking> tags. The GenAI conventions do not list Amazon Q;
+// aws.amazon_q is the name they would give it.
+func (p *AmazonQProvider) ProviderInfo() ProviderInfo {
+	return p.info(ProviderInfo{SplitTags: true, GenAIName: "aws.amazon_q"})
+}
 
 // UnmarshalCaddyfile takes the provider's options from the thinkgate block:
 //
@@ -47,3 +51,6 @@ func (*AmazonQProvider) SplitTagsByDefault() bool { return true }
 func (p *AmazonQProvider) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	return unmarshalProviderOptions(d, p)
 }
+
+// Interface guard
+var _ providerGuest = (*AmazonQProvider)(nil)

@@ -32,8 +32,11 @@ func (p *AnthropicProvider) Provision(caddy.Context) error {
 	return provision(&p.guest, p.Config, anthropic.New)
 }
 
-// SplitTagsByDefault is false: Anthropic models have native thinking.
-func (*AnthropicProvider) SplitTagsByDefault() bool { return false }
+// ProviderInfo: split_tags is off by default, since Anthropic models have
+// native thinking.
+func (p *AnthropicProvider) ProviderInfo() ProviderInfo {
+	return p.info(ProviderInfo{SplitTags: false, GenAIName: "anthropic"})
+}
 
 // UnmarshalCaddyfile takes the provider's options from the thinkgate block:
 //
@@ -44,3 +47,6 @@ func (*AnthropicProvider) SplitTagsByDefault() bool { return false }
 func (p *AnthropicProvider) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	return unmarshalProviderOptions(d, p)
 }
+
+// Interface guard
+var _ providerGuest = (*AnthropicProvider)(nil)

@@ -32,8 +32,11 @@ func (p *AzureProvider) Provision(caddy.Context) error {
 	return provision(&p.guest, p.Config, azure.New)
 }
 
-// SplitTagsByDefault is false: Claude on Azure has native thinking.
-func (*AzureProvider) SplitTagsByDefault() bool { return false }
+// ProviderInfo: split_tags is off by default, since Claude on Azure has
+// native thinking.
+func (p *AzureProvider) ProviderInfo() ProviderInfo {
+	return p.info(ProviderInfo{SplitTags: false, GenAIName: "azure.ai.inference"})
+}
 
 // UnmarshalCaddyfile takes the provider's options from the thinkgate block:
 //
@@ -48,3 +51,6 @@ func (*AzureProvider) SplitTagsByDefault() bool { return false }
 func (p *AzureProvider) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	return unmarshalProviderOptions(d, p)
 }
+
+// Interface guard
+var _ providerGuest = (*AzureProvider)(nil)

@@ -57,8 +57,11 @@ func (p *BedrockProvider) Provision(ctx caddy.Context) error {
 	return nil
 }
 
-// SplitTagsByDefault is false: Claude on Bedrock has native thinking.
-func (*BedrockProvider) SplitTagsByDefault() bool { return false }
+// ProviderInfo: split_tags is off by default, since Claude on Bedrock has
+// native thinking.
+func (p *BedrockProvider) ProviderInfo() ProviderInfo {
+	return p.info(ProviderInfo{SplitTags: false, GenAIName: "aws.bedrock"})
+}
 
 // UnmarshalCaddyfile takes the provider's options from the thinkgate block:
 //
@@ -75,5 +78,5 @@ func (p *BedrockProvider) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	return unmarshalProviderOptions(d, p)
 }
 
-// Interface guards
+// Interface guard
 var _ providerGuest = (*BedrockProvider)(nil)

@@ -53,7 +53,7 @@ func TestBedrockProvision(t *testing.T) {
 	if err := p.Provision(caddy.Context{}); err != nil {
 		t.Fatal(err)
 	}
-	if h := p.Provider().(*bedrock.Provider).Host(); h != "bedrock-runtime.eu-west-1.amazonaws.com" {
+	if h := p.ProviderInfo().Provider.(*bedrock.Provider).Host(); h != "bedrock-runtime.eu-west-1.amazonaws.com" {
 		t.Errorf("host %q", h)
 	}
 	if s := p.secrets(); len(s) != 1 || s[0] != "bedrock-key-from-env" {

@@ -34,8 +34,11 @@ func (p *GeminiProvider) Provision(caddy.Context) error {
 	return provision(&p.guest, p.Config, gemini.New)
 }
 
-// SplitTagsByDefault is false: Gemini has native thoughts.
-func (*GeminiProvider) SplitTagsByDefault() bool { return false }
+// ProviderInfo: split_tags is off by default, since Gemini has native
+// thoughts.
+func (p *GeminiProvider) ProviderInfo() ProviderInfo {
+	return p.info(ProviderInfo{SplitTags: false, GenAIName: "gcp.gemini"})
+}
 
 // UnmarshalCaddyfile takes the provider's options from the thinkgate block:
 //
@@ -53,3 +56,6 @@ func (*GeminiProvider) SplitTagsByDefault() bool { return false }
 func (p *GeminiProvider) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	return unmarshalProviderOptions(d, p)
 }
+
+// Interface guard
+var _ providerGuest = (*GeminiProvider)(nil)

@@ -34,8 +34,11 @@ func (p *OpenAIProvider) Provision(caddy.Context) error {
 	return provision(&p.guest, p.Config, openai.New)
 }
 
-// SplitTagsByDefault is true: prompted models write their thinking in tags.
-func (*OpenAIProvider) SplitTagsByDefault() bool { return true }
+// ProviderInfo: split_tags is on by default, since prompted models write
+// their thinking in tags.
+func (p *OpenAIProvider) ProviderInfo() ProviderInfo {
+	return p.info(ProviderInfo{SplitTags: true, GenAIName: "openai"})
+}
 
 // UnmarshalCaddyfile takes the provider's options from the thinkgate block:
 //
@@ -55,3 +58,6 @@ func (*OpenAIProvider) SplitTagsByDefault() bool { return true }
 func (p *OpenAIProvider) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	return unmarshalProviderOptions(d, p)
 }
+
+// Interface guard
+var _ providerGuest = (*OpenAIProvider)(nil)

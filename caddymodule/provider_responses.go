@@ -34,8 +34,11 @@ func (p *ResponsesProvider) Provision(caddy.Context) error {
 	return provision(&p.guest, p.Config, responses.New)
 }
 
-// SplitTagsByDefault is false: the models reason natively.
-func (*ResponsesProvider) SplitTagsByDefault() bool { return false }
+// ProviderInfo: split_tags is off by default, since the models reason
+// natively.
+func (p *ResponsesProvider) ProviderInfo() ProviderInfo {
+	return p.info(ProviderInfo{SplitTags: false, GenAIName: "openai"})
+}
 
 // UnmarshalCaddyfile takes the provider's options from the thinkgate block:
 //
@@ -53,3 +56,6 @@ func (*ResponsesProvider) SplitTagsByDefault() bool { return false }
 func (p *ResponsesProvider) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	return unmarshalProviderOptions(d, p)
 }
+
+// Interface guard
+var _ providerGuest = (*ResponsesProvider)(nil)

@@ -54,8 +54,11 @@ func (p *VertexProvider) Provision(ctx caddy.Context) error {
 	return provision(&p.guest, cfg, func(c vertex.Config) *vertex.Provider { return vertex.New(c, tokens) })
 }
 
-// SplitTagsByDefault is false: Gemini and Claude think natively.
-func (*VertexProvider) SplitTagsByDefault() bool { return false }
+// ProviderInfo: split_tags is off by default, since Gemini and Claude
+// think natively.
+func (p *VertexProvider) ProviderInfo() ProviderInfo {
+	return p.info(ProviderInfo{SplitTags: false, GenAIName: "gcp.vertex_ai"})
+}
 
 // UnmarshalCaddyfile takes the provider's options from the thinkgate block:
 //

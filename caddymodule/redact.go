@@ -9,13 +9,6 @@ import (
 	"github.com/thinkgate/thinkgate/providers"
 )
 
-// secretHolder is implemented by the provider modules: the credentials they
-// send upstream, resolved, so that text relayed from the upstream can be
-// scrubbed of them.
-type secretHolder interface {
-	secrets() []string
-}
-
 // minRedactedSecret is the shortest secret replaced in relayed text: a
 // shorter one would match ordinary words of a message.
 const minRedactedSecret = 8

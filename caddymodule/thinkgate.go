@@ -33,8 +33,8 @@ func init() {
 // reverse_proxy.
 type Handler struct {
 	// The upstream's format: a module in http.handlers.thinkgate.providers
-	// (anthropic, azure, openai, responses, gemini, vertex, amazonq, bedrock)
-	// with its own options.
+	// (one per provider, named as the Caddyfile names it) with its own
+	// options.
 	ProviderRaw json.RawMessage `json:"provider,omitempty" caddy:"namespace=http.handlers.thinkgate.providers inline_key=name"`
 
 	// SplitTags splits inline thinking tags out of the model's text. The
@@ -147,6 +147,8 @@ type Handler struct {
 
 	provider     providers.Provider
 	providerName string
+	scansRequest bool   // the provider works from a scan (ProviderInfo.ScansRequest)
+	genAIName    string // gen_ai.provider.name on trace spans
 	settings     providers.Settings
 	clientKeys   [][]byte
 	logger       *zap.Logger
@@ -159,14 +161,6 @@ func (Handler) CaddyModule() caddy.ModuleInfo {
 		ID:  "http.handlers.thinkgate",
 		New: func() caddy.Module { return new(Handler) },
 	}
-}
-
-// ProviderModule is what a provider guest module gives the handler.
-type ProviderModule interface {
-	// Provider returns the provisioned provider.
-	Provider() providers.Provider
-	// SplitTagsByDefault reports whether split_tags is on when not set.
-	SplitTagsByDefault() bool
 }
 
 const (
@@ -194,9 +188,15 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	if !ok {
 		return fmt.Errorf("module %T is not a thinkgate provider", mod)
 	}
-	h.provider = pm.Provider()
+	info := pm.ProviderInfo()
+	h.provider = info.Provider
 	h.providerName = caddy.GetModuleName(mod)
-	h.provisionResponse(ctx, mod)
+	h.scansRequest = info.ScansRequest
+	h.genAIName = info.GenAIName
+	if h.genAIName == "" {
+		h.genAIName = h.providerName
+	}
+	h.provisionResponse(ctx, info.Secrets)
 	if err := initMetrics(ctx.GetMetricsRegistry()); err != nil {
 		return fmt.Errorf("registering metrics: %v", err)
 	}
@@ -231,7 +231,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	} else if w := proxyWarning(ctx); w != "" {
 		h.logger.Warn(w)
 	}
-	split := pm.SplitTagsByDefault()
+	split := info.SplitTags
 	if h.SplitTags != nil {
 		split = *h.SplitTags
 	}
@@ -368,19 +368,19 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, next caddyhttp.H
 	if err != nil {
 		return fail(bodyReadError(err, time.Duration(h.RequestBodyTimeout)))
 	}
-	req, err := parsed.parseFor(h.provider)
+	req, err := parsed.parseFor(h.scansRequest)
 	if err != nil {
 		return fail(providers.AsError(err))
 	}
-	h.setPlaceholders(r, req.Model, h.settings.MapModel(req.Model))
 	x := providers.NewExchange(&h.settings, req, body, providers.ExchangeOptions{
 		Path:      r.URL.Path,
 		RawQuery:  r.URL.RawQuery,
 		ClientID:  client,
 		MapErrors: len(h.secrets) > 0, // to scrub the upstream's credential from them
-		Logger:    h.requestLogger(r, req.Model),
+		Logger:    h.requestLogger(r),
 		NewBody:   lease.alloc,
 	})
+	h.setPlaceholders(r, x.ClientModel, x.UpstreamModel)
 	m.model = x.ClientModel
 	if tc != nil {
 		tc.x = x
@@ -406,7 +406,6 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, next caddyhttp.H
 	}
 	setBody(r, out, lease)
 
-	h.setPlaceholders(r, x.ClientModel, x.UpstreamModel)
 	if c := x.Logger.Check(zap.DebugLevel, "converted request"); c != nil {
 		c.Write(zap.String("path", out.Path),
 			zap.String("query", out.RawQuery),
@@ -445,8 +444,8 @@ func (h *Handler) readBody(w http.ResponseWriter, r *http.Request, lease *bodyLe
 // requestLogger is the logger of one exchange: every line thinkgate writes
 // about it carries the request's id (the access log's uuid field; the
 // placeholder {http.request.uuid} adds it there), the client's address, and
-// the provider and models.
-func (h *Handler) requestLogger(r *http.Request, model string) *zap.Logger {
+// the provider; NewExchange adds the models.
+func (h *Handler) requestLogger(r *http.Request) *zap.Logger {
 	id := ""
 	if repl, ok := r.Context().Value(caddy.ReplacerCtxKey).(*caddy.Replacer); ok {
 		id, _ = repl.GetString("http.request.uuid")
@@ -454,9 +453,7 @@ func (h *Handler) requestLogger(r *http.Request, model string) *zap.Logger {
 	return h.logger.With(
 		zap.String("request_id", id),
 		zap.String("remote_addr", r.RemoteAddr),
-		zap.String("provider", h.providerName),
-		zap.String("model", model),
-		zap.String("upstream_model", h.settings.MapModel(model)))
+		zap.String("provider", h.providerName))
 }
 
 func (h *Handler) logExchange(r *http.Request, x *providers.Exchange, rw *responseWriter) {

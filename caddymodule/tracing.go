@@ -53,19 +53,6 @@ const (
 	eventFallbackStepFailed = "thinkgate.fallback.step_failed"
 )
 
-// genAIProviderNames maps a provider module to the conventions' name of
-// the system behind it. amazonq has no name in the conventions' list.
-var genAIProviderNames = map[string]string{
-	"anthropic": "anthropic",
-	"azure":     "azure.ai.inference",
-	"openai":    "openai",
-	"responses": "openai",
-	"gemini":    "gcp.gemini",
-	"vertex":    "gcp.vertex_ai",
-	"bedrock":   "aws.bedrock",
-	"amazonq":   "aws.amazon_q",
-}
-
 // maxObservedBody bounds the passthrough non-streaming body kept to read
 // its id, stop reason and usage for the span; a larger one is not read.
 const maxObservedBody = 1 << 20
@@ -292,7 +279,7 @@ func (t *exchangeTrace) finish(h *Handler, r *http.Request) {
 	attrs := make([]attribute.KeyValue, 0, 24)
 	attrs = append(attrs,
 		attrOperationName.String("chat"),
-		attrProviderName.String(genAIProviderName(h.providerName)),
+		attrProviderName.String(h.genAIName),
 		attrThinkgateProvider.String(h.providerName))
 	repl, _ := r.Context().Value(caddy.ReplacerCtxKey).(*caddy.Replacer)
 	if repl != nil {
@@ -473,14 +460,6 @@ func truncateUTF8(s string, n int) string {
 		n--
 	}
 	return s[:n]
-}
-
-// genAIProviderName is the conventions' name of a provider module's system.
-func genAIProviderName(module string) string {
-	if n, ok := genAIProviderNames[module]; ok {
-		return n
-	}
-	return module
 }
 
 // traceFallbackStepFailed marks on r's span a fallback step that failed over.

@@ -176,7 +176,8 @@ type ExchangeOptions struct {
 	// ClientID, MapErrors: see Exchange.
 	ClientID  string
 	MapErrors bool
-	// Logger is the exchange's logger; nil logs nothing.
+	// Logger is the exchange's logger; nil logs nothing. NewExchange adds
+	// the client's model and the upstream's (model, upstream_model) to it.
 	Logger *zap.Logger
 	// NewBody, when set, gives the buffers the upstream's body is written
 	// into (see Exchange.NewBody).
@@ -185,8 +186,13 @@ type ExchangeOptions struct {
 
 // NewExchange prepares an exchange for a parsed request.
 func NewExchange(s *Settings, req *Request, body []byte, o ExchangeOptions) *Exchange {
+	// The model is mapped here once per request; the caller reads
+	// UpstreamModel for its placeholders and logs.
+	upstreamModel := s.MapModel(req.Model)
 	if o.Logger == nil {
 		o.Logger = zap.NewNop()
+	} else {
+		o.Logger = o.Logger.With(zap.String("model", req.Model), zap.String("upstream_model", upstreamModel))
 	}
 	countTokens := strings.HasSuffix(o.Path, "/messages/count_tokens")
 	return &Exchange{
@@ -197,7 +203,7 @@ func NewExchange(s *Settings, req *Request, body []byte, o ExchangeOptions) *Exc
 		RawQuery:      o.RawQuery,
 		CountTokens:   countTokens,
 		ClientModel:   req.Model,
-		UpstreamModel: s.MapModel(req.Model),
+		UpstreamModel: upstreamModel,
 		Stream:        req.Stream && !countTokens,
 		Thinking:      req.Thinking.Enabled(s.DefaultThinking),
 		MessageID:     NewID("msg_"),

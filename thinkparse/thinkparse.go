@@ -18,7 +18,8 @@
 // The parser does not allocate in the steady state and scans plain text with
 // bytes.IndexByte, so it can sit on the hot path of a streaming proxy.
 //
-// See docs/thinkparse.md for the full list of edge-case decisions.
+// docs/thinking.md ("Tag forms and edge cases") lists every edge-case
+// decision.
 package thinkparse
 
 import (

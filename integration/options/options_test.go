@@ -1,5 +1,7 @@
 // Package options_test checks through a real Caddy that the handler's
-// parser and hint options reach the tag parser and the upstream request.
+// parser and hint options reach the tag parser and the upstream request,
+// and that a provider module registered from outside caddymodule is served
+// as its ProviderInfo says (plugin_test.go).
 package options_test
 
 import (

@@ -104,7 +104,8 @@ func ModelName(name string) (string, error) {
 	return name, nil
 }
 
-// Translator is the translator of one request's response.
+// Translator is the request's providers.Translator; the body goes through
+// an answerTranslator.
 type Translator struct {
 	x *providers.Exchange
 }
@@ -136,7 +137,7 @@ func Message(x *providers.Exchange, body []byte) ([]byte, error) {
 	em := providers.NewCollector(x.Settings.Form, x.Settings.Signer)
 	em.SetThinkingDisplay(x.ThinkingDisplay())
 	em.MessageStart(x.MessageID, x.ClientModel, providers.Usage{})
-	t := newTranslator(x, em)
+	t := newAnswerTranslator(x, em)
 	body = bytes.TrimSpace(body)
 	var err error
 	if len(body) > 0 && body[0] == '[' {

@@ -12,7 +12,7 @@ import (
 	"github.com/thinkgate/thinkgate/thinkparse"
 )
 
-// translator turns GenerateContentResponse objects (one per SSE event when
+// answerTranslator turns GenerateContentResponse objects (one per SSE event when
 // streaming; the whole body of generateContent) into emitter calls. The stream
 // and the non-streaming body share it, so both follow the same rules:
 //
@@ -29,7 +29,7 @@ import (
 // Everything on the per-chunk path is allocation-free in the steady state:
 // jsonparser walks the chunk in place, callbacks are bound once, and text is
 // unescaped into a reused buffer.
-type translator struct {
+type answerTranslator struct {
 	x      *providers.Exchange
 	em     *providers.Emitter
 	parser *thinkparse.Parser // nil without split_tags
@@ -70,8 +70,8 @@ type translator struct {
 	partKeyFn func(key, value []byte, vt jsonparser.ValueType, off int) error
 }
 
-func newTranslator(x *providers.Exchange, em *providers.Emitter) *translator {
-	t := &translator{x: x, em: em, signer: x.Settings.Signer, textBuf: make([]byte, 0, 512)}
+func newAnswerTranslator(x *providers.Exchange, em *providers.Emitter) *answerTranslator {
+	t := &answerTranslator{x: x, em: em, signer: x.Settings.Signer, textBuf: make([]byte, 0, 512)}
 	if x.Settings.SplitTags {
 		t.parser = thinkparse.New(x.Settings.Parse, em)
 	}
@@ -84,7 +84,7 @@ func malformed(msg string) *providers.Error {
 }
 
 // chunk handles one GenerateContentResponse.
-func (t *translator) chunk(data []byte) error {
+func (t *answerTranslator) chunk(data []byte) error {
 	if t.errSeen {
 		return nil
 	}
@@ -141,7 +141,7 @@ func (t *translator) chunk(data []byte) error {
 	return nil
 }
 
-func (t *translator) topKey(key, value []byte, vt jsonparser.ValueType, _ int) error {
+func (t *answerTranslator) topKey(key, value []byte, vt jsonparser.ValueType, _ int) error {
 	switch string(key) {
 	case "candidates":
 		if vt == jsonparser.Array {
@@ -163,7 +163,7 @@ func (t *translator) topKey(key, value []byte, vt jsonparser.ValueType, _ int) e
 	return nil
 }
 
-func (t *translator) candKey(key, value []byte, vt jsonparser.ValueType, _ int) error {
+func (t *answerTranslator) candKey(key, value []byte, vt jsonparser.ValueType, _ int) error {
 	switch string(key) {
 	case "content":
 		if vt == jsonparser.Object {
@@ -181,7 +181,7 @@ func (t *translator) candKey(key, value []byte, vt jsonparser.ValueType, _ int) 
 }
 
 // part reads one part and acts on it.
-func (t *translator) part(value []byte, vt jsonparser.ValueType, _ int, _ error) {
+func (t *answerTranslator) part(value []byte, vt jsonparser.ValueType, _ int, _ error) {
 	if vt != jsonparser.Object {
 		return
 	}
@@ -215,7 +215,7 @@ func (t *translator) part(value []byte, vt jsonparser.ValueType, _ int, _ error)
 	// inlineData, executableCode and the like have no Anthropic form.
 }
 
-func (t *translator) partKey(key, value []byte, vt jsonparser.ValueType, _ int) error {
+func (t *answerTranslator) partKey(key, value []byte, vt jsonparser.ValueType, _ int) error {
 	switch string(key) {
 	case "text":
 		if vt == jsonparser.String {
@@ -245,7 +245,7 @@ func unescape(buf, raw []byte) ([]byte, error) {
 }
 
 // thought writes thinking text to the open run of thoughts, opening one if needed.
-func (t *translator) thought(text, sig []byte) {
+func (t *answerTranslator) thought(text, sig []byte) {
 	if len(text) > 0 {
 		t.flushText()
 		if !t.inThought {
@@ -259,7 +259,7 @@ func (t *translator) thought(text, sig []byte) {
 	}
 }
 
-func (t *translator) startThought() {
+func (t *answerTranslator) startThought() {
 	t.em.ThinkingStart(nil)
 	// Origin Gemini even when no signature comes: history conversion then
 	// knows to send the block back as a thought.
@@ -270,7 +270,7 @@ func (t *translator) startThought() {
 
 // signature places a signature from a thought or an empty part: on the open
 // thinking block, which it ends, or else on whatever comes next.
-func (t *translator) signature(sig []byte) {
+func (t *answerTranslator) signature(sig []byte) {
 	if t.inThought && t.thoughtLen > 0 {
 		t.em.Signature(providers.OriginGemini, sig)
 		t.em.ThinkingEnd()
@@ -283,7 +283,7 @@ func (t *translator) signature(sig []byte) {
 // text writes answer text. A signature on a non-empty text part has no place
 // in an Anthropic text block and is not kept (Gemini documents those as
 // optional to return).
-func (t *translator) text(text, sig []byte) {
+func (t *answerTranslator) text(text, sig []byte) {
 	if len(text) == 0 {
 		if len(sig) > 0 {
 			t.signature(sig)
@@ -302,7 +302,7 @@ func (t *translator) text(text, sig []byte) {
 
 // flushText ends the text that went through the parser: a tag split at the
 // end of a text run is released, an open tag span closed.
-func (t *translator) flushText() {
+func (t *answerTranslator) flushText() {
 	if t.inText {
 		t.parser.Close()
 		t.parser.Reset(t.em)
@@ -311,7 +311,7 @@ func (t *translator) flushText() {
 }
 
 // functionCall emits a whole tool_use block: Gemini sends calls complete.
-func (t *translator) functionCall(call, sig []byte) {
+func (t *answerTranslator) functionCall(call, sig []byte) {
 	t.flushText()
 	t.inThought = false
 	if len(sig) == 0 && len(t.pendingSig) > 0 {
@@ -334,7 +334,7 @@ func (t *translator) functionCall(call, sig []byte) {
 // (cachedContentTokenCount), which Anthropic counts apart, so they are
 // subtracted from input_tokens; tool-use prompt tokens are input; thoughts
 // are output.
-func (t *translator) readUsage(u []byte) {
+func (t *answerTranslator) readUsage(u []byte) {
 	t.um = usageMeta{}
 	if jsonbytes.ScanObject(u, t.usageFn) != nil {
 		return
@@ -351,7 +351,7 @@ func (t *translator) readUsage(u []byte) {
 // usageMeta holds the counts of one usageMetadata.
 type usageMeta struct{ prompt, cached, toolPrompt, candidates, thoughts int64 }
 
-func (t *translator) usageKey(key, value []byte, vt jsonparser.ValueType, _ int) error {
+func (t *answerTranslator) usageKey(key, value []byte, vt jsonparser.ValueType, _ int) error {
 	if vt != jsonparser.Number {
 		return nil
 	}
@@ -377,7 +377,7 @@ func (t *translator) usageKey(key, value []byte, vt jsonparser.ValueType, _ int)
 }
 
 // stopReason maps the finishReason. STOP with a function call made is tool_use.
-func (t *translator) stopReason() string {
+func (t *answerTranslator) stopReason() string {
 	switch string(t.finish) {
 	case "MAX_TOKENS":
 		return "max_tokens"
@@ -395,17 +395,17 @@ func (t *translator) stopReason() string {
 }
 
 // done reports whether the response said how it ended.
-func (t *translator) done() bool { return t.finish != nil || t.blocked }
+func (t *answerTranslator) done() bool { return t.finish != nil || t.blocked }
 
 // end finishes the message.
-func (t *translator) end() {
+func (t *answerTranslator) end() {
 	t.flushText()
 	t.em.Finish(t.stopReason(), "", t.usage)
 }
 
 // StreamTranslator translates a streamGenerateContent?alt=sse body.
 type StreamTranslator struct {
-	t       *translator
+	t       *answerTranslator
 	dec     sse.Decoder
 	eventFn sse.Handler
 }
@@ -416,7 +416,7 @@ type StreamTranslator struct {
 func (t *Translator) NewStream(em *providers.Emitter) providers.StreamTranslator {
 	x := t.x
 	em.MessageStart(x.MessageID, x.ClientModel, providers.Usage{})
-	s := &StreamTranslator{t: newTranslator(x, em)}
+	s := &StreamTranslator{t: newAnswerTranslator(x, em)}
 	s.dec.MaxEvent = x.Settings.MaxEventSize
 	s.eventFn = s.event
 	return s

@@ -108,7 +108,7 @@ func TestStreamSignaturesRoundTrip(t *testing.T) {
 	x := exchange(t, s, streamRequest)
 	em := providers.NewCollector(s.Form, s.Signer)
 	em.MessageStart("msg_1", "m", providers.Usage{})
-	tr := newTranslator(x, em)
+	tr := newAnswerTranslator(x, em)
 	for _, ev := range bytes.Split(readTestdata(t, "streams/function_call.sse"), []byte("\n\n")) {
 		if d, ok := bytes.CutPrefix(ev, []byte("data: ")); ok {
 			if err := tr.chunk(d); err != nil {

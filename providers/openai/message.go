@@ -52,7 +52,7 @@ func (tr *Translator) Message(body []byte) ([]byte, error) {
 	em := providers.NewCollector(x.Settings.Form, x.Settings.Signer)
 	em.SetThinkingDisplay(x.ThinkingDisplay())
 	em.MessageStart(x.MessageID, x.ClientModel, providers.Usage{})
-	var t translator
+	var t answerTranslator
 	t.init(x, tr.state, em)
 
 	ch := c.Choices[0]

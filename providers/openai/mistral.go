@@ -64,7 +64,7 @@ type messagePart struct {
 
 // messageContent feeds a whole message's content to t, in order: a string,
 // null, or an array of parts and chunks.
-func messageContent(t *translator, raw json.RawMessage) error {
+func messageContent(t *answerTranslator, raw json.RawMessage) error {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil

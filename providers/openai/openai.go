@@ -112,9 +112,9 @@ func SetHeaders(h http.Header, key string) {
 	}
 }
 
-// Translator is the translator of one request's response: it holds what
-// the response needs to know about the request (the shortened tool names)
-// and the stream's bound.
+// Translator is the request's providers.Translator: it holds what the
+// response needs to know about the request (the shortened tool names) and
+// the stream's bound, and makes the answerTranslator the body goes through.
 type Translator struct {
 	x         *providers.Exchange
 	state     *State

@@ -67,7 +67,7 @@ type detailState struct {
 // message's). A reasoning.text or reasoning.summary detail is a thinking
 // block whose signature wraps the detail; a reasoning.encrypted one a
 // redacted_thinking block wrapping it. Other types are skipped.
-func (t *translator) detailDelta(v []byte, unescape func([]byte) []byte) {
+func (t *answerTranslator) detailDelta(v []byte, unescape func([]byte) []byte) {
 	typ, _ := jsonparser.GetString(v, "type")
 	var index *int64
 	if n, err := jsonparser.GetInt(v, "index"); err == nil {
@@ -127,7 +127,7 @@ func sameIndex(a, b *int64) bool {
 
 // endDetail ends the detail under way: its reasoning block closes, so the
 // next detail is a block of its own.
-func (t *translator) endDetail() {
+func (t *answerTranslator) endDetail() {
 	if !t.detail.open {
 		return
 	}
@@ -139,7 +139,7 @@ func (t *translator) endDetail() {
 	t.emitDetailBreak()
 }
 
-func (t *translator) emitDetailBreak() {
+func (t *answerTranslator) emitDetailBreak() {
 	if t.src == srcReasoning {
 		t.em.ThinkingEnd()
 		t.src = srcNone
@@ -148,7 +148,7 @@ func (t *translator) emitDetailBreak() {
 }
 
 // setDetailSig sets the foreign part of the reasoning block's signature.
-func (t *translator) setDetailSig(foreign []byte) {
+func (t *answerTranslator) setDetailSig(foreign []byte) {
 	if t.open >= 0 {
 		t.enqueue(itemDetailSig, -1, foreign)
 		return
@@ -156,7 +156,7 @@ func (t *translator) setDetailSig(foreign []byte) {
 	t.emitDetailSig(foreign)
 }
 
-func (t *translator) emitDetailSig(foreign []byte) {
+func (t *answerTranslator) emitDetailSig(foreign []byte) {
 	t.detailSig = append(t.detailSig[:0], foreign...)
 	if t.src == srcReasoning {
 		t.em.Signature(providers.OriginOpenRouter, t.detailSig)
@@ -165,7 +165,7 @@ func (t *translator) emitDetailSig(foreign []byte) {
 
 // redacted emits a redacted_thinking block whose data wraps an encrypted
 // detail. The text form has no such block: there it is dropped.
-func (t *translator) redacted(foreign []byte) {
+func (t *answerTranslator) redacted(foreign []byte) {
 	if t.open >= 0 {
 		t.enqueue(itemRedacted, -1, foreign)
 		return
@@ -173,7 +173,7 @@ func (t *translator) redacted(foreign []byte) {
 	t.emitRedacted(foreign)
 }
 
-func (t *translator) emitRedacted(foreign []byte) {
+func (t *answerTranslator) emitRedacted(foreign []byte) {
 	t.endContent()
 	if t.src == srcReasoning {
 		t.em.ThinkingEnd()

@@ -15,7 +15,7 @@ import (
 // StreamTranslator translates a Chat Completions event stream: one `data:`
 // JSON chunk per event, ended by `data: [DONE]`.
 type StreamTranslator struct {
-	t       translator
+	t       answerTranslator
 	dec     sse.Decoder
 	scratch []byte // unescaped strings of the current chunk
 	chunk   chunk

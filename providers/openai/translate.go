@@ -10,7 +10,7 @@ import (
 	"github.com/thinkgate/thinkgate/thinkparse"
 )
 
-// translator turns the parts of a Chat Completions answer — reasoning,
+// answerTranslator turns the parts of a Chat Completions answer — reasoning,
 // content, tool-call fragments, finish reason, usage — into emitter calls.
 // The stream and the non-streaming converter both drive it, so the two
 // modes cannot disagree.
@@ -21,7 +21,7 @@ import (
 // arguments form a complete JSON value (or the answer ends) and queues
 // whatever arrives for anything else meanwhile, in arrival order; nothing is
 // ever reordered within one kind, and text is never moved ahead of text.
-type translator struct {
+type answerTranslator struct {
 	x      *providers.Exchange
 	em     *providers.Emitter
 	state  *State
@@ -103,7 +103,7 @@ type toolCall struct {
 	args  jsonEnd
 }
 
-func (t *translator) init(x *providers.Exchange, st *State, em *providers.Emitter) {
+func (t *answerTranslator) init(x *providers.Exchange, st *State, em *providers.Emitter) {
 	t.x, t.em, t.open, t.state = x, em, -1, st
 	if x.Settings.SplitTags {
 		t.parser = thinkparse.New(x.Settings.Parse, em)
@@ -111,7 +111,7 @@ func (t *translator) init(x *providers.Exchange, st *State, em *providers.Emitte
 }
 
 // reasoning takes text from a reasoning field: a thinking block of its own.
-func (t *translator) reasoning(p []byte) {
+func (t *answerTranslator) reasoning(p []byte) {
 	if len(p) == 0 {
 		return
 	}
@@ -122,7 +122,7 @@ func (t *translator) reasoning(p []byte) {
 	t.emitReasoning(p)
 }
 
-func (t *translator) emitReasoning(p []byte) {
+func (t *answerTranslator) emitReasoning(p []byte) {
 	if t.src != srcReasoning {
 		t.endContent()
 		t.em.ThinkingStart(nil)
@@ -135,7 +135,7 @@ func (t *translator) emitReasoning(p []byte) {
 }
 
 // content takes the answer text, which may hold thinking tags.
-func (t *translator) content(p []byte) {
+func (t *answerTranslator) content(p []byte) {
 	if len(p) == 0 {
 		return
 	}
@@ -146,7 +146,7 @@ func (t *translator) content(p []byte) {
 	t.emitContent(p)
 }
 
-func (t *translator) emitContent(p []byte) {
+func (t *answerTranslator) emitContent(p []byte) {
 	if t.src == srcReasoning {
 		t.em.ThinkingEnd()
 	}
@@ -160,7 +160,7 @@ func (t *translator) emitContent(p []byte) {
 
 // refusal takes OpenAI's refusal text: plain text, and the stop reason
 // becomes refusal.
-func (t *translator) refusal(p []byte) {
+func (t *answerTranslator) refusal(p []byte) {
 	if len(p) == 0 {
 		return
 	}
@@ -172,7 +172,7 @@ func (t *translator) refusal(p []byte) {
 	t.emitRefusal(p)
 }
 
-func (t *translator) emitRefusal(p []byte) {
+func (t *answerTranslator) emitRefusal(p []byte) {
 	t.endContent()
 	if t.src == srcReasoning {
 		t.em.ThinkingEnd()
@@ -183,7 +183,7 @@ func (t *translator) emitRefusal(p []byte) {
 
 // endContent delivers what the tag parser holds back and closes its span,
 // before a block of another kind opens: text is never moved behind it.
-func (t *translator) endContent() {
+func (t *answerTranslator) endContent() {
 	if t.src == srcContent && t.parser != nil {
 		t.parser.Close()
 		t.parser.Reset(t.em)
@@ -195,7 +195,7 @@ func (t *translator) endContent() {
 
 // toolDelta takes one tool_calls fragment. id and name come with a call's
 // first fragment.
-func (t *translator) toolDelta(index int64, hasIndex bool, id, name, args []byte) {
+func (t *answerTranslator) toolDelta(index int64, hasIndex bool, id, name, args []byte) {
 	c := t.findCall(index, hasIndex, id)
 	if c < 0 {
 		t.calls = append(t.calls, toolCall{index: index, upID: string(id), id: providers.ToolUseID(id), name: append([]byte(nil), name...)})
@@ -210,7 +210,7 @@ func (t *translator) toolDelta(index int64, hasIndex bool, id, name, args []byte
 	t.emitTool(c, args)
 }
 
-func (t *translator) findCall(index int64, hasIndex bool, id []byte) int {
+func (t *answerTranslator) findCall(index int64, hasIndex bool, id []byte) int {
 	if hasIndex {
 		// The latest call with this index; a new id under a used index is a
 		// new call (a few servers number every call 0).
@@ -233,7 +233,7 @@ func (t *translator) findCall(index int64, hasIndex bool, id []byte) int {
 	return n - 1
 }
 
-func (t *translator) emitTool(c int, args []byte) {
+func (t *answerTranslator) emitTool(c int, args []byte) {
 	call := &t.calls[c]
 	switch call.state {
 	case callClosed:
@@ -263,7 +263,7 @@ func (t *translator) emitTool(c int, args []byte) {
 }
 
 // closeTool closes the open tool_use block and lets the queue through.
-func (t *translator) closeTool() {
+func (t *answerTranslator) closeTool() {
 	t.em.CloseBlock()
 	t.calls[t.open].state = callClosed
 	t.open, t.src = -1, srcNone
@@ -278,7 +278,7 @@ const DefaultMaxQueued = 16 << 20
 // against the bound so that many tiny pieces cannot pass it unseen.
 const queuedItemCost = int(unsafe.Sizeof(pending{}))
 
-func (t *translator) enqueue(kind itemKind, call int, p []byte) {
+func (t *answerTranslator) enqueue(kind itemKind, call int, p []byte) {
 	max := t.maxQueued
 	if max <= 0 {
 		max = DefaultMaxQueued
@@ -304,7 +304,7 @@ func (t *translator) enqueue(kind itemKind, call int, p []byte) {
 
 // drain delivers queued pieces in arrival order, up to the first that must
 // wait for the open tool call; fragments of the open call itself go through.
-func (t *translator) drain() {
+func (t *answerTranslator) drain() {
 	if t.draining || len(t.queue) == 0 {
 		return
 	}
@@ -353,7 +353,7 @@ restart:
 }
 
 // endAll closes every open or queued block in order.
-func (t *translator) endAll() {
+func (t *answerTranslator) endAll() {
 	for t.open >= 0 {
 		t.closeTool()
 	}
@@ -365,7 +365,7 @@ func (t *translator) endAll() {
 }
 
 // setFinish records the choice's finish_reason.
-func (t *translator) setFinish(reason []byte) {
+func (t *answerTranslator) setFinish(reason []byte) {
 	switch string(reason) {
 	case "stop":
 		t.stopReason = "end_turn"
@@ -382,7 +382,7 @@ func (t *translator) setFinish(reason []byte) {
 
 // matchStop takes the stop string vLLM reports in choice.stop_reason: when it
 // is one of the request's stop_sequences the answer stopped on it.
-func (t *translator) matchStop(s []byte) {
+func (t *answerTranslator) matchStop(s []byte) {
 	for _, seq := range t.x.Request.StopSequences {
 		if seq == string(s) {
 			t.stopSeq = seq
@@ -391,7 +391,7 @@ func (t *translator) matchStop(s []byte) {
 	}
 }
 
-func (t *translator) finalStopReason() (string, string) {
+func (t *answerTranslator) finalStopReason() (string, string) {
 	switch {
 	case t.refused && t.stopReason != "max_tokens":
 		return "refusal", ""
@@ -408,7 +408,7 @@ func (t *translator) finalStopReason() (string, string) {
 }
 
 // finish ends the message.
-func (t *translator) finish() {
+func (t *answerTranslator) finish() {
 	t.endAll()
 	t.done = true
 	t.x.Usage = t.usage

@@ -25,7 +25,7 @@ func (tr *Translator) convertMessage(body []byte) ([]byte, error) {
 	em := providers.NewCollector(x.Settings.Form, x.Settings.Signer)
 	em.SetThinkingDisplay(x.ThinkingDisplay())
 	em.MessageStart(x.MessageID, x.ClientModel, providers.Usage{})
-	var t translator
+	var t answerTranslator
 	t.init(x, tr.state, em)
 	for i, it := range r.Output {
 		if err := t.added(it, i); err != nil {

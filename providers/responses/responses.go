@@ -40,7 +40,7 @@ func (p *Provider) Rewrite(x *providers.Exchange, out *providers.Outbound) (prov
 	return NewTranslator(x, state), nil
 }
 
-// Translator is the translator of one request's response: it holds what
+// Translator is the request's providers.Translator: it holds what
 // the response needs to know about the request (the shortened tool names).
 type Translator struct {
 	x     *providers.Exchange

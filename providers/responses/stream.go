@@ -16,7 +16,7 @@ import (
 // response.output_text.delta` with `data: {"type":…,"sequence_number":…}`),
 // ended by response.completed, response.incomplete or response.failed.
 type StreamTranslator struct {
-	t       translator
+	t       answerTranslator
 	dec     sse.Decoder
 	scratch []byte
 	onEvent sse.Handler

@@ -9,7 +9,7 @@ import (
 	"github.com/thinkgate/thinkgate/thinkparse"
 )
 
-// translator turns the output items of a response — reasoning, messages,
+// answerTranslator turns the output items of a response — reasoning, messages,
 // function calls — into emitter calls. The stream and the non-streaming
 // converter both drive it, so the two modes cannot disagree.
 //
@@ -30,7 +30,7 @@ import (
 //   - an item's done event adds only what the deltas did not carry: the
 //     text of an item that had no deltas, the signature of the block still
 //     open; text already sent is never sent again.
-type translator struct {
+type answerTranslator struct {
 	x      *providers.Exchange
 	em     *providers.Emitter
 	state  *State
@@ -83,7 +83,7 @@ const (
 const MaxItems = 4096
 
 // MaxHeld bounds the bytes of other items' events held while a function
-// call's arguments stream (see translator).
+// call's arguments stream (see answerTranslator).
 const MaxHeld = 4 << 20
 
 var (
@@ -97,7 +97,7 @@ var (
 // as OpenAI separates them when it shows a summary.
 const summarySeparator = "\n\n"
 
-func (t *translator) init(x *providers.Exchange, st *State, em *providers.Emitter) {
+func (t *answerTranslator) init(x *providers.Exchange, st *State, em *providers.Emitter) {
 	t.x, t.em, t.state = x, em, st
 	if x.Settings.SplitTags {
 		t.parser = thinkparse.New(x.Settings.Parse, em)
@@ -106,7 +106,7 @@ func (t *translator) init(x *providers.Exchange, st *State, em *providers.Emitte
 
 // find returns the item with id (or, without id, at index), nil when none
 // is known.
-func (t *translator) find(id []byte, index int) *item {
+func (t *answerTranslator) find(id []byte, index int) *item {
 	if len(id) > 0 {
 		for _, it := range t.items {
 			if it.id == string(id) {
@@ -135,14 +135,14 @@ func (t *translator) find(id []byte, index int) *item {
 
 // lookup returns the item find returns, or a new one of kind: a server
 // that sends deltas without output_item.added.
-func (t *translator) lookup(id []byte, index int, kind itemKind) (*item, error) {
+func (t *answerTranslator) lookup(id []byte, index int, kind itemKind) (*item, error) {
 	if it := t.find(id, index); it != nil && it.kind == kind {
 		return it, nil
 	}
 	return t.add(id, index, kind)
 }
 
-func (t *translator) add(id []byte, index int, kind itemKind) (*item, error) {
+func (t *answerTranslator) add(id []byte, index int, kind itemKind) (*item, error) {
 	if len(t.items) >= MaxItems {
 		return nil, errTooManyItems
 	}
@@ -153,7 +153,7 @@ func (t *translator) add(id []byte, index int, kind itemKind) (*item, error) {
 
 // added registers an item announced by output_item.added. Its block opens
 // with its first content.
-func (t *translator) added(s streamItem, index int) error {
+func (t *answerTranslator) added(s streamItem, index int) error {
 	var kind itemKind
 	switch s.Type {
 	case "reasoning":
@@ -179,7 +179,7 @@ func (t *translator) added(s streamItem, index int) error {
 
 // deliver applies an event of it, or holds it while another item's call
 // streams (its arguments must not be cut by another block).
-func (t *translator) deliver(it *item, size int, apply func() error) error {
+func (t *answerTranslator) deliver(it *item, size int, apply func() error) error {
 	if t.cur == nil || t.cur.kind != itemCall || t.cur == it {
 		return apply()
 	}
@@ -195,7 +195,7 @@ func (t *translator) deliver(it *item, size int, apply func() error) error {
 // their order; the events of the call that streams now go first, as they
 // would have had they come now. The stream calls it after each event
 // (never from an event being applied).
-func (t *translator) release() error {
+func (t *answerTranslator) release() error {
 	for i := 0; i < len(t.held); {
 		h := t.held[i]
 		if t.cur != nil && t.cur.kind == itemCall && t.cur != h.it {
@@ -219,7 +219,7 @@ func (t *translator) release() error {
 }
 
 // enter makes it the item whose block is open, closing another's.
-func (t *translator) enter(it *item) {
+func (t *answerTranslator) enter(it *item) {
 	if t.cur == it {
 		return
 	}
@@ -234,12 +234,12 @@ func (t *translator) enter(it *item) {
 // closeCur closes the open item's block. A reasoning block is signed with
 // what its item carried so far: its id, and encrypted_content if
 // output_item.added had it.
-func (t *translator) closeCur() { t.closeBlock(true) }
+func (t *answerTranslator) closeCur() { t.closeBlock(true) }
 
 // closeBlock is closeCur; upstream false leaves the upstream's item out of
 // a reasoning block's signature: the response ended inside the item, which
 // the upstream never completed, so the block is the gateway's alone.
-func (t *translator) closeBlock(upstream bool) {
+func (t *answerTranslator) closeBlock(upstream bool) {
 	it := t.cur
 	if it == nil {
 		return
@@ -260,7 +260,7 @@ func (t *translator) closeBlock(upstream bool) {
 }
 
 // summaryPart marks the start of a summary part of a reasoning item.
-func (t *translator) summaryPart(id []byte, index int) error {
+func (t *answerTranslator) summaryPart(id []byte, index int) error {
 	it, err := t.lookup(id, index, itemReasoning)
 	if err != nil {
 		return err
@@ -274,7 +274,7 @@ func (t *translator) summaryPart(id []byte, index int) error {
 }
 
 // reasoningDelta takes summary (or reasoning) text of a reasoning item.
-func (t *translator) reasoningDelta(id []byte, index int, p []byte) error {
+func (t *answerTranslator) reasoningDelta(id []byte, index int, p []byte) error {
 	it, err := t.lookup(id, index, itemReasoning)
 	if err != nil {
 		return err
@@ -289,7 +289,7 @@ func (t *translator) reasoningDelta(id []byte, index int, p []byte) error {
 	})
 }
 
-func (t *translator) reasoningText(it *item, p []byte) {
+func (t *answerTranslator) reasoningText(it *item, p []byte) {
 	t.enter(it)
 	it.shown = true
 	if it.sep {
@@ -303,7 +303,7 @@ func (t *translator) reasoningText(it *item, p []byte) {
 
 // keep returns p itself when it is applied now, a copy when it may be held
 // (the decoder reuses its buffers).
-func (t *translator) keep(it *item, p []byte) []byte {
+func (t *answerTranslator) keep(it *item, p []byte) []byte {
 	if t.cur == nil || t.cur.kind != itemCall || t.cur == it {
 		return p
 	}
@@ -312,7 +312,7 @@ func (t *translator) keep(it *item, p []byte) []byte {
 
 // textDelta takes answer text of a message item, which may hold thinking
 // tags; refusal is a refusal's text, and makes the stop reason refusal.
-func (t *translator) textDelta(id []byte, index int, p []byte, refusal bool) error {
+func (t *answerTranslator) textDelta(id []byte, index int, p []byte, refusal bool) error {
 	it, err := t.lookup(id, index, itemMessage)
 	if err != nil {
 		return err
@@ -327,7 +327,7 @@ func (t *translator) textDelta(id []byte, index int, p []byte, refusal bool) err
 	})
 }
 
-func (t *translator) text(it *item, p []byte, refusal bool) {
+func (t *answerTranslator) text(it *item, p []byte, refusal bool) {
 	t.enter(it)
 	it.shown = true
 	if refusal {
@@ -345,7 +345,7 @@ func (t *translator) text(it *item, p []byte, refusal bool) {
 
 // argsDelta takes a fragment of a function call's arguments. A call that
 // was never announced, or has ended, is a malformed stream.
-func (t *translator) argsDelta(id []byte, index int, p []byte) error {
+func (t *answerTranslator) argsDelta(id []byte, index int, p []byte) error {
 	it := t.find(id, index)
 	if it == nil || it.kind != itemCall || it.ended {
 		return errCallNotOpen
@@ -363,7 +363,7 @@ func (t *translator) argsDelta(id []byte, index int, p []byte) error {
 }
 
 // startCall opens the call's tool_use block.
-func (t *translator) startCall(it *item) {
+func (t *answerTranslator) startCall(it *item) {
 	if t.cur == it {
 		return
 	}
@@ -374,7 +374,7 @@ func (t *translator) startCall(it *item) {
 }
 
 // itemDone ends an item with what output_item.done carries.
-func (t *translator) itemDone(s streamItem, index int) error {
+func (t *answerTranslator) itemDone(s streamItem, index int) error {
 	var kind itemKind
 	switch s.Type {
 	case "reasoning":
@@ -433,7 +433,7 @@ func (t *translator) itemDone(s streamItem, index int) error {
 // calls although there is nothing to show. An item whose block another
 // item closed earlier adds nothing: its text went out, and its signature
 // with it.
-func (t *translator) reasoningDone(it *item, encrypted []byte, summaries [][]byte) {
+func (t *answerTranslator) reasoningDone(it *item, encrypted []byte, summaries [][]byte) {
 	if len(encrypted) > 0 {
 		it.encrypted = encrypted
 	}
@@ -472,7 +472,7 @@ func (t *translator) reasoningDone(it *item, encrypted []byte, summaries [][]byt
 
 // messageDone ends a message item; one that showed no text (no deltas)
 // shows its content parts now.
-func (t *translator) messageDone(it *item, content []contentPart) {
+func (t *answerTranslator) messageDone(it *item, content []contentPart) {
 	if !it.shown {
 		for _, p := range content {
 			switch {
@@ -490,7 +490,7 @@ func (t *translator) messageDone(it *item, content []contentPart) {
 
 // callDone ends a function call; arguments that came whole (no deltas)
 // are its input.
-func (t *translator) callDone(it *item, s streamItem) {
+func (t *answerTranslator) callDone(it *item, s streamItem) {
 	if !it.shown {
 		t.startCall(it)
 		it.shown = true
@@ -505,7 +505,7 @@ func (t *translator) callDone(it *item, s streamItem) {
 
 // end closes the open block and delivers what is held: the response ended
 // (completed, failed, or cut short) with a call still open.
-func (t *translator) end() error {
+func (t *answerTranslator) end() error {
 	if t.cur != nil && t.cur.kind == itemCall {
 		t.closeCur()
 	}
@@ -515,7 +515,7 @@ func (t *translator) end() error {
 }
 
 // flushParser delivers what the tag parser holds back and closes its span.
-func (t *translator) flushParser() {
+func (t *answerTranslator) flushParser() {
 	if t.parser != nil {
 		t.parser.Close()
 		t.parser.Reset(t.em)
@@ -524,7 +524,7 @@ func (t *translator) flushParser() {
 
 // finish ends the message. reason is the stop reason the response's status
 // implies ("" for a completed response).
-func (t *translator) finish(reason string) error {
+func (t *answerTranslator) finish(reason string) error {
 	err := t.end()
 	t.done = true
 	t.x.Usage = t.usage

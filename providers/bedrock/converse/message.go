@@ -81,7 +81,7 @@ func (t *Translator) convertMessage(em *providers.Emitter, body []byte) error {
 		}
 		return malformed("Converse answer without output.message: " + quote(body))
 	}
-	var tr translator
+	var tr answerTranslator
 	tr.init(t.x, em)
 	tr.start()
 	for i, b := range r.Output.Message.Content {

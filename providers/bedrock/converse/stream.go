@@ -20,7 +20,7 @@ import (
 // contentBlockDelta, contentBlockStop, messageStop and metadata, or an
 // exception (:message-type exception) that ends it.
 type StreamTranslator struct {
-	t   translator
+	t   answerTranslator
 	dec *awsstream.Decoder
 	// general turns the delta fast path off: the differential fuzz target
 	// compares both ways.

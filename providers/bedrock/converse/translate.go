@@ -11,7 +11,8 @@ import (
 	"github.com/thinkgate/thinkgate/thinkparse"
 )
 
-// Translator translates the answer to one converted request.
+// Translator is the request's providers.Translator; the answer's blocks go
+// through an answerTranslator.
 type Translator struct {
 	x  *providers.Exchange
 	st *State
@@ -41,7 +42,7 @@ func isEventStream(contentType string) bool {
 // Interface guard
 var _ providers.Translator = (*Translator)(nil)
 
-// translator turns Converse content blocks — text, reasoning, tool calls —
+// answerTranslator turns Converse content blocks — text, reasoning, tool calls —
 // into emitter calls. The stream and the non-streaming answer both drive
 // it, so the two cannot disagree.
 //
@@ -54,7 +55,7 @@ var _ providers.Translator = (*Translator)(nil)
 // reasoning block signed with what it carried so far); a tool call's input
 // is never cut: while it streams, other blocks' events are held (at most
 // MaxHeld bytes) and replayed in their order at its contentBlockStop.
-type translator struct {
+type answerTranslator struct {
 	x      *providers.Exchange
 	em     *providers.Emitter
 	parser *thinkparse.Parser // nil when split_tags is off
@@ -119,7 +120,7 @@ var (
 	errToolInput = awsstream.Malformed("tool input for a content block that is not a tool call")
 )
 
-func (t *translator) init(x *providers.Exchange, em *providers.Emitter) {
+func (t *answerTranslator) init(x *providers.Exchange, em *providers.Emitter) {
 	t.x, t.em = x, em
 	if x.Settings.SplitTags {
 		t.parser = thinkparse.New(x.Settings.Parse, em)
@@ -128,14 +129,14 @@ func (t *translator) init(x *providers.Exchange, em *providers.Emitter) {
 
 // start sends message_start with the first content, so that an exception
 // before it is still an HTTP error for the client.
-func (t *translator) start() {
+func (t *answerTranslator) start() {
 	if !t.started {
 		t.started = true
 		t.em.MessageStart(t.x.MessageID, t.x.ClientModel, providers.Usage{})
 	}
 }
 
-func (t *translator) find(index int) *block {
+func (t *answerTranslator) find(index int) *block {
 	for i := len(t.blocks) - 1; i >= 0; i-- {
 		if t.blocks[i].index == index {
 			return t.blocks[i]
@@ -147,7 +148,7 @@ func (t *translator) find(index int) *block {
 // lookup returns block index, made of kind if it is new. ok is false for
 // a block of another kind (a block is text, reasoning, redacted or a tool
 // call, never two of them).
-func (t *translator) lookup(index int, kind blockKind) (b *block, ok bool, err error) {
+func (t *answerTranslator) lookup(index int, kind blockKind) (b *block, ok bool, err error) {
 	if b = t.find(index); b != nil {
 		return b, b.kind == kind, nil
 	}
@@ -160,13 +161,13 @@ func (t *translator) lookup(index int, kind blockKind) (b *block, ok bool, err e
 }
 
 // streaming reports whether a tool call other than b streams its input.
-func (t *translator) streaming(b *block) bool {
+func (t *answerTranslator) streaming(b *block) bool {
 	return t.cur != nil && t.cur.kind == blockTool && t.cur != b
 }
 
 // keep returns p when it is used now, a copy when it may be held (the
 // decoder reuses its buffers).
-func (t *translator) keep(b *block, p []byte) []byte {
+func (t *answerTranslator) keep(b *block, p []byte) []byte {
 	if !t.streaming(b) {
 		return p
 	}
@@ -175,7 +176,7 @@ func (t *translator) keep(b *block, p []byte) []byte {
 
 // deliver applies an event of b, or holds it while another block's tool
 // call streams.
-func (t *translator) deliver(b *block, size int, apply func() error) error {
+func (t *answerTranslator) deliver(b *block, size int, apply func() error) error {
 	if !t.streaming(b) {
 		return apply()
 	}
@@ -191,7 +192,7 @@ func (t *translator) deliver(b *block, size int, apply func() error) error {
 // their order; the events of the call that streams now go first, as they
 // would have had they come now. The stream calls it after each event
 // (never from an event being applied).
-func (t *translator) release() error {
+func (t *answerTranslator) release() error {
 	for i := 0; i < len(t.held); {
 		h := t.held[i]
 		if t.streaming(h.b) {
@@ -215,7 +216,7 @@ func (t *translator) release() error {
 }
 
 // enter makes b the block open on the emitter, closing another.
-func (t *translator) enter(b *block) {
+func (t *answerTranslator) enter(b *block) {
 	t.start()
 	if t.cur == b {
 		return
@@ -235,7 +236,7 @@ func (t *translator) enter(b *block) {
 }
 
 // text takes answer text, which may hold thinking tags.
-func (t *translator) text(index int, p []byte) error {
+func (t *answerTranslator) text(index int, p []byte) error {
 	b, ok, err := t.lookup(index, blockText)
 	if err != nil || !ok || len(p) == 0 {
 		return err
@@ -254,7 +255,7 @@ func (t *translator) text(index int, p []byte) error {
 }
 
 // reasoningText takes reasoning text.
-func (t *translator) reasoningText(index int, p []byte) error {
+func (t *answerTranslator) reasoningText(index int, p []byte) error {
 	b, ok, err := t.lookup(index, blockReasoning)
 	if err != nil || !ok || len(p) == 0 {
 		return err
@@ -280,7 +281,7 @@ var errForeignTooLarge = providers.APIError(http.StatusBadGateway,
 // which the block's signature_delta wraps (origin Bedrock). A signature
 // that comes after another block closed this one cannot reach it: its
 // signature_delta went out when it closed.
-func (t *translator) reasoningSignature(index int, p []byte) error {
+func (t *answerTranslator) reasoningSignature(index int, p []byte) error {
 	b, ok, err := t.lookup(index, blockReasoning)
 	if err != nil || !ok {
 		return err
@@ -300,7 +301,7 @@ func (t *translator) reasoningSignature(index int, p []byte) error {
 
 // redactedContent takes (a piece of) a redacted reasoning block's
 // content, as its base64 text.
-func (t *translator) redactedContent(index int, p []byte) error {
+func (t *answerTranslator) redactedContent(index int, p []byte) error {
 	b, ok, err := t.lookup(index, blockRedacted)
 	if err != nil || !ok {
 		return err
@@ -317,7 +318,7 @@ func (t *translator) redactedContent(index int, p []byte) error {
 
 // toolStart opens a tool call's tool_use block (once another call's has
 // ended).
-func (t *translator) toolStart(index int, id, name string) error {
+func (t *answerTranslator) toolStart(index int, id, name string) error {
 	b, ok, err := t.lookup(index, blockTool)
 	if err != nil {
 		return err
@@ -335,7 +336,7 @@ func (t *translator) toolStart(index int, id, name string) error {
 
 // toolInput takes a fragment of a call's input; a block that is not a
 // started tool call is a malformed stream.
-func (t *translator) toolInput(index int, p []byte) error {
+func (t *answerTranslator) toolInput(index int, p []byte) error {
 	b := t.find(index)
 	if b == nil || b.kind != blockTool || b.stopped {
 		return errToolInput
@@ -353,7 +354,7 @@ func (t *translator) toolInput(index int, p []byte) error {
 }
 
 // blockStop ends block index.
-func (t *translator) blockStop(index int) error {
+func (t *answerTranslator) blockStop(index int) error {
 	b := t.find(index)
 	if b == nil || b.stopped {
 		return nil
@@ -376,7 +377,7 @@ func (t *translator) blockStop(index int) error {
 }
 
 // closeCur closes the open block.
-func (t *translator) closeCur() {
+func (t *answerTranslator) closeCur() {
 	b := t.cur
 	if b == nil {
 		return
@@ -397,7 +398,7 @@ func (t *translator) closeCur() {
 // block whose data is the gateway's envelope around the redactedContent
 // (origin Bedrock), so that it can go back to Bedrock; a client without a
 // signer or one that takes thinking as text gets none.
-func (t *translator) redactedBlock(b *block) {
+func (t *answerTranslator) redactedBlock(b *block) {
 	b.shown = true
 	signer := t.x.Settings.Signer
 	if len(b.redacted) > 0 && signer != nil && t.x.Settings.Form == providers.FormThinking {
@@ -412,7 +413,7 @@ func (t *translator) redactedBlock(b *block) {
 
 // end closes every block, delivering what is held: the answer ended (or
 // failed) with blocks open.
-func (t *translator) end() error {
+func (t *answerTranslator) end() error {
 	if t.cur != nil && t.cur.kind == blockTool {
 		t.closeCur()
 	}
@@ -427,7 +428,7 @@ func (t *translator) end() error {
 }
 
 // flushParser delivers what the tag parser holds back and closes its span.
-func (t *translator) flushParser() {
+func (t *answerTranslator) flushParser() {
 	if t.parser != nil {
 		t.parser.Close()
 		t.parser.Reset(t.em)
@@ -436,7 +437,7 @@ func (t *translator) flushParser() {
 
 // stop records messageStop's stop reason, and the stop sequence that
 // matched where the model said (Claude, asked for /stop_sequence).
-func (t *translator) stop(reason string, fields *responseFields) error {
+func (t *answerTranslator) stop(reason string, fields *responseFields) error {
 	err := t.end()
 	t.stopped = true
 	t.stopReason = stopReason(reason)
@@ -459,7 +460,7 @@ type responseFields struct {
 }
 
 // finish ends the message.
-func (t *translator) finish() {
+func (t *answerTranslator) finish() {
 	t.start()
 	_ = t.end() // messageStop ended every block; nothing is held
 	t.done = true
