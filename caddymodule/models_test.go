@@ -52,7 +52,7 @@ func TestModelsPage(t *testing.T) {
 		{"after_id=a&before_id=c", "after_id and before_id: give one or the other, not both"},
 	} {
 		q, _ := url.ParseQuery(c.query)
-		b, err := modelsPage(names, q)
+		b, err := modelsPage(names, q, func(n string) any { return newModelInfo(n) })
 		got := string(b)
 		if err != nil {
 			got = err.Error()
