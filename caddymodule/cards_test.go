@@ -102,7 +102,7 @@ func TestApplyCard(t *testing.T) {
 	}}
 	const msgs = `"messages":[{"role":"user","content":"hi"}]`
 	for _, c := range []struct {
-		name, body, want string
+		name, body, want  string
 		maxTokens, budget int
 	}{
 		{"lowered", `{"model":"small","max_tokens":128000,` + msgs + `}`, `{"model":"small","max_tokens":4096,` + msgs + `}`, 4096, 0},

@@ -183,10 +183,10 @@ func modelsPage(names []string, q url.Values, info func(string) any) ([]byte, er
 // modelList is a page of GET /v1/models; FirstID and LastID are null on
 // an empty page.
 type modelList struct {
-	Data    []any       `json:"data"`
-	HasMore bool        `json:"has_more"`
-	FirstID *string     `json:"first_id"`
-	LastID  *string     `json:"last_id"`
+	Data    []any   `json:"data"`
+	HasMore bool    `json:"has_more"`
+	FirstID *string `json:"first_id"`
+	LastID  *string `json:"last_id"`
 }
 
 // modelInfo is the list's entry of a model without a card. The display
