@@ -211,3 +211,134 @@ func TestEffortMax(t *testing.T) {
 		}
 	}
 }
+
+// TestModelsFromCards: GET /v1/models lists the model rules' plain names
+// and the cards' plain names; a model with a card (its own or a glob's)
+// carries Anthropic's ModelInfo with every capability, which the SDK's
+// Models.List and Models.Get decode; one without keeps the short entry. A
+// client thinkgate_clients names sees only its models.
+func TestModelsFromCards(t *testing.T) {
+	up := answering(t, openaiAnswer)
+	gw := testgw.Start(t, testgw.SlotCards, fmt.Sprintf(`thinkgate_clients /v1/* {
+	client alice {
+		key alice-key
+		models claude-sonnet-*
+	}
+	client root {
+		key root-key
+	}
+}
+thinkgate openai {
+	api_key upstream-key
+	model claude-sonnet-* gpt-4.1
+	model claude-haiku-4-5 gpt-4.1-mini
+	model claude-opus-4-6 o3
+	model_info claude-sonnet-4-5 {
+		display_name "GPT-4.1 (via gateway)"
+		created_at 2025-04-14T00:00:00Z
+		max_input_tokens 1047576
+		max_tokens 32768
+		effort low medium high
+		thinking enabled adaptive
+		input image pdf
+		structured_outputs
+	}
+	model_info claude-haiku-* {
+		max_input_tokens 1047576
+		max_tokens 16384
+	}
+	model_info claude-sonnet-4-6 {
+		max_input_tokens 400000
+		max_tokens 128000
+		effort low medium high xhigh max
+		thinking adaptive
+	}
+}
+reverse_proxy %s`, up.Addr()))
+
+	sonnet := `{"type":"model","id":"claude-sonnet-4-5","display_name":"GPT-4.1 (via gateway)","created_at":"2025-04-14T00:00:00Z","max_input_tokens":1047576,"max_tokens":32768,` +
+		`"capabilities":{"batch":{"supported":false},"citations":{"supported":false},"code_execution":{"supported":false},` +
+		`"context_management":{"clear_thinking_20251015":{"supported":false},"clear_tool_uses_20250919":{"supported":false},"compact_20260112":{"supported":false},"supported":false},` +
+		`"effort":{"high":{"supported":true},"low":{"supported":true},"max":{"supported":false},"medium":{"supported":true},"supported":true,"xhigh":{"supported":false}},` +
+		`"image_input":{"supported":true},"pdf_input":{"supported":true},` +
+		`"server_tools":{"code_execution":{"supported":false},"supported":false,"web_search":{"supported":false}},` +
+		`"structured_outputs":{"supported":true},` +
+		`"thinking":{"supported":true,"types":{"adaptive":{"supported":true},"between_tools":{"supported":false},"disabled":{"supported":true},"enabled":{"supported":true}}}},` +
+		`"lifecycle":"active","line":null,"deprecated_at":null,"retires_at":null}`
+	haiku := `{"type":"model","id":"claude-haiku-4-5","display_name":"claude-haiku-4-5","created_at":"1970-01-01T00:00:00Z","max_input_tokens":1047576,"max_tokens":16384,` +
+		`"capabilities":{"batch":{"supported":false},"citations":{"supported":false},"code_execution":{"supported":false},` +
+		`"context_management":{"clear_thinking_20251015":{"supported":false},"clear_tool_uses_20250919":{"supported":false},"compact_20260112":{"supported":false},"supported":false},` +
+		`"effort":{"high":{"supported":false},"low":{"supported":false},"max":{"supported":false},"medium":{"supported":false},"supported":false,"xhigh":{"supported":false}},` +
+		`"image_input":{"supported":false},"pdf_input":{"supported":false},` +
+		`"server_tools":{"code_execution":{"supported":false},"supported":false,"web_search":{"supported":false}},` +
+		`"structured_outputs":{"supported":false},` +
+		`"thinking":{"supported":false,"types":{"adaptive":{"supported":false},"between_tools":{"supported":false},"disabled":{"supported":true},"enabled":{"supported":false}}}},` +
+		`"lifecycle":"active","line":null,"deprecated_at":null,"retires_at":null}`
+	sonnet46 := `{"type":"model","id":"claude-sonnet-4-6","display_name":"claude-sonnet-4-6","created_at":"1970-01-01T00:00:00Z","max_input_tokens":400000,"max_tokens":128000,` +
+		`"capabilities":{"batch":{"supported":false},"citations":{"supported":false},"code_execution":{"supported":false},` +
+		`"context_management":{"clear_thinking_20251015":{"supported":false},"clear_tool_uses_20250919":{"supported":false},"compact_20260112":{"supported":false},"supported":false},` +
+		`"effort":{"high":{"supported":true},"low":{"supported":true},"max":{"supported":true},"medium":{"supported":true},"supported":true,"xhigh":{"supported":true}},` +
+		`"image_input":{"supported":false},"pdf_input":{"supported":false},` +
+		`"server_tools":{"code_execution":{"supported":false},"supported":false,"web_search":{"supported":false}},` +
+		`"structured_outputs":{"supported":false},` +
+		`"thinking":{"supported":true,"types":{"adaptive":{"supported":true},"between_tools":{"supported":false},"disabled":{"supported":true},"enabled":{"supported":false}}}},` +
+		`"lifecycle":"active","line":null,"deprecated_at":null,"retires_at":null}`
+	opus := `{"type":"model","id":"claude-opus-4-6","display_name":"claude-opus-4-6","created_at":"1970-01-01T00:00:00Z"}`
+	get := func(key, path string) (int, string) {
+		req, _ := http.NewRequest("GET", gw.URL+path, nil)
+		req.Header.Set("x-api-key", key)
+		res, err := gw.Tester.Client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		return res.StatusCode, string(b)
+	}
+	for _, c := range []struct {
+		key, path string
+		status    int
+		want      string
+	}{
+		{"root-key", "/v1/models/claude-sonnet-4-5", 200, sonnet},
+		{"root-key", "/v1/models?limit=3", 200, `{"data":[` + haiku + `,` + opus + `,` + sonnet + `],"has_more":true,"first_id":"claude-haiku-4-5","last_id":"claude-sonnet-4-5"}`},
+		{"alice-key", "/v1/models", 200, `{"data":[` + sonnet + `,` + sonnet46 + `],"has_more":false,"first_id":"claude-sonnet-4-5","last_id":"claude-sonnet-4-6"}`},
+		{"alice-key", "/v1/models/claude-haiku-4-5", 404, `{"type":"error","error":{"type":"not_found_error","message":"model: claude-haiku-4-5"}}`},
+	} {
+		if status, body := get(c.key, c.path); status != c.status || body != c.want {
+			t.Errorf("%s %s: %d\n got %s\nwant %s", c.key, c.path, status, body, c.want)
+		}
+	}
+
+	client := gw.Client(option.WithAPIKey("root-key"))
+	var ids []string
+	pager := client.Models.ListAutoPaging(context.Background(), anthropic.ModelListParams{Limit: anthropic.Int(2)})
+	for pager.Next() {
+		ids = append(ids, pager.Current().ID)
+	}
+	if err := pager.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(ids, " "); got != "claude-haiku-4-5 claude-opus-4-6 claude-sonnet-4-5 claude-sonnet-4-6" {
+		t.Errorf("listed %s", got)
+	}
+	m, err := client.Models.Get(context.Background(), "claude-sonnet-4-5", anthropic.ModelGetParams{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	caps := m.Capabilities
+	if m.DisplayName != "GPT-4.1 (via gateway)" || m.CreatedAt.Format("2006-01-02") != "2025-04-14" ||
+		m.MaxInputTokens != 1047576 || m.MaxTokens != 32768 || m.Lifecycle != anthropic.ModelInfoLifecycleActive ||
+		!caps.Effort.Supported || !caps.Effort.Low.Supported || !caps.Effort.High.Supported || caps.Effort.Max.Supported ||
+		!caps.Thinking.Types.Adaptive.Supported || !caps.Thinking.Types.Enabled.Supported ||
+		!caps.ImageInput.Supported || !caps.PDFInput.Supported || !caps.StructuredOutputs.Supported || caps.Citations.Supported {
+		t.Errorf("SDK's ModelInfo: %+v", m)
+	}
+	if !m.JSON.Capabilities.Valid() || !m.JSON.MaxInputTokens.Valid() || !m.JSON.Lifecycle.Valid() || len(m.JSON.ExtraFields) != 0 {
+		t.Errorf("SDK: fields missing or unknown in %s", m.RawJSON())
+	}
+	m, err = client.Models.Get(context.Background(), "claude-sonnet-4-6", anthropic.ModelGetParams{})
+	if err != nil || !m.Capabilities.Effort.Max.Supported || !m.Capabilities.Effort.Xhigh.Supported || m.Capabilities.Thinking.Types.Enabled.Supported || m.MaxTokens != 128000 {
+		t.Errorf("claude-sonnet-4-6: %+v %v", m, err)
+	}
+}
