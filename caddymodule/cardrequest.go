@@ -3,8 +3,10 @@ package caddymodule
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/buger/jsonparser"
 
@@ -66,14 +68,65 @@ func (h *Handler) applyCard(req *providers.Request, body []byte, newBody func(in
 	if len(edits) == 0 {
 		return body, nil
 	}
-	out := spliceMembers(newBody(len(body)+64), body, edits)
+	out := spliceFields(req, body, edits, newBody)
 	if out == nil {
-		// Not an object the scan can read: ParseRequest accepted it, so
+		// Not an object the walk can read: ParseRequest accepted it, so
 		// this does not happen; the request goes as it came.
 		return body, nil
 	}
 	req.MaxTokens, req.Thinking.BudgetTokens = maxTokens, budget
-	// Fields follow the new body: each changed member's value as written.
+	return out, nil
+}
+
+// spliceFields writes body with each edit's member replaced into a buffer
+// from newBody, and points the request's Fields at the new values. The
+// members are found where Fields holds them, sub-slices of body, so that
+// the body is copied once and not walked; a member Fields does not hold
+// under its own name (a name encoding/json folded) is found by a walk of
+// the body's top level.
+func spliceFields(req *providers.Request, body []byte, edits []memberEdit, newBody func(int) []byte) []byte {
+	type span struct {
+		from, to int
+		edit     memberEdit
+	}
+	spans := make([]span, 0, len(edits))
+	for _, e := range edits {
+		at, ok := offsetIn(body, req.Fields[e.name])
+		if !ok {
+			return spliceWalked(req, body, edits, newBody)
+		}
+		spans = append(spans, span{at, at + len(req.Fields[e.name]), e})
+	}
+	slices.SortFunc(spans, func(a, b span) int { return a.from - b.from })
+	out := newBody(len(body) + 64)
+	from := 0
+	for _, s := range spans {
+		out = append(out, body[from:s.from]...)
+		at := len(out)
+		out = append(out, s.edit.value...)
+		req.Fields[s.edit.name] = out[at:len(out):len(out)]
+		from = s.to
+	}
+	out = append(out, body[from:]...)
+	// The values were sliced from out as it grew; if it moved, slice them
+	// again from where it ended.
+	shift := 0
+	for _, s := range spans {
+		at := s.from + shift
+		req.Fields[s.edit.name] = out[at : at+len(s.edit.value) : at+len(s.edit.value)]
+		shift += len(s.edit.value) - (s.to - s.from)
+	}
+	return out
+}
+
+// spliceWalked is spliceFields for a request whose members are found by
+// a walk: every member whose name encoding/json folds to an edit's is
+// replaced, and Fields follows.
+func spliceWalked(req *providers.Request, body []byte, edits []memberEdit, newBody func(int) []byte) []byte {
+	out := spliceMembers(newBody(len(body)+64), body, edits)
+	if out == nil {
+		return nil
+	}
 	_, _ = jsonbytes.ScanObjectAt(out, 0, func(key []byte, at int) (int, error) {
 		_, _, end, err := jsonbytes.SkipValue(out, at)
 		if err != nil {
@@ -86,7 +139,21 @@ func (h *Handler) applyCard(req *providers.Request, body []byte, newBody func(in
 		}
 		return end, nil
 	})
-	return out, nil
+	return out
+}
+
+// offsetIn returns where v starts in body, when v is a sub-slice of it,
+// as the values of Request.Fields are (ParseRequest's and ScanRequest's
+// guarantee, which providers' tests hold them to).
+func offsetIn(body, v []byte) (int, bool) {
+	if len(v) == 0 || len(body) == 0 {
+		return 0, false
+	}
+	at := int(uintptr(unsafe.Pointer(&v[0])) - uintptr(unsafe.Pointer(&body[0])))
+	if at < 0 || at > len(body)-len(v) || &body[at] != &v[0] {
+		return 0, false
+	}
+	return at, true
 }
 
 // checkOutputConfig checks output_config (an object) against the card; a
@@ -129,9 +196,10 @@ func (c *ModelCard) checkInput(model string, messages []byte) *providers.Error {
 	if images && pdfs || len(messages) == 0 {
 		return nil
 	}
-	escaped := bytes.Contains(messages, []byte(`\u`)) // a type spelt with escapes
-	if !escaped && (images || !bytes.Contains(messages, []byte(`"image"`))) &&
-		(pdfs || !bytes.Contains(messages, []byte(`"document"`))) {
+	// The searches start at a letter rather than at the quote, which JSON
+	// is full of, so that they skip along the body rather than stop often.
+	if !escapedLetter(messages) && (images || !bytes.Contains(messages, []byte(`mage"`))) &&
+		(pdfs || !bytes.Contains(messages, []byte(`cument"`))) {
 		return nil
 	}
 	var refused *providers.Error
@@ -182,6 +250,23 @@ func (c *ModelCard) checkInput(model string, messages []byte) *providers.Error {
 		}
 	})
 	return refused
+}
+
+// escapedLetter reports a lowercase letter written as an escape
+// (\u0061 to \u007a), with which a block's type could be spelt so that
+// checkInput's search for it misses; other escapes (a terminal's \u001b)
+// cannot spell one.
+func escapedLetter(b []byte) bool {
+	for {
+		i := bytes.Index(b, []byte(`\u00`))
+		if i < 0 || i+5 >= len(b) {
+			return false
+		}
+		if c := b[i+4]; c == '6' || c == '7' {
+			return true
+		}
+		b = b[i+4:]
+	}
 }
 
 // inputList says what a card's input lists, for an error.
