@@ -102,14 +102,12 @@ func spliceFields(req *providers.Request, body []byte, edits []memberEdit, newBo
 	from := 0
 	for _, s := range spans {
 		out = append(out, body[from:s.from]...)
-		at := len(out)
 		out = append(out, s.edit.value...)
-		req.Fields[s.edit.name] = out[at:len(out):len(out)]
 		from = s.to
 	}
 	out = append(out, body[from:]...)
-	// The values were sliced from out as it grew; if it moved, slice them
-	// again from where it ended.
+	// Fields follows out once it has stopped growing: each value where its
+	// member's moved to.
 	shift := 0
 	for _, s := range spans {
 		at := s.from + shift

@@ -144,7 +144,7 @@ func TestApplyCard(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if reparsed, err := providers.ParseRequest(again); err != nil || reparsed.MaxTokens != c.maxTokens {
+			if reparsed, err := providers.ParseRequest(again); err != nil || reparsed.MaxTokens != c.maxTokens || reparsed.Thinking.BudgetTokens != c.budget {
 				t.Errorf("fields written again: %s (%v)", again, err)
 			}
 		})
