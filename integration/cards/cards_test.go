@@ -342,3 +342,22 @@ reverse_proxy %s`, up.Addr()))
 		t.Errorf("claude-sonnet-4-6: %+v %v", m, err)
 	}
 }
+
+// TestModelInfoLoadErrors: Caddy refuses to load a card with an unknown
+// option, naming it and listing the valid ones, and one with a value the
+// list does not know.
+func TestModelInfoLoadErrors(t *testing.T) {
+	p := testgw.PortsFor(testgw.SlotCards)
+	for _, c := range []struct{ card, want string }{
+		{"model_info claude-sonnet-4-5 {\n\t\tmax_input_tokens 1000\n\t\tmax_tokens 100\n\t\tcontext_window 5\n\t}",
+			`model_info claude-sonnet-4-5: unknown option "context_window"; valid: display_name, created_at, max_input_tokens, max_tokens, effort, thinking, input, structured_outputs`},
+		{"model_info claude-sonnet-4-5 {\n\t\tmax_input_tokens 1000\n\t\tmax_tokens 100\n\t\teffort low turbo\n\t}",
+			`model_info claude-sonnet-4-5: effort: unknown value "turbo"; valid: low, medium, high, xhigh, max`},
+	} {
+		msg := testgw.LoadError(t, testgw.SlotCards, testgw.Preamble(p)+fmt.Sprintf(
+			"\nhttp://localhost:%d {\n\tthinkgate openai {\n\t%s\n\t}\n\treverse_proxy 127.0.0.1:9\n}\n", p.HTTP, c.card))
+		if !strings.Contains(msg, c.want) {
+			t.Errorf("load error %s\nwant it to contain %s", msg, c.want)
+		}
+	}
+}
