@@ -52,6 +52,7 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //	    upstream_body_timeout <duration>  # time to read a whole upstream body: error, Message, count (default 30s)
 //	    forward_rate_limit_headers [on|off]   # pass the upstream's rate-limit headers (default off)
 //	    advertise_models <name>...|off   # GET /v1/models lists these (default: the model rules' plain names)
+//	    model_info <model-glob> { … }    # a model card: limits and capabilities (cards.go); repeatable
 //	    trace_content    <size>|off       # record message text on the trace span, this much each way (default off)
 //	    <provider options>
 //	}
@@ -158,6 +159,12 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 				return d.WrapErr(err)
 			}
 			h.Models = append(h.Models, rule)
+		case "model_info":
+			card, err := parseModelInfo(d)
+			if err != nil {
+				return err
+			}
+			h.ModelInfo = append(h.ModelInfo, card)
 		case "advertise_models":
 			names := d.RemainingArgs()
 			if len(names) == 0 {

@@ -27,7 +27,7 @@ var handlerOptions = []string{
 	"max_tag_length", "default_thinking", "thinking_hint", "model", "keepalive",
 	"max_request_body", "request_body_timeout", "client_keys", "client_keys_file",
 	"max_event_size", "signing_key", "previous_signing_keys", "upstream_idle_timeout", "forward_rate_limit_headers",
-	"advertise_models", "upstream_body_timeout", "trace_content",
+	"advertise_models", "upstream_body_timeout", "trace_content", "model_info",
 }
 
 // providerNames lists the registered providers, for errors that name a

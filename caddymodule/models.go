@@ -43,22 +43,41 @@ const modelsEpoch = "1970-01-01T00:00:00Z"
 
 // advertisedModels returns the names the handler lists: advertise_models
 // when set, else the client-side names its model rules spell out (a
-// pattern without wildcards), in the order written.
+// pattern without wildcards), in the order written; then the plain names
+// of the model cards not listed yet. advertise_models off lists nothing.
 func (h *Handler) advertisedModels() []string {
-	if h.AdvertiseModels != nil {
-		return *h.AdvertiseModels
+	if h.AdvertiseModels != nil && len(*h.AdvertiseModels) == 0 {
+		return nil
 	}
 	var names []string
 	seen := map[string]bool{}
-	for _, m := range h.Models {
-		if strings.ContainsAny(m.From, `*?[\`) || seen[m.From] {
-			continue
+	add := func(name string) {
+		if !seen[name] {
+			seen[name] = true
+			names = append(names, name)
 		}
-		seen[m.From] = true
-		names = append(names, m.From)
+	}
+	if h.AdvertiseModels != nil {
+		for _, n := range *h.AdvertiseModels {
+			add(n)
+		}
+	} else {
+		for _, m := range h.Models {
+			if !isPattern(m.From) {
+				add(m.From)
+			}
+		}
+	}
+	for _, c := range h.ModelInfo {
+		if !isPattern(c.Model) {
+			add(c.Model)
+		}
 	}
 	return names
 }
+
+// isPattern reports a model name that is a glob rather than one name.
+func isPattern(name string) bool { return strings.ContainsAny(name, `*?[\`) }
 
 // serveModels answers GET /v1/models and GET /v1/models/{id} when the
 // handler has names to list (to a client thinkgate_clients named, those
@@ -93,7 +112,7 @@ func (h *Handler) serveModels(w http.ResponseWriter, r *http.Request, named *req
 	if id := strings.TrimPrefix(rest, "/"); id != "" {
 		for _, n := range names {
 			if n == id {
-				b, err := json.Marshal(newModelInfo(n))
+				b, err := json.Marshal(h.modelInfo(n))
 				if err != nil {
 					return true, err
 				}
@@ -102,7 +121,7 @@ func (h *Handler) serveModels(w http.ResponseWriter, r *http.Request, named *req
 		}
 		return true, writeError(w, &providers.Error{Status: http.StatusNotFound, Type: "not_found_error", Message: "model: " + id})
 	}
-	page, err := modelsPage(names, r.URL.Query())
+	page, err := modelsPage(names, r.URL.Query(), h.modelInfo)
 	if err != nil {
 		return true, writeError(w, providers.InvalidRequest(err.Error()))
 	}
@@ -112,7 +131,7 @@ func (h *Handler) serveModels(w http.ResponseWriter, r *http.Request, named *req
 // modelsPage writes one page of the list, as Anthropic pages it: limit
 // items after after_id, or the limit items just before before_id, or the
 // first limit items.
-func modelsPage(names []string, q url.Values) ([]byte, error) {
+func modelsPage(names []string, q url.Values, info func(string) any) ([]byte, error) {
 	limit := defaultModelsLimit
 	if v := q.Get("limit"); v != "" {
 		n, err := strconv.Atoi(v)
@@ -148,12 +167,12 @@ func modelsPage(names []string, q url.Values) ([]byte, error) {
 		}
 		from, to = max(0, i-limit), i
 	}
-	page := modelList{Data: make([]modelInfo, 0, to-from), HasMore: to < len(names)}
+	page := modelList{Data: make([]any, 0, to-from), HasMore: to < len(names)}
 	if before != "" {
 		page.HasMore = from > 0
 	}
 	for _, n := range names[from:to] {
-		page.Data = append(page.Data, newModelInfo(n))
+		page.Data = append(page.Data, info(n))
 	}
 	if from < to {
 		page.FirstID, page.LastID = &names[from], &names[to-1]
@@ -164,14 +183,14 @@ func modelsPage(names []string, q url.Values) ([]byte, error) {
 // modelList is a page of GET /v1/models; FirstID and LastID are null on
 // an empty page.
 type modelList struct {
-	Data    []modelInfo `json:"data"`
-	HasMore bool        `json:"has_more"`
-	FirstID *string     `json:"first_id"`
-	LastID  *string     `json:"last_id"`
+	Data    []any   `json:"data"`
+	HasMore bool    `json:"has_more"`
+	FirstID *string `json:"first_id"`
+	LastID  *string `json:"last_id"`
 }
 
-// modelInfo is one model of the list. The display name is the id: the
-// configuration names models only by it.
+// modelInfo is the list's entry of a model without a card. The display
+// name is the id: the configuration names models only by it.
 type modelInfo struct {
 	Type        string `json:"type"`
 	ID          string `json:"id"`
@@ -193,4 +212,99 @@ func writeJSON(w http.ResponseWriter, r *http.Request, body []byte) error {
 	}
 	_, err := w.Write(body)
 	return err
+}
+
+// modelInfo is the list's entry of name: its card's, when it has one,
+// else the short entry.
+func (h *Handler) modelInfo(name string) any {
+	if c := h.cardFor(name); c != nil {
+		return newCardInfo(name, c)
+	}
+	return newModelInfo(name)
+}
+
+// cardInfo is the list's entry of a model with a card: Anthropic's
+// ModelInfo, every capability present. What a card does not declare is
+// not supported: the gateway provides no citations, context management,
+// batches, code execution or server tools of its own.
+type cardInfo struct {
+	Type           string           `json:"type"`
+	ID             string           `json:"id"`
+	DisplayName    string           `json:"display_name"`
+	CreatedAt      string           `json:"created_at"`
+	MaxInputTokens int64            `json:"max_input_tokens"`
+	MaxTokens      int64            `json:"max_tokens"`
+	Capabilities   cardCapabilities `json:"capabilities"`
+	Lifecycle      string           `json:"lifecycle"`
+	Line           *string          `json:"line"`
+	DeprecatedAt   *string          `json:"deprecated_at"`
+	RetiresAt      *string          `json:"retires_at"`
+}
+
+// support is Anthropic's CapabilitySupport.
+type support struct {
+	Supported bool `json:"supported"`
+}
+
+// cardCapabilities is Anthropic's ModelCapabilities, its members in the
+// order the API writes them.
+type cardCapabilities struct {
+	Batch             support `json:"batch"`
+	Citations         support `json:"citations"`
+	CodeExecution     support `json:"code_execution"`
+	ContextManagement struct {
+		ClearThinking20251015 support `json:"clear_thinking_20251015"`
+		ClearToolUses20250919 support `json:"clear_tool_uses_20250919"`
+		Compact20260112       support `json:"compact_20260112"`
+		Supported             bool    `json:"supported"`
+	} `json:"context_management"`
+	Effort struct {
+		High      support `json:"high"`
+		Low       support `json:"low"`
+		Max       support `json:"max"`
+		Medium    support `json:"medium"`
+		Supported bool    `json:"supported"`
+		Xhigh     support `json:"xhigh"`
+	} `json:"effort"`
+	ImageInput  support `json:"image_input"`
+	PDFInput    support `json:"pdf_input"`
+	ServerTools struct {
+		CodeExecution support `json:"code_execution"`
+		Supported     bool    `json:"supported"`
+		WebSearch     support `json:"web_search"`
+	} `json:"server_tools"`
+	StructuredOutputs support `json:"structured_outputs"`
+	Thinking          struct {
+		Supported bool `json:"supported"`
+		Types     struct {
+			Adaptive     support `json:"adaptive"`
+			BetweenTools support `json:"between_tools"`
+			Disabled     support `json:"disabled"`
+			Enabled      support `json:"enabled"`
+		} `json:"types"`
+	} `json:"thinking"`
+}
+
+func newCardInfo(name string, c *ModelCard) cardInfo {
+	info := cardInfo{Type: "model", ID: name, DisplayName: c.DisplayName, CreatedAt: c.CreatedAt,
+		MaxInputTokens: c.MaxInputTokens, MaxTokens: c.MaxTokens, Lifecycle: "active"}
+	if info.DisplayName == "" {
+		info.DisplayName = name
+	}
+	if info.CreatedAt == "" {
+		info.CreatedAt = modelsEpoch
+	}
+	caps := &info.Capabilities
+	e := &caps.Effort
+	e.Low.Supported, e.Medium.Supported, e.High.Supported = has(c.Effort, "low"), has(c.Effort, "medium"), has(c.Effort, "high")
+	e.Xhigh.Supported, e.Max.Supported = has(c.Effort, "xhigh"), has(c.Effort, "max")
+	e.Supported = len(c.Effort) > 0
+	caps.ImageInput.Supported = has(c.Input, "image")
+	caps.PDFInput.Supported = has(c.Input, "pdf")
+	caps.StructuredOutputs.Supported = c.StructuredOutputs
+	t := &caps.Thinking
+	t.Types.Enabled.Supported, t.Types.Adaptive.Supported = has(c.Thinking, "enabled"), has(c.Thinking, "adaptive")
+	t.Types.Disabled.Supported = true // the gateway can always send a request without thinking
+	t.Supported = len(c.Thinking) > 0
+	return info
 }

@@ -52,7 +52,7 @@ func TestModelsPage(t *testing.T) {
 		{"after_id=a&before_id=c", "after_id and before_id: give one or the other, not both"},
 	} {
 		q, _ := url.ParseQuery(c.query)
-		b, err := modelsPage(names, q)
+		b, err := modelsPage(names, q, func(n string) any { return newModelInfo(n) })
 		got := string(b)
 		if err != nil {
 			got = err.Error()
@@ -64,13 +64,17 @@ func TestModelsPage(t *testing.T) {
 }
 
 // TestAdvertisedModels: advertise_models, else the model rules' plain
-// patterns once each in order; "off" lists nothing.
+// patterns once each in order, then the cards' plain names not listed yet;
+// "off" lists nothing.
 func TestAdvertisedModels(t *testing.T) {
 	for _, c := range []struct{ caddyfile, want string }{
 		{"thinkgate openai {\n model claude-haiku-4-5 gpt-4.1-mini\n model claude-* gpt-4.1\n model openrouter,* *\n model claude-opus-4-6 o3\n model claude-haiku-4-5 x\n}", "claude-haiku-4-5 claude-opus-4-6"},
 		{"thinkgate openai {\n model claude-haiku-4-5 gpt-4.1-mini\n advertise_models m1 m2\n}", "m1 m2"},
 		{"thinkgate openai {\n model claude-haiku-4-5 gpt-4.1-mini\n advertise_models off\n}", ""},
 		{"thinkgate openai", ""},
+		{"thinkgate openai {\n model claude-haiku-4-5 x\n model_info claude-sonnet-4-5 {\n max_input_tokens 1\n max_tokens 1\n }\n model_info claude-* {\n max_input_tokens 1\n max_tokens 1\n }\n model_info claude-haiku-4-5 {\n max_input_tokens 1\n max_tokens 1\n }\n}", "claude-haiku-4-5 claude-sonnet-4-5"},
+		{"thinkgate openai {\n advertise_models m1\n model_info m2 {\n max_input_tokens 1\n max_tokens 1\n }\n}", "m1 m2"},
+		{"thinkgate openai {\n advertise_models off\n model_info m2 {\n max_input_tokens 1\n max_tokens 1\n }\n}", ""},
 	} {
 		var h Handler
 		if err := h.UnmarshalCaddyfile(caddyfile.NewTestDispenser(c.caddyfile)); err != nil {

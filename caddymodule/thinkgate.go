@@ -129,6 +129,11 @@ type Handler struct {
 	// leaves both to the upstream.
 	AdvertiseModels *[]string `json:"advertise_models,omitempty"`
 
+	// ModelInfo are the model cards (cards.go): what each model the site
+	// serves can do, listed by GET /v1/models and held to per request. The
+	// first card whose model pattern matches a client-side name is its card.
+	ModelInfo []ModelCard `json:"model_info,omitempty"`
+
 	// ForwardRateLimitHeaders passes the upstream's rate-limit headers
 	// (X-Ratelimit-*, Anthropic-Ratelimit-*, Ratelimit*) to clients of
 	// translating providers. Off by default: they describe the operator's
@@ -286,6 +291,11 @@ func (h *Handler) Validate() error {
 			return err
 		}
 	}
+	for i := range h.ModelInfo {
+		if err := h.ModelInfo[i].check(); err != nil {
+			return err
+		}
+	}
 	if err := h.settings.Parse.Validate(); err != nil {
 		return fmt.Errorf("tags: %v", err)
 	}
@@ -371,6 +381,17 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, next caddyhttp.H
 	req, err := parsed.parseFor(h.scansRequest)
 	if err != nil {
 		return fail(providers.AsError(err))
+	}
+	cardBody := lease.alloc
+	if ParsedRequestOf(r) != nil {
+		// A matcher's parse outlives this handler (a fallback's next
+		// attempt reads it): what the card changes must not be in a
+		// buffer that goes back to the pool when this handler returns.
+		cardBody = func(n int) []byte { return make([]byte, 0, n) }
+	}
+	body, e := h.applyCard(req, body, cardBody)
+	if e != nil {
+		return fail(e)
 	}
 	x := providers.NewExchange(&h.settings, req, body, providers.ExchangeOptions{
 		Path:      r.URL.Path,

@@ -1,9 +1,14 @@
 package recipe_test
 
 import (
+	"context"
+	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"testing"
+
+	"github.com/anthropics/anthropic-sdk-go"
 
 	"github.com/thinkgate/thinkgate/internal/testgw"
 )
@@ -25,7 +30,7 @@ func TestRecipe(t *testing.T) {
 
 // TestRecipeModels: GET /v1/models, as the SDKs' models.list sends it,
 // gets the recipe's advertised models from the gateway itself, in
-// Anthropic's format; no upstream is asked.
+// Anthropic's format, each with its route's card; no upstream is asked.
 func TestRecipeModels(t *testing.T) {
 	ups := startUpstreams(t)
 	gw := testgw.StartConfig(t, slot, recipe(t, ups, false))
@@ -38,13 +43,27 @@ func TestRecipeModels(t *testing.T) {
 	}
 	defer res.Body.Close()
 	b, _ := io.ReadAll(res.Body)
-	entry := func(id string) string {
-		return `{"type":"model","id":"` + id + `","display_name":"` + id + `","created_at":"1970-01-01T00:00:00Z"}`
+	if res.StatusCode != 200 || res.Header.Get("Content-Type") != "application/json" {
+		t.Errorf("GET /v1/models: %d %s %s", res.StatusCode, res.Header.Get("Content-Type"), b)
 	}
-	want := `{"data":[` + entry("claude-sonnet-4-5") + `,` + entry("claude-opus-4-5") + `,` + entry("claude-haiku-4-5") +
-		`],"has_more":false,"first_id":"claude-sonnet-4-5","last_id":"claude-haiku-4-5"}`
-	if res.StatusCode != 200 || res.Header.Get("Content-Type") != "application/json" || string(b) != want {
-		t.Errorf("GET /v1/models: %d %s %s\nwant %s", res.StatusCode, res.Header.Get("Content-Type"), b, want)
+	// Each model as its route's card describes it, decoded by the SDK.
+	client := gw.Client()
+	page, err := client.Models.List(context.Background(), anthropic.ModelListParams{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, m := range page.Data {
+		got = append(got, fmt.Sprintf("%s %q %d/%d effort:%v image:%v", m.ID, m.DisplayName, m.MaxInputTokens, m.MaxTokens,
+			m.Capabilities.Effort.Supported, m.Capabilities.ImageInput.Supported))
+	}
+	want := []string{
+		`claude-sonnet-4-5 "GPT-4.1" 1047576/32768 effort:true image:true`,
+		`claude-opus-4-5 "GPT-4.1" 1047576/32768 effort:true image:true`,
+		`claude-haiku-4-5 "DeepSeek chat" 131072/8192 effort:false image:false`,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("models:\n%s\nwant\n%s\n(%s)", strings.Join(got, "\n"), strings.Join(want, "\n"), b)
 	}
 	for name, u := range ups {
 		if n := len(u.Requests()); n != 0 {

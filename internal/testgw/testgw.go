@@ -67,6 +67,7 @@ const (
 	SlotAnswers      = 40
 	SlotClaudeCode   = 41
 	SlotEdge         = 42
+	SlotCards        = 43
 	SlotEffort       = 44
 	SlotTokens       = 45
 )

@@ -1,0 +1,317 @@
+package caddymodule
+
+import (
+	"bytes"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"unsafe"
+
+	"github.com/buger/jsonparser"
+
+	"github.com/thinkgate/thinkgate/internal/jsonbytes"
+	"github.com/thinkgate/thinkgate/providers"
+)
+
+// applyCard holds a request to its model's card before any provider
+// converts it, so that every provider sees the same checked request:
+//
+//   - max_tokens above the card's is lowered to it, and an enabled
+//     thinking budget lowered below it (Anthropic requires budget_tokens <
+//     max_tokens); the response's usage and stop_reason stay the upstream's;
+//   - output_config.effort must be a level the card lists; max becomes the
+//     highest level it lists;
+//   - output_config.format needs structured_outputs;
+//   - image blocks need input image, PDF documents input pdf.
+//
+// It returns the body the exchange works from: body itself when the
+// request is unchanged, else a copy with the changed members, written into
+// a buffer from newBody. The request's typed fields and Fields follow the
+// copy. A model without a card, and every request when there are no
+// cards, is passed as it is at no cost.
+func (h *Handler) applyCard(req *providers.Request, body []byte, newBody func(int) []byte) ([]byte, *providers.Error) {
+	if len(h.ModelInfo) == 0 {
+		return body, nil
+	}
+	c := h.cardFor(req.Model)
+	if c == nil {
+		return body, nil
+	}
+	var edits []memberEdit
+	if oc := req.Fields["output_config"]; len(oc) > 0 && oc[0] == '{' {
+		newOC, e := c.checkOutputConfig(req.Model, oc)
+		if e != nil {
+			return nil, e
+		}
+		if newOC != nil {
+			edits = append(edits, memberEdit{name: "output_config", value: newOC})
+		}
+	}
+	if e := c.checkInput(req.Model, providers.RequestValue(body, req, "messages")); e != nil {
+		return nil, e
+	}
+	maxTokens, budget := req.MaxTokens, req.Thinking.BudgetTokens
+	if int64(req.MaxTokens) > c.MaxTokens {
+		maxTokens = int(c.MaxTokens)
+		edits = append(edits, memberEdit{name: "max_tokens", value: strconv.AppendInt(nil, c.MaxTokens, 10)})
+		if t := req.Thinking; t.Present && t.Type == "enabled" && t.BudgetTokens >= maxTokens {
+			thinking := spliceMembers(nil, req.Fields["thinking"], []memberEdit{
+				{name: "budget_tokens", value: strconv.AppendInt(nil, int64(maxTokens-1), 10)},
+			})
+			if thinking != nil {
+				budget = maxTokens - 1
+				edits = append(edits, memberEdit{name: "thinking", value: thinking})
+			}
+		}
+	}
+	if len(edits) == 0 {
+		return body, nil
+	}
+	out := spliceFields(req, body, edits, newBody)
+	if out == nil {
+		// Not an object the walk can read: ParseRequest accepted it, so
+		// this does not happen; the request goes as it came.
+		return body, nil
+	}
+	req.MaxTokens, req.Thinking.BudgetTokens = maxTokens, budget
+	return out, nil
+}
+
+// spliceFields writes body with each edit's member replaced into a buffer
+// from newBody, and points the request's Fields at the new values. The
+// members are found where Fields holds them, sub-slices of body, so that
+// the body is copied once and not walked; a member Fields does not hold
+// under its own name (a name encoding/json folded) is found by a walk of
+// the body's top level.
+func spliceFields(req *providers.Request, body []byte, edits []memberEdit, newBody func(int) []byte) []byte {
+	type span struct {
+		from, to int
+		edit     memberEdit
+	}
+	spans := make([]span, 0, len(edits))
+	for _, e := range edits {
+		at, ok := offsetIn(body, req.Fields[e.name])
+		if !ok {
+			return spliceWalked(req, body, edits, newBody)
+		}
+		spans = append(spans, span{at, at + len(req.Fields[e.name]), e})
+	}
+	slices.SortFunc(spans, func(a, b span) int { return a.from - b.from })
+	out := newBody(len(body) + 64)
+	from := 0
+	for _, s := range spans {
+		out = append(out, body[from:s.from]...)
+		out = append(out, s.edit.value...)
+		from = s.to
+	}
+	out = append(out, body[from:]...)
+	// Fields follows out once it has stopped growing: each value where its
+	// member's moved to.
+	shift := 0
+	for _, s := range spans {
+		at := s.from + shift
+		req.Fields[s.edit.name] = out[at : at+len(s.edit.value) : at+len(s.edit.value)]
+		shift += len(s.edit.value) - (s.to - s.from)
+	}
+	return out
+}
+
+// spliceWalked is spliceFields for a request whose members are found by
+// a walk: every member whose name encoding/json folds to an edit's is
+// replaced, and Fields follows.
+func spliceWalked(req *providers.Request, body []byte, edits []memberEdit, newBody func(int) []byte) []byte {
+	out := spliceMembers(newBody(len(body)+64), body, edits)
+	if out == nil {
+		return nil
+	}
+	_, _ = jsonbytes.ScanObjectAt(out, 0, func(key []byte, at int) (int, error) {
+		_, _, end, err := jsonbytes.SkipValue(out, at)
+		if err != nil {
+			return 0, err
+		}
+		for _, e := range edits {
+			if _, ok := req.Fields[string(key)]; ok && strings.EqualFold(string(key), e.name) {
+				req.Fields[string(key)] = out[at:end:end]
+			}
+		}
+		return end, nil
+	})
+	return out
+}
+
+// offsetIn returns where v starts in body, when v is a sub-slice of it,
+// as the values of Request.Fields are (ParseRequest's and ScanRequest's
+// guarantee, which providers' tests hold them to).
+func offsetIn(body, v []byte) (int, bool) {
+	if len(v) == 0 || len(body) == 0 {
+		return 0, false
+	}
+	at := int(uintptr(unsafe.Pointer(&v[0])) - uintptr(unsafe.Pointer(&body[0])))
+	if at < 0 || at > len(body)-len(v) || &body[at] != &v[0] {
+		return 0, false
+	}
+	return at, true
+}
+
+// checkOutputConfig checks output_config (an object) against the card; a
+// changed output_config is returned when effort max became the card's
+// highest level, nil when it stays as sent.
+func (c *ModelCard) checkOutputConfig(model string, oc []byte) ([]byte, *providers.Error) {
+	if v, t, _, err := jsonparser.Get(oc, "format"); err == nil && t != jsonparser.Null && len(v) > 0 && !c.StructuredOutputs {
+		return nil, providers.InvalidRequest(fmt.Sprintf(
+			"output_config.format: model %s does not support structured outputs on this gateway (its model card does not list structured_outputs)", model))
+	}
+	v, t, _, err := jsonparser.Get(oc, "effort")
+	if err != nil || t != jsonparser.String {
+		return nil, nil // absent or null; another type is the upstream's to refuse
+	}
+	level, err := jsonparser.ParseString(v)
+	if err != nil {
+		return nil, nil
+	}
+	switch {
+	case has(c.Effort, level):
+		return nil, nil
+	case len(c.Effort) == 0:
+		return nil, providers.InvalidRequest(fmt.Sprintf(
+			"output_config.effort: model %s does not support effort on this gateway (its model card lists no effort levels)", model))
+	case level == "max":
+		top := c.highestEffort()
+		return spliceMembers(nil, oc, []memberEdit{{name: "effort", value: strconv.AppendQuote(nil, top)}}), nil
+	}
+	return nil, providers.InvalidRequest(fmt.Sprintf(
+		"output_config.effort: %q is not supported by model %s; allowed levels: %s", level, model, strings.Join(c.Effort, ", ")))
+}
+
+// checkInput refuses an image block when the card's input lacks image,
+// and a PDF document (a base64 application/pdf or a URL source) when it
+// lacks pdf, in the messages and in their tool results' content. The
+// messages are read from the client's bytes only when they hold what could
+// be such a block.
+func (c *ModelCard) checkInput(model string, messages []byte) *providers.Error {
+	images, pdfs := has(c.Input, "image"), has(c.Input, "pdf")
+	if images && pdfs || len(messages) == 0 {
+		return nil
+	}
+	// The searches start at a letter rather than at the quote, which JSON
+	// is full of, so that they skip along the body rather than stop often.
+	if !escapedLetter(messages) && (images || !bytes.Contains(messages, []byte(`mage"`))) &&
+		(pdfs || !bytes.Contains(messages, []byte(`cument"`))) {
+		return nil
+	}
+	var refused *providers.Error
+	refuse := func(path, what string) {
+		if refused == nil {
+			refused = providers.InvalidRequest(fmt.Sprintf(
+				"%s: model %s does not take %s input on this gateway (its model card's input lists %s)",
+				path, model, what, inputList(c.Input)))
+		}
+	}
+	var blocks func(path string, content []byte)
+	blocks = func(path string, content []byte) {
+		i := 0
+		_, _ = jsonparser.ArrayEach(content, func(b []byte, t jsonparser.ValueType, _ int, _ error) {
+			at := path + "." + strconv.Itoa(i)
+			i++
+			if t != jsonparser.Object || refused != nil {
+				return
+			}
+			typ, _ := jsonparser.GetString(b, "type")
+			switch typ {
+			case "image":
+				if !images {
+					refuse(at, "image")
+				}
+			case "document":
+				src, _ := jsonparser.GetString(b, "source", "type")
+				media, _ := jsonparser.GetString(b, "source", "media_type")
+				if !pdfs && (src == "url" || src == "base64" && media == "application/pdf") {
+					refuse(at, "PDF")
+				}
+			case "tool_result":
+				if v, t, _, err := jsonparser.Get(b, "content"); err == nil && t == jsonparser.Array {
+					blocks(at+".content", v)
+				}
+			}
+		})
+	}
+	m := 0
+	_, _ = jsonparser.ArrayEach(messages, func(msg []byte, t jsonparser.ValueType, _ int, _ error) {
+		path := "messages." + strconv.Itoa(m)
+		m++
+		if t != jsonparser.Object || refused != nil {
+			return
+		}
+		if v, t, _, err := jsonparser.Get(msg, "content"); err == nil && t == jsonparser.Array {
+			blocks(path+".content", v)
+		}
+	})
+	return refused
+}
+
+// escapedLetter reports a lowercase letter written as an escape
+// (\u0061 to \u007a), with which a block's type could be spelt so that
+// checkInput's search for it misses; other escapes (a terminal's \u001b)
+// cannot spell one.
+func escapedLetter(b []byte) bool {
+	for {
+		i := bytes.Index(b, []byte(`\u00`))
+		if i < 0 || i+5 >= len(b) {
+			return false
+		}
+		if c := b[i+4]; c == '6' || c == '7' {
+			return true
+		}
+		b = b[i+4:]
+	}
+}
+
+// inputList says what a card's input lists, for an error.
+func inputList(input []string) string {
+	if len(input) == 0 {
+		return "text only"
+	}
+	return strings.Join(input, ", ")
+}
+
+// memberEdit replaces the value of an object's members named name (as
+// encoding/json matches names: case folded, so that the member the typed
+// decode read is the one replaced) with value, raw JSON.
+type memberEdit struct {
+	name  string
+	value []byte
+}
+
+// spliceMembers appends to dst the JSON object obj with edits applied,
+// every other byte as it was; nil when obj is not an object it can read.
+// A member is located by one walk of obj that steps over each value.
+func spliceMembers(dst, obj []byte, edits []memberEdit) []byte {
+	type span struct {
+		from, to int
+		value    []byte
+	}
+	var spans []span
+	_, err := jsonbytes.ScanObjectAt(obj, 0, func(key []byte, at int) (int, error) {
+		_, _, end, err := jsonbytes.SkipValue(obj, at)
+		if err != nil {
+			return 0, err
+		}
+		for _, e := range edits {
+			if strings.EqualFold(string(key), e.name) {
+				spans = append(spans, span{at, end, e.value})
+			}
+		}
+		return end, nil
+	})
+	if err != nil {
+		return nil
+	}
+	from := 0
+	for _, s := range spans {
+		dst = append(dst, obj[from:s.from]...)
+		dst = append(dst, s.value...)
+		from = s.to
+	}
+	return append(dst, obj[from:]...)
+}
