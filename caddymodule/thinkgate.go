@@ -153,6 +153,9 @@ type Handler struct {
 	provider     providers.Provider
 	providerName string
 	scansRequest bool   // the provider works from a scan (ProviderInfo.ScansRequest)
+	// counter counts count_tokens requests in the gateway, for a provider
+	// without an upstream counting endpoint; nil otherwise.
+	counter providers.TokenCounter
 	genAIName    string // gen_ai.provider.name on trace spans
 	settings     providers.Settings
 	clientKeys   [][]byte
@@ -197,6 +200,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	h.provider = info.Provider
 	h.providerName = caddy.GetModuleName(mod)
 	h.scansRequest = info.ScansRequest
+	h.counter, _ = info.Provider.(providers.TokenCounter)
 	h.genAIName = info.GenAIName
 	if h.genAIName == "" {
 		h.genAIName = h.providerName
@@ -410,8 +414,8 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, next caddyhttp.H
 		return fail(e)
 	}
 
-	if c, ok := h.provider.(providers.TokenCounter); ok && x.CountTokens {
-		return answerCountTokens(w, c, x, m, fail)
+	if h.counter != nil && x.CountTokens {
+		return answerCountTokens(w, h.counter, x, m, fail)
 	}
 
 	out := &providers.Outbound{Path: r.URL.Path, RawQuery: r.URL.RawQuery, Header: r.Header, ProxyHost: proxyHost(r)}
