@@ -152,15 +152,15 @@ type Handler struct {
 
 	provider     providers.Provider
 	providerName string
-	scansRequest bool   // the provider works from a scan (ProviderInfo.ScansRequest)
+	scansRequest bool // the provider works from a scan (ProviderInfo.ScansRequest)
 	// counter counts count_tokens requests in the gateway, for a provider
 	// without an upstream counting endpoint; nil otherwise.
-	counter providers.TokenCounter
-	genAIName    string // gen_ai.provider.name on trace spans
-	settings     providers.Settings
-	clientKeys   [][]byte
-	logger       *zap.Logger
-	server       *caddyhttp.Server // the server the handler runs in (keyring.go)
+	counter    providers.TokenCounter
+	genAIName  string // gen_ai.provider.name on trace spans
+	settings   providers.Settings
+	clientKeys [][]byte
+	logger     *zap.Logger
+	server     *caddyhttp.Server // the server the handler runs in (keyring.go)
 }
 
 // CaddyModule returns the Caddy module information.
