@@ -166,9 +166,6 @@ func (converseProvider) Rewrite(x *providers.Exchange, out *providers.Outbound) 
 	if err := converse.CheckBlocks(x); err != nil {
 		return nil, err
 	}
-	if err := x.Request.Complete(); err != nil {
-		return nil, err
-	}
 	body, st, err := converse.ConvertRequest(x, converse.Options{}, nil)
 	out.Body = body
 	return converse.NewTranslator(x, st), err
