@@ -183,9 +183,6 @@ func (p *Provider) Rewrite(x *providers.Exchange, out *providers.Outbound) (prov
 		}
 		tr = &Translator{x: x}
 	default:
-		if err := converse.CheckBlocks(x); err != nil {
-			return nil, err
-		}
 		var st *converse.State
 		betas := p.betas(out.Header.Values("Anthropic-Beta"), x.Body)
 		if body, st, err = converse.ConvertRequest(x, p.cfg.Options, betas); err != nil {

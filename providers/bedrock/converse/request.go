@@ -170,12 +170,20 @@ const (
 )
 
 // encodedRoom is the room the Converse body is written into: the client's
-// body and what Converse's framing adds to its tools and messages. A body
+// body and what Converse's framing adds to its tools and messages, and to
+// the tool calls that go as text. A body
 // that outgrows its buffer holds the old one and one a quarter larger at
 // once (2.25 times a large body). A block's own framing is smaller in
 // Converse than in the client's body.
-func encodedRoom(x *providers.Exchange) int {
-	return len(x.Body) + encodedRoomSlack + toolSpecFraming*len(x.Request.Tools) + messageFraming*x.Request.MessageCount()
+func encodedRoom(x *providers.Exchange, toolsAsText bool) int {
+	n := len(x.Body) + encodedRoomSlack + toolSpecFraming*len(x.Request.Tools) + messageFraming*x.Request.MessageCount()
+	if toolsAsText {
+		// A tool call's input becomes text, where each quote and
+		// backslash of it is escaped: the most that adds is one byte for
+		// each in the body.
+		n += bytes.Count(x.Body, []byte{'"'}) + bytes.Count(x.Body, []byte{'\\'})
+	}
+	return n
 }
 
 // hasCacheControl reports whether a block or tool, as the client sent it,
@@ -283,13 +291,24 @@ type converter struct {
 	// The open turn's and the one before's: whether the first block is
 	// reasoning, whether a block is a toolResult, the role.
 	cur, prev turnFacts
+	// msg is the index of the message being converted, -1 for the
+	// system prompt.
+	msg int
 	// blocks counts the blocks the message being converted has written,
 	// inner those of the toolResult being written.
 	blocks, inner int
-	// text is an assistant message's run of text, escaped, and whether it
-	// is all white space so far.
-	text      []byte
-	textBlank bool
+	// run is an assistant message's run of text, written into out as it
+	// comes and taken back if it is all white space (see addText).
+	run runState
+}
+
+// runState is where a run of text began, to take it back.
+type runState struct {
+	open, blank   bool
+	mark          int
+	turns, blocks int
+	cur, prev     turnFacts
+	role          []byte
 }
 
 // turnFacts is what toolLoopWithoutReasoning asks of a turn.
@@ -303,18 +322,18 @@ func convert(x *providers.Exchange, opts Options, betas []string) ([]byte, *Stat
 	if err != nil {
 		return nil, nil, providers.InvalidRequest("invalid request: " + err.Error())
 	}
-	c := &converter{conversion: newConversion(x, opts, betas), h: h}
+	c := &converter{conversion: newConversion(x, opts, betas), h: h, msg: -1}
 	tc, err := c.toolSettings()
 	if err != nil {
 		return nil, nil, err
 	}
-	c.out = x.NewBody(encodedRoom(x))
+	c.out = x.NewBody(encodedRoom(x, c.toolsAsText))
 	if x.CountTokens {
 		c.out = append(c.out, `{"input":{"converse":{"messages":[`...)
 	} else {
 		c.out = append(c.out, `{"messages":[`...)
 	}
-	if err := c.systemBlocks(h.System(), "system"); err != nil {
+	if err := c.systemBlocks(h.System()); err != nil {
 		return nil, nil, err
 	}
 	if err := h.EachMessage(c.message); err != nil {
@@ -405,6 +424,20 @@ func blankText(p []byte) bool {
 	return true
 }
 
+// where names block j of the message being converted, and its block k
+// (-1: the block itself), as an error names them.
+func (c *converter) where(j, k int) string {
+	s := "system"
+	if c.msg >= 0 {
+		s = "messages." + strconv.Itoa(c.msg) + ".content"
+	}
+	s += "." + strconv.Itoa(j)
+	if k >= 0 {
+		s += ".content." + strconv.Itoa(k)
+	}
+	return s
+}
+
 // raw is b as the client sent it.
 func (c *converter) raw(b *providers.HistoryBlock) []byte { return c.h.Body()[b.Start:b.End] }
 
@@ -412,10 +445,10 @@ func (c *converter) raw(b *providers.HistoryBlock) []byte { return c.h.Body()[b.
 func typeName(b *providers.HistoryBlock) string { return strconv.Quote(b.Type.TextString()) }
 
 // systemBlocks appends a system prompt's text blocks to the system.
-func (c *converter) systemBlocks(at int, path string) error {
+func (c *converter) systemBlocks(at int) error {
 	return c.h.EachBlock(at, &c.block, func(j int, b *providers.HistoryBlock) error {
 		if !b.Type.Is("text") {
-			return unsupported(fmt.Sprintf("%s.%d", path, j), "content block type "+typeName(b)+" in a system prompt")
+			return unsupported(c.where(j, -1), "content block type "+typeName(b)+" in a system prompt")
 		}
 		if len(b.Text.Raw) > 0 {
 			c.sysBlock()
@@ -443,15 +476,14 @@ func (c *converter) sysBlock() {
 // alternate: a turn of the same role as the one before joins it. A system
 // message (Claude Code sends them inside messages) joins the system prompt.
 func (c *converter) message(i int, m *providers.HistoryMessage) error {
-	path := "messages." + strconv.Itoa(i)
-	c.blocks = 0
+	c.msg, c.blocks = i, 0
 	switch {
 	case m.Role.Is("system"):
-		return c.systemBlocks(m.Content, path+".content")
+		return c.systemBlocks(m.Content)
 	case m.Role.Is("assistant"):
-		return c.assistant(path, m)
+		return c.assistant(m)
 	}
-	return c.user(path, m)
+	return c.user(m)
 }
 
 // beginBlock starts a block of message m's turn: in a new turn unless the
@@ -504,24 +536,23 @@ func (c *converter) cachePoint(m *providers.HistoryMessage) {
 }
 
 // user converts a user turn's blocks in order.
-func (c *converter) user(path string, m *providers.HistoryMessage) error {
+func (c *converter) user(m *providers.HistoryMessage) error {
 	return c.h.EachBlock(m.Content, &c.block, func(j int, b *providers.HistoryBlock) error {
-		bpath := path + ".content." + strconv.Itoa(j)
 		switch {
 		case b.Type.Is("text"):
 			if !c.blank(&b.Text) {
 				c.textBlock(m, c.escaped(&b.Text))
 			}
 		case b.Type.Is("image"), b.Type.Is("document"):
-			if err := c.media(m, &b.RawBlock, bpath); err != nil {
+			if err := c.media(m, &b.RawBlock, j, -1); err != nil {
 				return err
 			}
 		case b.Type.Is("tool_result"):
-			if err := c.toolResult(m, b, bpath); err != nil {
+			if err := c.toolResult(m, b, j); err != nil {
 				return err
 			}
 		default:
-			return unsupported(bpath, "content block type "+typeName(b)+" in a user message")
+			return unsupported(c.where(j, -1), "content block type "+typeName(b)+" in a user message")
 		}
 		if c.cache && c.blocks > 0 && hasCacheControl(c.raw(b)) {
 			c.cachePoint(m)
@@ -534,7 +565,7 @@ func (c *converter) user(path string, m *providers.HistoryMessage) error {
 // (base64, or a plain-text document's text) into a block of m (see
 // begin). Converse takes no URLs but its own S3 locations, and the
 // gateway fetches nothing.
-func (c *converter) media(m *providers.HistoryMessage, b *providers.RawBlock, path string) error {
+func (c *converter) media(m *providers.HistoryMessage, b *providers.RawBlock, j, k int) error {
 	s := &b.Source
 	image := b.Type.Is("image")
 	kind := "document"
@@ -542,7 +573,7 @@ func (c *converter) media(m *providers.HistoryMessage, b *providers.RawBlock, pa
 		kind = "image"
 	}
 	if !s.Present {
-		return unsupported(path+".source", kind+" without a source")
+		return unsupported(c.where(j, k)+".source", kind+" without a source")
 	}
 	base64Source := !s.IsString && s.Type.Is("base64")
 	switch {
@@ -550,7 +581,7 @@ func (c *converter) media(m *providers.HistoryMessage, b *providers.RawBlock, pa
 		mt := s.MediaType.TextString()
 		format, ok := imageFormats[mt]
 		if !ok {
-			return unsupported(path+".source.media_type", fmt.Sprintf("image media type %q (Converse takes png, jpeg, gif and webp)", mt))
+			return unsupported(c.where(j, k)+".source.media_type", fmt.Sprintf("image media type %q (Converse takes png, jpeg, gif and webp)", mt))
 		}
 		c.begin(m)
 		c.out = append(c.out, `{"image":{"format":"`...)
@@ -566,7 +597,7 @@ func (c *converter) media(m *providers.HistoryMessage, b *providers.RawBlock, pa
 		}
 		format, ok := documentFormats[mt]
 		if !ok {
-			return unsupported(path+".source.media_type", fmt.Sprintf("document media type %q", mt))
+			return unsupported(c.where(j, k)+".source.media_type", fmt.Sprintf("document media type %q", mt))
 		}
 		c.document(m, format)
 		c.out = append(c.out, c.escaped(&s.Data)...)
@@ -582,7 +613,7 @@ func (c *converter) media(m *providers.HistoryMessage, b *providers.RawBlock, pa
 	if !s.IsString {
 		sourceType = s.Type.TextString()
 	}
-	return unsupported(path+".source", fmt.Sprintf("%s source type %q", kind, sourceType))
+	return unsupported(c.where(j, k)+".source", fmt.Sprintf("%s source type %q", kind, sourceType))
 }
 
 // document begins a document block of m (see begin), up to its bytes.
@@ -602,7 +633,7 @@ func (c *converter) document(m *providers.HistoryMessage, format string) {
 // toolResult converts a tool_result: a toolResult block, or, when the
 // tools go as text, a text that heads its content. Its status is Claude's
 // alone; other models get an error as a first text part.
-func (c *converter) toolResult(m *providers.HistoryMessage, b *providers.HistoryBlock, path string) error {
+func (c *converter) toolResult(m *providers.HistoryMessage, b *providers.HistoryBlock, j int) error {
 	c.beginBlock(m)
 	if c.toolsAsText {
 		c.out = append(c.out, `{"text":"[tool result for `...)
@@ -611,7 +642,7 @@ func (c *converter) toolResult(m *providers.HistoryMessage, b *providers.History
 			c.out = append(c.out, ", an error"...)
 		}
 		c.out = append(c.out, `]"}`...)
-		return c.toolResultContent(m, b, path)
+		return c.toolResultContent(m, b, j)
 	}
 	c.cur.answers = true
 	c.out = append(c.out, `{"toolResult":{"toolUseId":"`...)
@@ -621,7 +652,7 @@ func (c *converter) toolResult(m *providers.HistoryMessage, b *providers.History
 	if b.IsError && c.family != FamilyClaude {
 		c.textBlock(nil, []byte("Error:"))
 	}
-	if err := c.toolResultContent(nil, b, path); err != nil {
+	if err := c.toolResultContent(nil, b, j); err != nil {
 		return err
 	}
 	if c.inner == 0 {
@@ -637,7 +668,7 @@ func (c *converter) toolResult(m *providers.HistoryMessage, b *providers.History
 
 // toolResultContent converts a tool_result's content blocks into blocks
 // of m (see begin).
-func (c *converter) toolResultContent(m *providers.HistoryMessage, b *providers.HistoryBlock, path string) error {
+func (c *converter) toolResultContent(m *providers.HistoryMessage, b *providers.HistoryBlock, j int) error {
 	return c.h.EachBlock(b.Content, &c.sub, func(k int, rb *providers.HistoryBlock) error {
 		switch {
 		case rb.Type.Is("text"):
@@ -646,32 +677,32 @@ func (c *converter) toolResultContent(m *providers.HistoryMessage, b *providers.
 			}
 			return nil
 		case rb.Type.Is("image"), rb.Type.Is("document"):
-			return c.media(m, &rb.RawBlock, path+".content."+strconv.Itoa(k))
+			return c.media(m, &rb.RawBlock, j, k)
 		}
-		return unsupported(path+".content."+strconv.Itoa(k), "content block type "+typeName(rb)+" in a tool_result")
+		return unsupported(c.where(j, k), "content block type "+typeName(rb)+" in a tool_result")
 	})
 }
 
 // assistant converts an assistant turn: runs of text as one text block,
 // history thinking (see reasoning), tool_use blocks as toolUse blocks.
-func (c *converter) assistant(path string, m *providers.HistoryMessage) error {
-	c.text, c.textBlank = c.text[:0], true
+func (c *converter) assistant(m *providers.HistoryMessage) error {
 	err := c.h.EachBlock(m.Content, &c.block, func(j int, b *providers.HistoryBlock) error {
 		switch {
 		case b.Type.Is("text"):
-			c.addText(&b.Text)
+			c.addText(m, &b.Text)
 		case b.Type.Is("thinking"), b.Type.Is("redacted_thinking"):
 			if !c.reasoning(m, b) && b.Type.Is("thinking") && len(b.Thinking.Raw) > 0 && c.x.Thinking && c.x.Settings.SplitTags {
 				// Split out of the model's text, or from elsewhere: as the
 				// tags the model writes, in place.
-				c.text = append(c.text, '<')
-				c.text = jsonbytes.AppendStringBodyNoHTML(c.text, []byte(c.tag))
-				c.text = append(c.text, '>')
-				c.addText(&b.Thinking)
-				c.text = append(c.text, "</"...)
-				c.text = jsonbytes.AppendStringBodyNoHTML(c.text, []byte(c.tag))
-				c.text = append(c.text, '>')
-				c.textBlank = false
+				c.openRun(m)
+				c.out = append(c.out, '<')
+				c.out = jsonbytes.AppendStringBodyNoHTML(c.out, []byte(c.tag))
+				c.out = append(c.out, '>')
+				c.addText(m, &b.Thinking)
+				c.out = append(c.out, "</"...)
+				c.out = jsonbytes.AppendStringBodyNoHTML(c.out, []byte(c.tag))
+				c.out = append(c.out, '>')
+				c.run.blank = false
 			}
 		case b.Type.Is("tool_use"):
 			input := bytes.TrimSpace(b.Input)
@@ -679,17 +710,18 @@ func (c *converter) assistant(path string, m *providers.HistoryMessage) error {
 				input = []byte("{}")
 			}
 			if c.toolsAsText {
-				c.text = append(c.text, "[called tool "...)
-				c.text = append(c.text, c.escaped(&b.Name)...)
-				c.text = append(c.text, " ("...)
-				c.text = append(c.text, c.escaped(&b.ID)...)
-				c.text = append(c.text, ") with "...)
-				c.text = jsonbytes.AppendCompactStringBody(c.text, input)
-				c.text = append(c.text, ']')
-				c.textBlank = false
+				c.openRun(m)
+				c.out = append(c.out, "[called tool "...)
+				c.out = append(c.out, c.escaped(&b.Name)...)
+				c.out = append(c.out, " ("...)
+				c.out = append(c.out, c.escaped(&b.ID)...)
+				c.out = append(c.out, ") with "...)
+				c.out = jsonbytes.AppendCompactStringBody(c.out, input)
+				c.out = append(c.out, ']')
+				c.run.blank = false
 				break
 			}
-			c.flush(m)
+			c.flush()
 			c.beginBlock(m)
 			c.out = append(c.out, `{"toolUse":{"toolUseId":"`...)
 			c.out = append(c.out, c.escaped(&b.ID)...)
@@ -699,10 +731,10 @@ func (c *converter) assistant(path string, m *providers.HistoryMessage) error {
 			c.out = jsonbytes.AppendCompact(c.out, input)
 			c.out = append(c.out, "}}"...)
 		default:
-			return unsupported(path+".content."+strconv.Itoa(j), "content block type "+typeName(b)+" in an assistant message")
+			return unsupported(c.where(j, -1), "content block type "+typeName(b)+" in an assistant message")
 		}
 		if c.cache && hasCacheControl(c.raw(b)) {
-			c.flush(m)
+			c.flush()
 			if c.blocks > 0 {
 				c.cachePoint(m)
 			}
@@ -712,24 +744,46 @@ func (c *converter) assistant(path string, m *providers.HistoryMessage) error {
 	if err != nil {
 		return err
 	}
-	c.flush(m)
+	c.flush()
 	return nil
 }
 
-// addText adds f's text to the run of text.
-func (c *converter) addText(f *providers.RawString) {
-	if c.textBlank && !c.blank(f) {
-		c.textBlank = false
+// openRun begins a text block for a run of text of m, unless one is open:
+// the run's texts are written into it as they come, and flush ends it, or
+// takes it back when it is all white space (Converse refuses blank text).
+func (c *converter) openRun(m *providers.HistoryMessage) {
+	if c.run.open {
+		return
 	}
-	c.text = append(c.text, c.escaped(f)...)
+	c.run = runState{open: true, blank: true, mark: len(c.out), turns: c.turns, blocks: c.blocks,
+		cur: c.cur, prev: c.prev, role: append(c.run.role[:0], c.role...)}
+	c.textBlock(m, nil)
+	c.out = c.out[:len(c.out)-len(`"}`)]
 }
 
-// flush writes the run of text as a text block, unless it is blank.
-func (c *converter) flush(m *providers.HistoryMessage) {
-	if !c.textBlank {
-		c.textBlock(m, c.text)
+// addText adds f's text to the run of text of m.
+func (c *converter) addText(m *providers.HistoryMessage, f *providers.RawString) {
+	c.openRun(m)
+	if c.run.blank && !c.blank(f) {
+		c.run.blank = false
 	}
-	c.text, c.textBlank = c.text[:0], true
+	c.out = append(c.out, c.escaped(f)...)
+}
+
+// flush ends the run of text: a text block, or nothing when it is blank.
+func (c *converter) flush() {
+	r := &c.run
+	if !r.open {
+		return
+	}
+	r.open = false
+	if !r.blank {
+		c.out = append(c.out, `"}`...)
+		return
+	}
+	c.out = c.out[:r.mark]
+	c.turns, c.blocks, c.cur, c.prev = r.turns, r.blocks, r.cur, r.prev
+	c.role = append(c.role[:0], r.role...)
 }
 
 // reasoning writes a thinking or redacted_thinking block that Bedrock
@@ -758,7 +812,7 @@ func (c *converter) reasoning(m *providers.HistoryMessage, b *providers.HistoryB
 	if !ok || origin != providers.OriginBedrock || (!thinking && len(foreign) == 0) {
 		return false
 	}
-	c.flush(m)
+	c.flush()
 	c.beginBlock(m)
 	if c.out[len(c.out)-1] == '[' {
 		c.cur.reasoned = true // the turn's first block
