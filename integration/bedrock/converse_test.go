@@ -401,10 +401,9 @@ func TestConverseStreamEndsWithError(t *testing.T) {
 
 // TestConverseManyBlocks: a request of more content blocks than a body of
 // its size was allowed before (1,000 and one per 512 bytes of body: about
-// 1,260 here)
-// converts, each block as it was read: 5,000 one-letter text blocks become
-// 5,000 Converse text blocks in one user turn, in order, and a tool call
-// of a history without tools goes as the assistant's text.
+// 1,260 here) converts, each block as it was read: 5,000 one-letter text
+// blocks become 5,000 Converse text blocks in one user turn, in order, and
+// a tool call of a history without tools goes as the assistant's text.
 func TestConverseManyBlocks(t *testing.T) {
 	up := testgw.NewBedrockUpstream(t, converseAnswer(nil, 0))
 	envCredentials(t, up)
