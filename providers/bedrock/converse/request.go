@@ -438,15 +438,12 @@ func (c *converter) where(j, k int) string {
 	return s
 }
 
-// raw is b as the client sent it.
-func (c *converter) raw(b *providers.HistoryBlock) []byte { return c.h.Body()[b.Start:b.End] }
-
 // typeName is b's type as an error names it.
 func typeName(b *providers.HistoryBlock) string { return strconv.Quote(b.Type.TextString()) }
 
 // systemBlocks appends a system prompt's text blocks to the system.
-func (c *converter) systemBlocks(at int) error {
-	return c.h.EachBlock(at, &c.block, func(j int, b *providers.HistoryBlock) error {
+func (c *converter) systemBlocks(content []byte) error {
+	return c.h.EachBlock(content, &c.block, func(j int, b *providers.HistoryBlock) error {
 		if !b.Type.Is("text") {
 			return unsupported(c.where(j, -1), "content block type "+typeName(b)+" in a system prompt")
 		}
@@ -456,7 +453,7 @@ func (c *converter) systemBlocks(at int) error {
 			c.sys = append(c.sys, c.escaped(&b.Text)...)
 			c.sys = append(c.sys, `"}`...)
 		}
-		if c.cache && c.nsys > 0 && hasCacheControl(c.raw(b)) {
+		if c.cache && c.nsys > 0 && hasCacheControl(b.Raw) {
 			c.sysBlock()
 			c.sys = append(c.sys, cachePointJSON...)
 		}
@@ -554,7 +551,7 @@ func (c *converter) user(m *providers.HistoryMessage) error {
 		default:
 			return unsupported(c.where(j, -1), "content block type "+typeName(b)+" in a user message")
 		}
-		if c.cache && c.blocks > 0 && hasCacheControl(c.raw(b)) {
+		if c.cache && c.blocks > 0 && hasCacheControl(b.Raw) {
 			c.cachePoint(m)
 		}
 		return nil
@@ -669,7 +666,7 @@ func (c *converter) toolResult(m *providers.HistoryMessage, b *providers.History
 // toolResultContent converts a tool_result's content blocks into blocks
 // of m (see begin).
 func (c *converter) toolResultContent(m *providers.HistoryMessage, b *providers.HistoryBlock, j int) error {
-	return c.h.EachBlock(b.Content, &c.sub, func(k int, rb *providers.HistoryBlock) error {
+	return c.h.EachBlock(b.ContentRaw, &c.sub, func(k int, rb *providers.HistoryBlock) error {
 		switch {
 		case rb.Type.Is("text"):
 			if !c.blank(&rb.Text) {
@@ -733,7 +730,7 @@ func (c *converter) assistant(m *providers.HistoryMessage) error {
 		default:
 			return unsupported(c.where(j, -1), "content block type "+typeName(b)+" in an assistant message")
 		}
-		if c.cache && hasCacheControl(c.raw(b)) {
+		if c.cache && hasCacheControl(b.Raw) {
 			c.flush()
 			if c.blocks > 0 {
 				c.cachePoint(m)
