@@ -1,7 +1,6 @@
 package caddymodule
 
 import (
-	"github.com/thinkgate/thinkgate/internal/jsonbytes"
 	"github.com/thinkgate/thinkgate/providers"
 )
 
@@ -43,21 +42,25 @@ func (p *ParsedRequest) summary() *requestStats {
 }
 
 // gatherStats reads the stats from the client's body, a block at a time
-// (providers.EachBlock): however long the history, it holds one block.
+// (providers.HistoryReader): however long the history, it holds one block.
 func gatherStats(req *providers.Request, body []byte) *requestStats {
 	s := new(requestStats)
 	var textBytes, tokens int64
+	h, err := providers.NewHistoryReader(body)
+	if err != nil {
+		return s // not reached: the request parse accepted the body
+	}
 	// One block per level of tool_result nesting.
-	var levels []*providers.RawBlock
+	var levels []*providers.HistoryBlock
 	var walk func(content []byte, depth int)
 	walk = func(content []byte, depth int) {
 		if content == nil {
 			return
 		}
 		if depth == len(levels) {
-			levels = append(levels, new(providers.RawBlock))
+			levels = append(levels, new(providers.HistoryBlock))
 		}
-		_, _ = providers.EachBlock(content, 0, levels[depth], func(_ int, b *providers.RawBlock) error {
+		_ = h.EachBlock(content, levels[depth], func(_ int, b *providers.HistoryBlock) error {
 			switch string(b.Type.Text(nil)) {
 			case "text":
 				textBytes += int64(b.Text.TextLen())
@@ -74,7 +77,7 @@ func gatherStats(req *providers.Request, body []byte) *requestStats {
 				tokens += imageTokens
 			case "document":
 				s.document = true
-				tokens += documentTokens(b)
+				tokens += documentTokens(&b.RawBlock)
 			default:
 				// A block the gateway does not read: all of it, markup
 				// included, which errs high.
@@ -83,18 +86,12 @@ func gatherStats(req *providers.Request, body []byte) *requestStats {
 			return nil
 		})
 	}
-	walk(providers.RequestValue(body, req, "system"), 0)
-	if msgs := providers.RequestValue(body, req, "messages"); len(msgs) > 0 && msgs[0] == '[' {
-		_, _ = jsonbytes.ScanArrayAt(msgs, 0, func(at int) (int, error) {
-			_, content, end, err := providers.ReadMessage(msgs, at)
-			if err != nil {
-				return 0, err
-			}
-			tokens += messageTokens
-			walk(content, 0)
-			return end, nil
-		})
-	}
+	walk(h.System(), 0)
+	_ = h.EachMessage(func(_ int, m *providers.HistoryMessage) error {
+		tokens += messageTokens
+		walk(m.Content, 0)
+		return nil
+	})
 	for _, t := range req.Tools {
 		textBytes += int64(len(t.Raw))
 	}

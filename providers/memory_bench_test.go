@@ -163,12 +163,6 @@ type converseProvider struct{}
 func (converseProvider) ScansRequest() bool { return true }
 
 func (converseProvider) Rewrite(x *providers.Exchange, out *providers.Outbound) (providers.Translator, error) {
-	if err := converse.CheckBlocks(x); err != nil {
-		return nil, err
-	}
-	if err := x.Request.Complete(); err != nil {
-		return nil, err
-	}
 	body, st, err := converse.ConvertRequest(x, converse.Options{}, nil)
 	out.Body = body
 	return converse.NewTranslator(x, st), err
@@ -179,8 +173,8 @@ func (converseProvider) Rewrite(x *providers.Exchange, out *providers.Outbound) 
 // each provider's conversion, for a 1 MB and a 30 MB Claude Code request
 // and, at 30 MB, for each hostile shape of internal/requestshapes. Besides
 // B/op it reports the sampled peak heap of one request (peak-MiB) and as a
-// multiple of the body (peak-x). A request the provider refuses (Converse's
-// block bound) is logged with the peak until the refusal. Run with
+// multiple of the body (peak-x). A request the provider refuses is logged
+// with the peak until the refusal. Run with
 //
 //	go test ./providers/ -run '^$' -bench BenchmarkRequestMemory -benchtime 1x
 //

@@ -296,18 +296,22 @@ func (t ThinkingParam) Enabled(defaultOn bool) bool {
 // are sub-slices of body, not copies, so a request costs little more than
 // its body and its decoded text; the caller must not change body afterwards.
 func ParseRequest(body []byte) (*Request, error) {
+	if r, ok := walkRequest(body); ok {
+		if err := checkRequest(r); err != nil {
+			return nil, err
+		}
+		r.GatewayThinking = hasGatewayThinking(r.Messages)
+		return r, nil
+	}
+	return decodeRequest(body)
+}
+
+// decodeRequest is ParseRequest by encoding/json alone, for what the walk
+// leaves to it (and, in the tests, for any body, as the walk's reference).
+func decodeRequest(body []byte) (*Request, error) {
 	// Unmarshal validates the whole body before it decodes anything, so a
 	// syntax error is found before any other; a separate json.Valid pass
 	// would walk the body once more for nothing.
-	if !typedDecode {
-		if r, ok := walkRequest(body); ok {
-			if err := checkRequest(r); err != nil {
-				return nil, err
-			}
-			r.GatewayThinking = hasGatewayThinking(r.Messages)
-			return r, nil
-		}
-	}
 	if jsonbytes.Valid(body) {
 		if err := tooMany(body); err != nil {
 			return nil, err

@@ -35,10 +35,8 @@ func ParseRequestFor(p any, body []byte) (*Request, error) {
 // GatewayThinking are set. What the scan cannot settle the way
 // ParseRequest would (see walkRequest) is parsed in full instead.
 func ScanRequest(body []byte) (*Request, error) {
-	if !typedDecode {
-		if r, ok := scanRequest(body); ok {
-			return r, nil
-		}
+	if r, ok := scanRequest(body); ok {
+		return r, nil
 	}
 	return ParseRequest(body)
 }

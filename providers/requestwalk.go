@@ -21,10 +21,6 @@ import (
 // lone surrogate escape, invalid UTF-8) sends the whole request to
 // encoding/json, which also words the error.
 
-// typedDecode turns the walk off: the differential fuzz target compares
-// both ways.
-var typedDecode = false
-
 // walker decodes a JSON document, checking it as it goes: what it decodes
 // is valid JSON, and what is not it leaves to encoding/json.
 type walker struct {

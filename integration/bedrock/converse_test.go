@@ -398,3 +398,39 @@ func TestConverseStreamEndsWithError(t *testing.T) {
 		})
 	}
 }
+
+// TestConverseManyBlocks: a request of more content blocks than a body of
+// its size was allowed before (1,000 and one per 512 bytes of body: about
+// 1,260 here) converts, each block as it was read: 5,000 one-letter text
+// blocks become 5,000 Converse text blocks in one user turn, in order, and
+// a tool call of a history without tools goes as the assistant's text.
+func TestConverseManyBlocks(t *testing.T) {
+	up := testgw.NewBedrockUpstream(t, converseAnswer(nil, 0))
+	envCredentials(t, up)
+	gw := testgw.Start(t, slot, converseSite(up, ""))
+	var blocks, want strings.Builder
+	for i := range 5000 {
+		if i > 0 {
+			blocks.WriteByte(',')
+			want.WriteByte(',')
+		}
+		letter := string(rune('a' + i%26))
+		blocks.WriteString(`{"type":"text","text":"` + letter + `"}`)
+		want.WriteString(`{"text":"` + letter + `"}`)
+	}
+	req := `{"model":"deepseek","max_tokens":100,"messages":[{"role":"user","content":"Go"},` +
+		`{"role":"assistant","content":[{"type":"text","text":"Calling."},{"type":"tool_use","id":"t1","name":"f","input":{"q":"<\"x\">"}}]},` +
+		`{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"done"},` + blocks.String() + `]}]}`
+	res, body := gw.PostRead("/v1/messages", req)
+	if res.StatusCode != 200 {
+		t.Fatalf("%d %s", res.StatusCode, body)
+	}
+	c := up.Last(t)
+	checkConverseSigned(t, c, "converse")
+	wantBody := `{"messages":[{"role":"user","content":[{"text":"Go"}]},` +
+		`{"role":"assistant","content":[{"text":"Calling.[called tool f (t1) with {\"q\":\"<\\\"x\\\">\"}]"}]},` +
+		`{"role":"user","content":[{"text":"[tool result for t1]"},{"text":"done"},` + want.String() + `]}],"inferenceConfig":{"maxTokens":100}}`
+	if string(c.Body) != wantBody {
+		t.Errorf("body\n%.600s\nwant\n%.600s", c.Body, wantBody)
+	}
+}

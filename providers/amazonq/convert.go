@@ -774,7 +774,7 @@ func (c *fastConverter) toolResult(b *providers.HistoryBlock) error {
 	images := 0
 	id := c.spanOf(&b.ToolUseID)
 	isError := b.IsError
-	if err := c.h.EachBlock(b.Content, &c.sub, func(_ int, sb *providers.HistoryBlock) error {
+	if err := c.h.EachBlock(b.ContentRaw, &c.sub, func(_ int, sb *providers.HistoryBlock) error {
 		images += c.resultItem(&sb.RawBlock)
 		return nil
 	}); err != nil {

@@ -21,7 +21,7 @@ import (
 // unsigner rewrites the messages of one request from the client's bytes.
 type unsigner struct {
 	h      *providers.HistoryReader
-	data   []byte // the client's body
+	data   []byte // the content being written
 	out    []byte
 	opener *providers.Opener
 	block  providers.HistoryBlock
@@ -46,7 +46,7 @@ func rewriteHistory(x *providers.Exchange, changed bool) ([]byte, error) {
 	if x.Settings != nil {
 		signer = x.Settings.Signer
 	}
-	u := &unsigner{h: h, data: x.Body, opener: signer.NewOpener()}
+	u := &unsigner{h: h, opener: signer.NewOpener()}
 	body, encoded, err := x.MarshalRequest(func(dst []byte) ([]byte, error) {
 		u.out = dst
 		if err := u.messages(); err != nil {
@@ -103,11 +103,11 @@ func (u *unsigner) message(_ int, m *providers.HistoryMessage) error {
 	}
 	assistant := role == "assistant"
 	u.appendPrefix(role)
-	if m.Content < 0 {
+	if m.Content == nil {
 		u.out = append(u.out, "null"...)
 		u.lastLacksThinking = u.lastLacksThinking && !assistant
 	} else {
-		_, dropped, err := u.content(assistant, m.Content)
+		dropped, err := u.content(assistant, m.Content)
 		if err != nil {
 			return err
 		}
@@ -128,28 +128,28 @@ func (u *unsigner) appendPrefix(role string) {
 	u.out = append(u.out, `","content":`...)
 }
 
-// content writes the content at at of an assistant turn or another's;
-// drop reports an assistant turn whose every block was the gateway's.
-func (u *unsigner) content(assistant bool, at int) (end int, drop bool, err error) {
-	switch u.data[at] {
+// content writes the content of an assistant turn or another's; drop
+// reports an assistant turn whose every block was the gateway's.
+func (u *unsigner) content(assistant bool, content []byte) (drop bool, err error) {
+	u.data = content
+	switch content[0] {
 	case '"':
 		if assistant {
 			u.lastLacksThinking = false
 		}
-		end, err = u.appendString(at)
-		return end, false, err
+		_, err = u.appendString(0)
+		return false, err
 	case '[':
 	default:
-		return -1, false, errHistory
+		return false, errHistory
 	}
 	if !assistant {
-		end = u.appendCompact(at)
-		if end < 0 {
-			return -1, false, errHistory
+		if u.appendCompact(0) < 0 {
+			return false, errHistory
 		}
-		return end, false, nil
+		return false, nil
 	}
-	return u.assistantBlocks(at)
+	return u.assistantBlocks(content)
 }
 
 // errHistory is a history the request parse would not have accepted.
@@ -162,16 +162,11 @@ var errHistory = providers.InvalidRequest("invalid request: messages: malformed 
 // request for it, and nothing vouches for its text). A redacted_thinking
 // block whose data is the gateway's envelope wraps another upstream's
 // encrypted reasoning, never Anthropic's: it goes too.
-func (u *unsigner) assistantBlocks(at int) (end int, drop bool, err error) {
+func (u *unsigner) assistantBlocks(content []byte) (drop bool, err error) {
 	u.out = append(u.out, '[')
 	kept, touched, hasTool := 0, false, false
 	firstThinking := false // the first block written is thinking or redacted_thinking
-	end, err = jsonbytes.ScanArrayAt(u.data, at, func(at int) (int, error) {
-		b := &u.block
-		end, err := u.h.ReadBlock(at, b)
-		if err != nil {
-			return -1, err
-		}
+	err = u.h.EachBlock(content, &u.block, func(_ int, b *providers.HistoryBlock) error {
 		thinking, redacted := b.Type.Is(blockThinking), b.Type.Is(blockRedacted)
 		switch {
 		case thinking && providers.IsGatewaySignature(string(u.decoded(&b.Signature, &u.sig))):
@@ -179,7 +174,7 @@ func (u *unsigner) assistantBlocks(at int) (end int, drop bool, err error) {
 			text := u.decoded(&b.Thinking, &u.thinking)
 			origin, _, ok := u.opener.Open(u.decoded(&b.Signature, &u.sig), text)
 			if !ok || origin != providers.OriginTags {
-				return end, nil // foreign or stale: dropped
+				return nil // foreign or stale: dropped
 			}
 			thinking = false
 			u.startBlock(kept)
@@ -188,28 +183,28 @@ func (u *unsigner) assistantBlocks(at int) (end int, drop bool, err error) {
 			u.out = append(u.out, `\u003c/thinking\u003e"}`...)
 		case redacted && providers.IsGatewaySignature(string(u.decoded(&b.Data, nil))):
 			touched = true
-			return end, nil
+			return nil
 		default:
 			u.startBlock(kept)
-			u.out = providers.AppendCompactHTML(u.out, u.data[b.Start:b.End])
+			u.out = providers.AppendCompactHTML(u.out, b.Raw)
 		}
 		if kept == 0 {
 			firstThinking = thinking || redacted
 		}
 		kept++
 		hasTool = hasTool || b.Type.Is(blockToolUse)
-		return end, nil
+		return nil
 	})
 	if err != nil {
-		return -1, false, err
+		return false, err
 	}
 	u.changed = u.changed || touched
 	if touched && kept == 0 {
-		return end, true, nil
+		return true, nil
 	}
 	u.out = append(u.out, ']')
 	u.lastLacksThinking = hasTool && !firstThinking
-	return end, false, nil
+	return false, nil
 }
 
 // Block types the rewrite tells apart.

@@ -138,8 +138,8 @@ func New(ctx context.Context, cfg Config) (*Provider, error) {
 func (p *Provider) SetClock(now func() time.Time) { p.now = now }
 
 // ScansRequest: the InvokeModel body is the client's, rewritten only where
-// it holds thinking the gateway signed; Converse requests are completed
-// before they are converted.
+// it holds thinking the gateway signed, and the Converse body is written
+// from the client's bytes.
 func (p *Provider) ScansRequest() bool { return true }
 
 // Host is the host requests are signed for and carry.
@@ -183,12 +183,6 @@ func (p *Provider) Rewrite(x *providers.Exchange, out *providers.Outbound) (prov
 		}
 		tr = &Translator{x: x}
 	default:
-		if err := converse.CheckBlocks(x); err != nil {
-			return nil, err
-		}
-		if err := x.Request.Complete(); err != nil {
-			return nil, err
-		}
 		var st *converse.State
 		betas := p.betas(out.Header.Values("Anthropic-Beta"), x.Body)
 		if body, st, err = converse.ConvertRequest(x, p.cfg.Options, betas); err != nil {

@@ -458,14 +458,14 @@ func (c *converter) mediaFields(b *providers.RawBlock) {
 	}
 }
 
-// userParts converts user message i, whose content is at at.
+// userParts converts user message i, whose content is content.
 // functionResponse parts go first (Anthropic already demands tool_result
 // blocks first; Gemini pairs them with the calls of the previous model
 // turn), then everything else in order, images that came inside
 // tool_results included: two walks of the content's bytes.
-func (c *converter) userParts(i, at int) error {
+func (c *converter) userParts(i int, content []byte) error {
 	h := c.h
-	err := h.EachBlock(at, &c.block, func(j int, b *providers.HistoryBlock) error {
+	err := h.EachBlock(content, &c.block, func(j int, b *providers.HistoryBlock) error {
 		if !b.Type.Is("tool_result") {
 			return nil
 		}
@@ -494,7 +494,7 @@ func (c *converter) userParts(i, at int) error {
 		// Texts joined by newlines: a newline goes before a text once
 		// some text is written.
 		wrote := false
-		if err := h.EachBlock(b.Content, &c.sub, func(_ int, nb *providers.HistoryBlock) error {
+		if err := h.EachBlock(b.ContentRaw, &c.sub, func(_ int, nb *providers.HistoryBlock) error {
 			if nb.Type.Is("text") {
 				if wrote {
 					c.out = append(c.out, `\n`...)
@@ -512,9 +512,9 @@ func (c *converter) userParts(i, at int) error {
 	if err != nil {
 		return err
 	}
-	return h.EachBlock(at, &c.block, func(_ int, b *providers.HistoryBlock) error {
+	return h.EachBlock(content, &c.block, func(_ int, b *providers.HistoryBlock) error {
 		if b.Type.Is("tool_result") {
-			return h.EachBlock(b.Content, &c.sub, func(_ int, nb *providers.HistoryBlock) error {
+			return h.EachBlock(b.ContentRaw, &c.sub, func(_ int, nb *providers.HistoryBlock) error {
 				if (nb.Type.Is("image") || nb.Type.Is("document")) && mediaKind(&nb.RawBlock) != partNone {
 					c.beginPart("user")
 					c.mediaFields(&nb.RawBlock)

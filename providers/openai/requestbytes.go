@@ -19,7 +19,7 @@ import (
 // reads (block types, tool names, sources, the signatures of history
 // thinking) are decoded.
 //
-// A message is read one block at a time (providers.EachBlock), in as many
+// A message is read one block at a time (providers.HistoryReader), in as many
 // passes as the parts of its upstream form that come in another order
 // than its blocks (a user turn's tool messages before its text, an
 // assistant turn's content, reasoning and tool calls): nothing is kept
@@ -30,10 +30,11 @@ import (
 // byteConverter is one conversion from the client's bytes.
 type byteConverter struct {
 	*converter
+	h   *providers.HistoryReader
 	out []byte // the upstream's body
 	// blk and sub are the block being read and, in a tool_result, its
 	// content's.
-	blk, sub providers.RawBlock
+	blk, sub providers.HistoryBlock
 	// details are an assistant turn's OpenRouter reasoning details,
 	// encoded, and consumed the indexes of the blocks they came from.
 	details  []byte
@@ -45,7 +46,7 @@ type byteConverter struct {
 type str = providers.RawString
 
 // rawBlock is a block as the shared reader reads it.
-type rawBlock = providers.RawBlock
+type rawBlock = providers.HistoryBlock
 
 // typeOf is blk's type, decoded.
 func typeOf(blk *rawBlock) []byte { return blk.Type.Text(nil) }
@@ -63,23 +64,20 @@ func sourceType(src *providers.RawSource) string {
 // messages, converted from the client's bytes.
 func (b *byteConverter) convert(out *chatRequest) ([]byte, error) {
 	x := b.x
+	h, err := providers.NewHistoryReader(x.Body)
+	if err != nil {
+		return nil, providers.InvalidRequest("invalid request: " + err.Error())
+	}
+	b.h = h
 	b.out = x.NewBody(BodySizeHint(x.Body))
 	b.out = append(b.out, `{"model":"`...)
 	b.out = jsonbytes.AppendStringBodyNoHTML(b.out, []byte(out.Model))
 	b.out = append(b.out, `","messages":[`...)
-	if err := b.systemPrompt(providers.RequestValue(x.Body, x.Request, "system")); err != nil {
+	if err := b.systemPrompt(h.System()); err != nil {
 		return nil, err
 	}
-	if msgs := providers.RequestValue(x.Body, x.Request, "messages"); msgs != nil {
-		i := 0
-		_, err := jsonbytes.ScanArrayAt(msgs, 0, func(at int) (int, error) {
-			end, err := b.message(i, msgs, at)
-			i++
-			return end, err
-		})
-		if err != nil {
-			return nil, err
-		}
+	if err := h.EachMessage(b.message); err != nil {
+		return nil, err
 	}
 	b.out = append(b.out, ']')
 
@@ -148,7 +146,7 @@ func (b *byteConverter) systemPrompt(system []byte) error {
 // them, joined by newlines, once they are known to be text.
 func (b *byteConverter) systemTexts(content []byte, msg int, write bool) (int, error) {
 	n := 0
-	_, err := providers.EachBlock(content, 0, &b.blk, func(j int, blk *rawBlock) error {
+	err := b.h.EachBlock(content, &b.blk, func(j int, blk *rawBlock) error {
 		if typ := typeOf(blk); string(typ) != "text" {
 			path := fmt.Sprintf("system.%d", j)
 			if msg >= 0 {
@@ -171,18 +169,15 @@ func (b *byteConverter) systemTexts(content []byte, msg int, write bool) (int, e
 	return n, err
 }
 
-// message converts the message object at at of msgs, the i-th.
-func (b *byteConverter) message(i int, msgs []byte, at int) (int, error) {
-	role, content, end, err := providers.ReadMessage(msgs, at)
-	if err != nil {
-		return 0, err
-	}
+// message converts message m, the i-th.
+func (b *byteConverter) message(i int, m *providers.HistoryMessage) (err error) {
+	role, content := m.Role, m.Content
 	switch string(role.Text(nil)) {
 	case "system":
 		// Claude Code sends one after the user turn: it stays in place.
 		if content != nil {
 			if _, err := b.systemTexts(content, i, false); err != nil {
-				return 0, err
+				return err
 			}
 		}
 		b.textMessageStart("system")
@@ -195,15 +190,16 @@ func (b *byteConverter) message(i int, msgs []byte, at int) (int, error) {
 	default:
 		err = b.user(i, content)
 	}
-	return end, err
+	return err
 }
 
-// eachBlock is EachBlock of a message's content, nil for none.
+// eachBlock is HistoryReader.EachBlock of a message's content, nil for
+// none.
 func (b *byteConverter) eachBlock(content []byte, fn func(j int, blk *rawBlock) error) error {
 	if content == nil {
 		return nil
 	}
-	_, err := providers.EachBlock(content, 0, &b.blk, fn)
+	err := b.h.EachBlock(content, &b.blk, fn)
 	return err
 }
 
@@ -305,7 +301,7 @@ func (b *byteConverter) user(i int, content []byte) error {
 			case "document": // a PDF: userText took the others
 				w.file(blk)
 			case "tool_result":
-				_, _ = providers.EachBlock(blk.ContentRaw, 0, &b.sub, func(_ int, rb *rawBlock) error {
+				_ = b.h.EachBlock(blk.ContentRaw, &b.sub, func(_ int, rb *rawBlock) error {
 					if string(typeOf(rb)) == "image" {
 						w.image(rb)
 					}
@@ -411,7 +407,7 @@ func checkImage(blk *rawBlock, path func() string) error {
 func (b *byteConverter) toolResult(i, j int, blk *rawBlock) (images int, err error) {
 	texts := 0
 	if blk.ContentRaw != nil {
-		_, err = providers.EachBlock(blk.ContentRaw, 0, &b.sub, func(k int, rb *rawBlock) error {
+		err = b.h.EachBlock(blk.ContentRaw, &b.sub, func(k int, rb *rawBlock) error {
 			switch typ := typeOf(rb); string(typ) {
 			case "text":
 				if len(rb.Text.Raw) > 0 {
@@ -441,7 +437,7 @@ func (b *byteConverter) toolResult(i, j int, blk *rawBlock) (images int, err err
 	}
 	if texts > 0 {
 		first := true
-		_, _ = providers.EachBlock(blk.ContentRaw, 0, &b.sub, func(_ int, rb *rawBlock) error {
+		_ = b.h.EachBlock(blk.ContentRaw, &b.sub, func(_ int, rb *rawBlock) error {
 			if len(rb.Text.Raw) > 0 && string(typeOf(rb)) == "text" {
 				if !first {
 					b.out = append(b.out, `\n`...)

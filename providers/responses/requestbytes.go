@@ -13,14 +13,15 @@ import (
 // straight from the client's bytes, as the openai provider's converter
 // writes its messages (see providers/openai/requestbytes.go): strings
 // copied as they are when the escaper would write the same bytes, a
-// message read one block at a time (providers.EachBlock) in as many passes
+// message read one block at a time (providers.HistoryReader) in as many passes
 // as the order of its items needs, nothing kept per block. The typed
 // converter the tests keep (request_typed_test.go) is the reference it is
 // held to, byte for byte.
 type byteConverter struct {
 	*converter
+	h        *providers.HistoryReader
 	out      []byte
-	blk, sub providers.RawBlock
+	blk, sub providers.HistoryBlock
 	items    int  // items written: the next needs a comma
 	inText   bool // an assistant output_text is open
 	// opener checks the history's signatures from the client's bytes,
@@ -30,7 +31,7 @@ type byteConverter struct {
 	sig, text []byte
 }
 
-type rawBlock = providers.RawBlock
+type rawBlock = providers.HistoryBlock
 
 func typeOf(blk *rawBlock) []byte { return blk.Type.Text(nil) }
 
@@ -47,7 +48,12 @@ func sourceType(src *providers.RawSource) string {
 // input items.
 func (b *byteConverter) convert(out *request) ([]byte, error) {
 	x := b.x
-	system := providers.RequestValue(x.Body, x.Request, "system")
+	h, err := providers.NewHistoryReader(x.Body)
+	if err != nil {
+		return nil, providers.InvalidRequest("invalid request: " + err.Error())
+	}
+	b.h = h
+	system := h.System()
 	texts, err := b.systemTexts(system, "system", false)
 	if err != nil {
 		return nil, err
@@ -65,16 +71,8 @@ func (b *byteConverter) convert(out *request) ([]byte, error) {
 		b.out = append(b.out, '"')
 	}
 	b.out = append(b.out, `,"input":[`...)
-	if msgs := providers.RequestValue(x.Body, x.Request, "messages"); msgs != nil {
-		i := 0
-		_, err := jsonbytes.ScanArrayAt(msgs, 0, func(at int) (int, error) {
-			end, err := b.message(i, msgs, at)
-			i++
-			return end, err
-		})
-		if err != nil {
-			return nil, err
-		}
+	if err := h.EachMessage(b.message); err != nil {
+		return nil, err
 	}
 	b.out = append(b.out, ']')
 
@@ -110,7 +108,7 @@ func (b *byteConverter) systemTexts(content []byte, path string, write bool) (in
 		return 0, nil
 	}
 	n := 0
-	_, err := providers.EachBlock(content, 0, &b.blk, func(j int, blk *rawBlock) error {
+	err := b.h.EachBlock(content, &b.blk, func(j int, blk *rawBlock) error {
 		if typ := typeOf(blk); string(typ) != "text" {
 			return unsupported(fmt.Sprintf("%s.%d", path, j), fmt.Sprintf("content block type %q in a system prompt", typ))
 		}
@@ -129,18 +127,15 @@ func (b *byteConverter) systemTexts(content []byte, path string, write bool) (in
 	return n, err
 }
 
-// message converts the message object at at of msgs, the i-th.
-func (b *byteConverter) message(i int, msgs []byte, at int) (int, error) {
-	role, content, end, err := providers.ReadMessage(msgs, at)
-	if err != nil {
-		return 0, err
-	}
+// message converts message m, the i-th.
+func (b *byteConverter) message(i int, m *providers.HistoryMessage) (err error) {
+	role, content := m.Role, m.Content
 	switch string(role.Text(nil)) {
 	case "system":
 		// Claude Code sends one after the user turn: it stays in place.
 		path := fmt.Sprintf("messages.%d.content", i)
 		if _, err := b.systemTexts(content, path, false); err != nil {
-			return 0, err
+			return err
 		}
 		b.startItem()
 		b.out = append(b.out, `{"type":"message","role":"system","content":[{"type":"input_text","text":"`...)
@@ -151,15 +146,15 @@ func (b *byteConverter) message(i int, msgs []byte, at int) (int, error) {
 	default:
 		err = b.user(i, content)
 	}
-	return end, err
+	return err
 }
 
-// eachBlock is EachBlock of a message's content, nil for none.
+// eachBlock is HistoryReader.EachBlock of a message's content, nil for none.
 func (b *byteConverter) eachBlock(content []byte, fn func(j int, blk *rawBlock) error) error {
 	if content == nil {
 		return nil
 	}
-	_, err := providers.EachBlock(content, 0, &b.blk, fn)
+	err := b.h.EachBlock(content, &b.blk, fn)
 	return err
 }
 
@@ -305,7 +300,7 @@ func (b *byteConverter) mediaPart(blk *rawBlock) {
 func (b *byteConverter) toolResult(path string, blk *rawBlock) error {
 	media := false
 	if blk.ContentRaw != nil {
-		_, err := providers.EachBlock(blk.ContentRaw, 0, &b.sub, func(k int, rb *rawBlock) error {
+		err := b.h.EachBlock(blk.ContentRaw, &b.sub, func(k int, rb *rawBlock) error {
 			switch typ := typeOf(rb); string(typ) {
 			case "text":
 			case "image", "document":
@@ -333,7 +328,7 @@ func (b *byteConverter) toolResult(path string, blk *rawBlock) error {
 			b.out = append(b.out, `{"type":"input_text","text":"Error:"}`...)
 			k++
 		}
-		_, _ = providers.EachBlock(blk.ContentRaw, 0, &b.sub, func(_ int, rb *rawBlock) error {
+		_ = b.h.EachBlock(blk.ContentRaw, &b.sub, func(_ int, rb *rawBlock) error {
 			if string(typeOf(rb)) == "text" && len(rb.Text.Raw) == 0 {
 				return nil
 			}
@@ -357,7 +352,7 @@ func (b *byteConverter) toolResult(path string, blk *rawBlock) error {
 	}
 	if blk.ContentRaw != nil {
 		first := true
-		_, _ = providers.EachBlock(blk.ContentRaw, 0, &b.sub, func(_ int, rb *rawBlock) error {
+		_ = b.h.EachBlock(blk.ContentRaw, &b.sub, func(_ int, rb *rawBlock) error {
 			if len(rb.Text.Raw) > 0 {
 				if !first {
 					b.out = append(b.out, `\n`...)

@@ -40,9 +40,10 @@ func New(cfg Config, tokens Tokens) *Provider {
 	return p
 }
 
-// ScansRequest: Claude's requests pass through and are only scanned;
-// Gemini's conversion completes the scan.
-func (p *Provider) ScansRequest() bool { return p.publisher != PublisherGoogle }
+// ScansRequest: Claude's requests pass through and are only scanned, and
+// Gemini's conversion reads the history from the client's bytes: neither
+// decodes it, whichever publisher serves the model.
+func (p *Provider) ScansRequest() bool { return true }
 
 // PublisherFor is the publisher that serves an upstream model.
 func (p *Provider) PublisherFor(model string) string {

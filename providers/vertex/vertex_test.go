@@ -264,3 +264,33 @@ func TestHost(t *testing.T) {
 		}
 	}
 }
+
+// TestGooglePublisherScans: with publisher google too, the handler reads a
+// request with ScanRequest and the Gemini conversion never decodes its
+// history, writing the body it writes for a request ParseRequest decoded.
+func TestGooglePublisherScans(t *testing.T) {
+	p, _ := newTestProvider(Config{Publisher: PublisherGoogle})
+	body := []byte(strings.Replace(geminiBody, "%s", `,"stream":true`, 1))
+	var bodies [2][]byte
+	for i, read := range []func([]byte) (*providers.Request, error){
+		func(b []byte) (*providers.Request, error) { return providers.ParseRequestFor(p, b) },
+		providers.ParseRequest,
+	} {
+		req, err := read(body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		x := providers.NewExchange(testSettings(), req, body, providers.ExchangeOptions{Path: "/v1/messages"})
+		out := &providers.Outbound{Path: "/v1/messages", Header: http.Header{}}
+		if _, err := p.Rewrite(x, out); err != nil {
+			t.Fatal(err)
+		}
+		if i == 0 && (!req.Scanned() || req.Messages != nil) {
+			t.Error("the history was decoded")
+		}
+		bodies[i] = out.Body
+	}
+	if string(bodies[0]) != string(bodies[1]) || !strings.Contains(string(bodies[0]), `"contents":[{"role":"user","parts":[{"text":"Weather in Paris?"}]}]`) {
+		t.Errorf("scanned %s\nparsed  %s", bodies[0], bodies[1])
+	}
+}

@@ -56,8 +56,10 @@ func takesCachePoints(family, model string) bool {
 const minClaudeBudget = 1024
 
 // thinking sets the family's thinking fields for the request, and drops
-// the sampling fields a thinking model refuses.
-func (c *converter) thinking(out *request) {
+// the sampling fields a thinking model refuses. toolLoop reports whether
+// the history ends answering tool calls of an assistant turn that does not
+// begin with reasoning.
+func (c *conversion) thinking(out *settings, toolLoop bool) {
 	x, req := c.x, c.x.Request
 	fields := map[string]any{}
 	switch c.family {
@@ -65,7 +67,7 @@ func (c *converter) thinking(out *request) {
 		switch {
 		case x.Thinking && req.Thinking.Type == "adaptive":
 			fields["thinking"] = map[string]any{"type": "adaptive"}
-		case x.Thinking && c.toolLoopWithoutReasoning():
+		case x.Thinking && toolLoop:
 			// Claude refuses thinking when the turn that called the tools
 			// being answered does not begin with its own reasoning (the
 			// history came from elsewhere): this request goes without;
@@ -117,31 +119,10 @@ func (c *converter) thinking(out *request) {
 
 // dropSampling removes temperature and top_p, and an inferenceConfig left
 // empty.
-func (r *request) dropSampling() {
+func (r *settings) dropSampling() {
 	ic := r.InferenceConfig
 	if ic == nil {
 		return
 	}
 	ic.Temperature, ic.TopP = nil, nil
-}
-
-// toolLoopWithoutReasoning reports whether the request answers tool calls
-// (its last turn holds tool results) of an assistant turn that does not
-// begin with a reasoning block.
-func (c *converter) toolLoopWithoutReasoning() bool {
-	n := len(c.msgs)
-	if n < 2 || c.msgs[n-1].Role != "user" || c.msgs[n-2].Role != "assistant" {
-		return false
-	}
-	answers := false
-	for _, b := range c.msgs[n-1].Content {
-		if _, ok := b.(toolResultBlock); ok {
-			answers = true
-		}
-	}
-	if !answers {
-		return false
-	}
-	_, reasoned := c.msgs[n-2].Content[0].(reasoningBlock)
-	return !reasoned
 }

@@ -32,7 +32,7 @@ type jsonSchemaDefinition struct {
 // always reasons, reasoning_effort; max is the highest level of the efforts
 // table. DeepSeek-R1 and other models have no effort field: none is sent.
 // A json_schema format becomes outputConfig.textFormat for every family.
-func (c *converter) outputConfig(out *request) error {
+func (c *conversion) outputConfig(out *settings) error {
 	oc, err := c.x.OutputConfig()
 	if err != nil {
 		return err
@@ -47,7 +47,7 @@ func (c *converter) outputConfig(out *request) error {
 	return nil
 }
 
-func (c *converter) effort(out *request, effort string) {
+func (c *conversion) effort(out *settings, effort string) {
 	field := func(name string, v any) {
 		if out.AdditionalModelRequestFields == nil {
 			out.AdditionalModelRequestFields = map[string]any{}

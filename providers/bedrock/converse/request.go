@@ -5,7 +5,10 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/buger/jsonparser"
 
@@ -13,11 +16,19 @@ import (
 	"github.com/thinkgate/thinkgate/providers"
 )
 
-// request is the Converse (and ConverseStream) request body. The model is
-// in the path, not here.
-type request struct {
-	Messages                     []message        `json:"messages"`
-	System                       []any            `json:"system,omitempty"`
+// The converter writes the Converse body from the client's bytes in one
+// walk of the history (providers.HistoryReader, which reads them as
+// encoding/json decodes them): each string is copied as it is, or with
+// only its escapes rewritten, one block at a time, so that nothing is kept
+// per block and a request costs about its body again whatever its shape.
+// Only the small parts (tools, tool_choice, the inference settings and the
+// family's thinking fields) are encoded from the decoded request.
+// typed_test.go keeps the typed converter it replaced as the reference
+// FuzzConvertMatchesTyped holds it to.
+
+// settings are the parts of the body after the history and the system
+// prompt, encoded from the decoded request.
+type settings struct {
 	InferenceConfig              *inferenceConfig `json:"inferenceConfig,omitempty"`
 	ToolConfig                   *toolConfig      `json:"toolConfig,omitempty"`
 	AdditionalModelRequestFields map[string]any   `json:"additionalModelRequestFields,omitempty"`
@@ -25,19 +36,6 @@ type request struct {
 	// AdditionalModelResponseFieldPaths asks Claude which stop sequence
 	// matched, which Converse's stopReason does not say.
 	AdditionalModelResponseFieldPaths []string `json:"additionalModelResponseFieldPaths,omitempty"`
-}
-
-// countRequest is the CountTokens body: the input of a Converse request.
-type countRequest struct {
-	Input struct {
-		Converse countInput `json:"converse"`
-	} `json:"input"`
-}
-
-type countInput struct {
-	Messages   []message   `json:"messages"`
-	System     []any       `json:"system,omitempty"`
-	ToolConfig *toolConfig `json:"toolConfig,omitempty"`
 }
 
 type inferenceConfig struct {
@@ -51,17 +49,6 @@ func (ic *inferenceConfig) empty() bool {
 	return ic.MaxTokens == 0 && ic.Temperature == nil && ic.TopP == nil && len(ic.StopSequences) == 0
 }
 
-type message struct {
-	Role    string `json:"role"`
-	Content []any  `json:"content"`
-}
-
-// Content blocks: Converse tells them apart by their one member.
-
-type textBlock struct {
-	Text string `json:"text"`
-}
-
 type cachePointBlock struct {
 	CachePoint cachePoint `json:"cachePoint"`
 }
@@ -73,58 +60,8 @@ type cachePoint struct {
 // aCachePoint is the cache breakpoint a cache_control becomes.
 var aCachePoint = cachePointBlock{CachePoint: cachePoint{Type: "default"}}
 
-type imageBlock struct {
-	Image media `json:"image"`
-}
-
-type documentBlock struct {
-	Document media `json:"document"`
-}
-
-type media struct {
-	Format string      `json:"format"`
-	Name   string      `json:"name,omitempty"`
-	Source mediaSource `json:"source"`
-}
-
-// mediaSource holds the bytes, base64 as every blob is in JSON.
-type mediaSource struct {
-	Bytes string `json:"bytes"`
-}
-
-type toolUseBlock struct {
-	ToolUse toolUse `json:"toolUse"`
-}
-
-type toolUse struct {
-	ToolUseID string          `json:"toolUseId"`
-	Name      string          `json:"name"`
-	Input     json.RawMessage `json:"input"`
-}
-
-type toolResultBlock struct {
-	ToolResult toolResult `json:"toolResult"`
-}
-
-type toolResult struct {
-	ToolUseID string `json:"toolUseId"`
-	Content   []any  `json:"content"`
-	Status    string `json:"status,omitempty"`
-}
-
-type reasoningBlock struct {
-	ReasoningContent reasoningContent `json:"reasoningContent"`
-}
-
-type reasoningContent struct {
-	ReasoningText   *reasoningText `json:"reasoningText,omitempty"`
-	RedactedContent string         `json:"redactedContent,omitempty"`
-}
-
-type reasoningText struct {
-	Text      string `json:"text"`
-	Signature string `json:"signature,omitempty"`
-}
+// cachePointJSON is aCachePoint as the body holds it.
+const cachePointJSON = `{"cachePoint":{"type":"default"}}`
 
 type toolConfig struct {
 	Tools      []any `json:"tools"`
@@ -148,18 +85,14 @@ type inputSchema struct {
 // emptySchema is the schema of a tool that declares none.
 var emptySchema = json.RawMessage(`{"type":"object","properties":{}}`)
 
-// emptyInput is a tool call's input when the history holds none.
-var emptyInput = json.RawMessage(`{}`)
-
-type converter struct {
+// conversion is what the conversion of one request knows besides its
+// history.
+type conversion struct {
 	x      *providers.Exchange
 	opts   Options
 	family string
 	cache  bool // cache_control becomes cachePoint
 	tag    string
-
-	msgs   []message
-	system []any
 	// toolsAsText: no tools go upstream (none declared, or tool_choice
 	// none), and Converse refuses toolUse and toolResult blocks without a
 	// toolConfig: the history's tool calls and results go as text.
@@ -169,13 +102,8 @@ type converter struct {
 	betas []string
 }
 
-func unsupported(path, what string) error {
-	return providers.InvalidRequest(fmt.Sprintf("%s: %s is not supported by Bedrock's Converse API", path, what))
-}
-
-func convert(x *providers.Exchange, opts Options, betas []string) ([]byte, *State, error) {
-	req := x.Request
-	c := converter{x: x, opts: opts, family: opts.ThinkingFamily, tag: "thinking", betas: betas}
+func newConversion(x *providers.Exchange, opts Options, betas []string) conversion {
+	c := conversion{x: x, opts: opts, family: opts.ThinkingFamily, tag: "thinking", betas: betas}
 	if c.family == "" {
 		c.family = familyOf(x.UpstreamModel)
 	}
@@ -188,78 +116,76 @@ func convert(x *providers.Exchange, opts Options, betas []string) ([]byte, *Stat
 	if tags := x.Settings.Parse.Tags; len(tags) > 0 {
 		c.tag = tags[0]
 	}
-	st := &State{Family: c.family}
+	return c
+}
 
+// toolSettings converts the tools and tool_choice, and decides whether
+// the history's tool calls go as text.
+func (c *conversion) toolSettings() (*toolConfig, error) {
+	req := c.x.Request
 	tools, err := c.tools(req.Tools)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	tc, err := c.toolConfig(tools, req.ToolChoice)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	c.toolsAsText = tc == nil
-	if err := c.systemBlocks(req.System, "system"); err != nil {
-		return nil, nil, err
-	}
-	for i := range req.Messages {
-		if err := c.message(i, &req.Messages[i]); err != nil {
-			return nil, nil, err
-		}
-	}
-	msgs := c.msgs
-	if msgs == nil {
-		msgs = []message{}
-	}
+	return tc, nil
+}
 
-	var body any
-	if x.CountTokens {
-		var cr countRequest
-		cr.Input.Converse = countInput{Messages: msgs, System: c.system, ToolConfig: tc}
-		body = cr
-	} else {
-		out := request{Messages: msgs, System: c.system, ToolConfig: tc,
-			InferenceConfig: &inferenceConfig{MaxTokens: req.MaxTokens, Temperature: req.Temperature,
-				TopP: req.TopP, StopSequences: req.StopSequences}}
-		c.thinking(&out)
-		if err := c.outputConfig(&out); err != nil {
-			return nil, nil, err
-		}
-		if c.family == FamilyClaude && len(req.StopSequences) > 0 {
-			out.AdditionalModelResponseFieldPaths = []string{"/stop_sequence"}
-		}
-		if out.InferenceConfig.empty() {
-			out.InferenceConfig = nil
-		}
-		body = out
+// settings are the request's settings: for count_tokens only its tools.
+// toolLoop reports whether the history ends answering tool calls of an
+// assistant turn that does not begin with reasoning.
+func (c *conversion) settings(tc *toolConfig, toolLoop bool) (settings, error) {
+	out := settings{ToolConfig: tc}
+	if c.x.CountTokens {
+		return out, nil
 	}
-	b, err := jsonbytes.Encode(body, encodedRoom(x))
-	if err != nil {
-		return nil, nil, err
+	req := c.x.Request
+	out.InferenceConfig = &inferenceConfig{MaxTokens: req.MaxTokens, Temperature: req.Temperature,
+		TopP: req.TopP, StopSequences: req.StopSequences}
+	c.thinking(&out, toolLoop)
+	if err := c.outputConfig(&out); err != nil {
+		return out, err
 	}
-	return b, st, nil
+	if c.family == FamilyClaude && len(req.StopSequences) > 0 {
+		out.AdditionalModelResponseFieldPaths = []string{"/stop_sequence"}
+	}
+	if out.InferenceConfig.empty() {
+		out.InferenceConfig = nil
+	}
+	return out, nil
+}
+
+func unsupported(path, what string) error {
+	return providers.InvalidRequest(fmt.Sprintf("%s: %s is not supported by Bedrock's Converse API", path, what))
 }
 
 // Framing the Converse body adds to the client's at the most: a tool's
 // toolSpec (with a cachePoint after it, or the default schema of a tool
-// that has none), and a block's (reasoningContent around a thinking
-// block's text and signature, a cachePoint after it).
+// that has none), and a message's (a string content becomes a text block
+// in a content array).
 const (
 	toolSpecFraming  = 96
-	blockFraming     = 64
+	messageFraming   = 16
 	encodedRoomSlack = 4 << 10
 )
 
-// encodedRoom is the room the Converse body is encoded into: the client's
-// body and what Converse's framing adds to its tools and blocks. A body
+// encodedRoom is the room the Converse body is written into: the client's
+// body and what Converse's framing adds to its tools and messages, and to
+// the tool calls that go as text. A body
 // that outgrows its buffer holds the old one and one a quarter larger at
-// once (2.25 times a large body), and each schema is copied as sent
-// (json.RawMessage, compacted), so the room is the body's own bytes and
-// the framing.
-func encodedRoom(x *providers.Exchange) int {
-	n := len(x.Body) + encodedRoomSlack + toolSpecFraming*len(x.Request.Tools) + blockFraming*len(x.Request.System.Blocks)
-	for i := range x.Request.Messages {
-		n += blockFraming * max(1, len(x.Request.Messages[i].Content.Blocks))
+// once (2.25 times a large body). A block's own framing is smaller in
+// Converse than in the client's body.
+func encodedRoom(x *providers.Exchange, toolsAsText bool) int {
+	n := len(x.Body) + encodedRoomSlack + toolSpecFraming*len(x.Request.Tools) + messageFraming*x.Request.MessageCount()
+	if toolsAsText {
+		// A tool call's input becomes text, where each quote and
+		// backslash of it is escaped: the most that adds is one byte for
+		// each in the body.
+		n += bytes.Count(x.Body, []byte{'"'}) + bytes.Count(x.Body, []byte{'\\'})
 	}
 	return n
 }
@@ -267,7 +193,7 @@ func encodedRoom(x *providers.Exchange) int {
 // hasCacheControl reports whether a block or tool, as the client sent it,
 // asks for a cache breakpoint after it.
 func hasCacheControl(raw []byte) bool {
-	if len(raw) == 0 {
+	if len(raw) == 0 || raw[0] != '{' {
 		return false
 	}
 	v, typ, _, err := jsonparser.Get(raw, "cache_control")
@@ -277,7 +203,7 @@ func hasCacheControl(raw []byte) bool {
 // tools converts client tools to toolSpecs. Server tools run only on
 // Anthropic's side, except tool_search, whose job (making deferred tools
 // available) is done by sending every tool in full.
-func (c *converter) tools(tools []providers.Tool) ([]any, error) {
+func (c *conversion) tools(tools []providers.Tool) ([]any, error) {
 	var out []any
 	for i, t := range tools {
 		if !t.IsCustom() {
@@ -300,7 +226,7 @@ func (c *converter) tools(tools []providers.Tool) ([]any, error) {
 
 // toolConfig builds toolConfig from the tools and tool_choice. Converse
 // has no toolChoice none: none sends no tools.
-func (c *converter) toolConfig(tools []any, choice *providers.ToolChoice) (*toolConfig, error) {
+func (c *conversion) toolConfig(tools []any, choice *providers.ToolChoice) (*toolConfig, error) {
 	if len(tools) == 0 {
 		return nil, nil
 	}
@@ -321,86 +247,6 @@ func (c *converter) toolConfig(tools []any, choice *providers.ToolChoice) (*tool
 		return nil, providers.InvalidRequest(fmt.Sprintf("tool_choice.type: must be auto, any, tool or none, got %q", choice.Type))
 	}
 	return tc, nil
-}
-
-// systemBlocks appends a system prompt's text blocks to system.
-func (c *converter) systemBlocks(content providers.Content, path string) error {
-	for j, b := range content.Blocks {
-		if b.Type != "text" {
-			return unsupported(fmt.Sprintf("%s.%d", path, j), fmt.Sprintf("content block type %q in a system prompt", b.Type))
-		}
-		if b.Text != "" {
-			c.system = append(c.system, textBlock{Text: b.Text})
-		}
-		if c.cache && hasCacheControl(b.Raw) && len(c.system) > 0 {
-			c.system = append(c.system, aCachePoint)
-		}
-	}
-	return nil
-}
-
-// message converts one turn. Converse wants user and assistant turns to
-// alternate: a turn of the same role as the one before joins it. A system
-// message (Claude Code sends them inside messages) joins the system prompt.
-func (c *converter) message(i int, m *providers.Message) error {
-	path := fmt.Sprintf("messages.%d", i)
-	var content []any
-	var err error
-	switch m.Role {
-	case "system":
-		return c.systemBlocks(m.Content, path+".content")
-	case "assistant":
-		content, err = c.assistant(path, m)
-	default:
-		content, err = c.user(path, m)
-	}
-	if err != nil || len(content) == 0 {
-		// A turn with nothing Converse takes is left out.
-		return err
-	}
-	if n := len(c.msgs); n > 0 && c.msgs[n-1].Role == m.Role {
-		c.msgs[n-1].Content = append(c.msgs[n-1].Content, content...)
-		return nil
-	}
-	c.msgs = append(c.msgs, message{Role: m.Role, Content: content})
-	return nil
-}
-
-// user converts a user turn's blocks in order.
-func (c *converter) user(path string, m *providers.Message) ([]any, error) {
-	var out []any
-	for j, b := range m.Content.Blocks {
-		bpath := fmt.Sprintf("%s.content.%d", path, j)
-		switch b.Type {
-		case "text":
-			if !blank(b.Text) {
-				out = append(out, textBlock{Text: b.Text})
-			}
-		case "image", "document":
-			blk, err := c.media(b, bpath)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, blk)
-		case "tool_result":
-			content, status, err := c.toolResultContent(bpath, b)
-			if err != nil {
-				return nil, err
-			}
-			if c.toolsAsText {
-				out = append(out, toolResultText(b))
-				out = append(out, content...)
-			} else {
-				out = append(out, toolResultBlock{ToolResult: toolResult{ToolUseID: b.ToolUseID, Content: content, Status: status}})
-			}
-		default:
-			return nil, unsupported(bpath, fmt.Sprintf("content block type %q in a user message", b.Type))
-		}
-		if c.cache && hasCacheControl(b.Raw) && len(out) > 0 {
-			out = append(out, aCachePoint)
-		}
-	}
-	return out, nil
 }
 
 // imageFormats maps an image's media type to Converse's format.
@@ -424,175 +270,571 @@ var documentFormats = map[string]string{
 	"application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": "xlsx",
 }
 
-// media converts an image or a document whose bytes the request holds
-// (base64, or a plain-text document's text). Converse takes no URLs but
-// its own S3 locations, and the gateway fetches nothing.
-func (c *converter) media(b providers.Block, path string) (any, error) {
-	s := b.Source
-	if s == nil {
-		return nil, unsupported(path+".source", b.Type+" without a source")
-	}
-	switch {
-	case b.Type == "image" && s.Type == "base64":
-		format, ok := imageFormats[s.MediaType]
-		if !ok {
-			return nil, unsupported(path+".source.media_type", fmt.Sprintf("image media type %q (Converse takes png, jpeg, gif and webp)", s.MediaType))
-		}
-		return imageBlock{Image: media{Format: format, Source: mediaSource{Bytes: s.Data}}}, nil
-	case b.Type == "document" && s.Type == "base64":
-		mt := s.MediaType
-		if mt == "" {
-			mt = "application/pdf"
-		}
-		format, ok := documentFormats[mt]
-		if !ok {
-			return nil, unsupported(path+".source.media_type", fmt.Sprintf("document media type %q", mt))
-		}
-		return c.document(format, s.Data), nil
-	case b.Type == "document" && s.Type == "text":
-		return c.document("txt", base64.StdEncoding.EncodeToString([]byte(s.Data))), nil
-	}
-	return nil, unsupported(path+".source", fmt.Sprintf("%s source type %q", b.Type, s.Type))
-}
-
-// document makes a document block. Converse wants each document named, by
-// letters, digits, single spaces, hyphens, parentheses and brackets, and
-// no two alike within a request: the names are numbered.
-func (c *converter) document(format, data string) documentBlock {
-	c.docs++
-	return documentBlock{Document: media{Format: format, Name: fmt.Sprintf("document-%d", c.docs), Source: mediaSource{Bytes: data}}}
-}
-
-// blank reports whether a text is empty or only white space: Converse
-// refuses such a text block.
-func blank(s string) bool { return strings.TrimSpace(s) == "" }
-
 // noContent is the text of a tool result that holds none: Converse refuses
 // an empty text block.
 const noContent = "(no content)"
 
-// toolResultContent converts a tool_result's content. Its status is
-// Claude's alone; other models get an error as a first text part.
-func (c *converter) toolResultContent(path string, b providers.Block) (content []any, status string, err error) {
-	content = []any{}
-	if b.IsError && c.family != FamilyClaude && !c.toolsAsText {
-		content = append(content, textBlock{Text: "Error:"})
-	}
-	if b.IsError && c.family == FamilyClaude {
-		status = "error"
-	}
-	empty := true
-	if b.Content != nil {
-		for k, rb := range b.Content.Blocks {
-			switch rb.Type {
-			case "text":
-				if !blank(rb.Text) {
-					content = append(content, textBlock{Text: rb.Text})
-					empty = false
-				}
-			case "image", "document":
-				blk, err := c.media(rb, fmt.Sprintf("%s.content.%d", path, k))
-				if err != nil {
-					return nil, "", err
-				}
-				content = append(content, blk)
-				empty = false
-			default:
-				return nil, "", unsupported(fmt.Sprintf("%s.content.%d", path, k), fmt.Sprintf("content block type %q in a tool_result", rb.Type))
-			}
-		}
-	}
-	if empty && !c.toolsAsText {
-		content = append(content, textBlock{Text: noContent})
-	}
-	return content, status, nil
+// converter writes one request's Converse body.
+type converter struct {
+	conversion
+	h   *providers.HistoryReader
+	out []byte
+	sys []byte // the system prompt's blocks, written after the messages
+	// nsys counts the system prompt's text blocks.
+	nsys int
+	// block and sub are the block being written and a block of its own
+	// content.
+	block, sub providers.HistoryBlock
+	stage      []byte    // a string rewritten as the escaper writes it
+	buf        [2][]byte // decoded text, when a string has escapes
+	opener     *providers.Opener
+
+	// The turn being written: role is empty when none is open.
+	role  []byte
+	turns int
+	// The open turn's and the one before's: whether the first block is
+	// reasoning, whether a block is a toolResult, the role.
+	cur, prev turnFacts
+	// msg is the index of the message being converted, -1 for the
+	// system prompt.
+	msg int
+	// blocks counts the blocks the message being converted has written,
+	// inner those of the toolResult being written.
+	blocks, inner int
+	// run is an assistant message's run of text, written into out as it
+	// comes and taken back if it is all white space (see addText).
+	run runState
 }
 
-// toolResultText is the text that heads a tool result sent as text; its
-// content follows it.
-func toolResultText(b providers.Block) textBlock {
-	head := "[tool result for " + b.ToolUseID
-	if b.IsError {
-		head += ", an error"
+// runState is where a run of text began, to take it back.
+type runState struct {
+	open, blank   bool
+	mark          int
+	turns, blocks int
+	cur, prev     turnFacts
+	role          []byte
+}
+
+// turnFacts is what toolLoopWithoutReasoning asks of a turn.
+type turnFacts struct {
+	user, assistant, reasoned, answers bool
+}
+
+// convert writes the Converse (or count-tokens) body of x's request.
+func convert(x *providers.Exchange, opts Options, betas []string) ([]byte, *State, error) {
+	h, err := providers.NewHistoryReader(x.Body)
+	if err != nil {
+		return nil, nil, providers.InvalidRequest("invalid request: " + err.Error())
 	}
-	return textBlock{Text: head + "]"}
+	c := &converter{conversion: newConversion(x, opts, betas), h: h, msg: -1}
+	tc, err := c.toolSettings()
+	if err != nil {
+		return nil, nil, err
+	}
+	c.out = x.NewBody(encodedRoom(x, c.toolsAsText))
+	if x.CountTokens {
+		c.out = append(c.out, `{"input":{"converse":{"messages":[`...)
+	} else {
+		c.out = append(c.out, `{"messages":[`...)
+	}
+	if err := c.systemBlocks(h.System()); err != nil {
+		return nil, nil, err
+	}
+	if err := h.EachMessage(c.message); err != nil {
+		return nil, nil, err
+	}
+	if c.turns > 0 {
+		c.out = append(c.out, "]}"...)
+	}
+	c.out = append(c.out, ']')
+	if c.nsys > 0 {
+		c.out = append(c.out, `,"system":[`...)
+		c.out = append(c.out, c.sys...)
+		c.out = append(c.out, ']')
+	}
+	// The settings, typed, encoded into the body: their object's braces
+	// become the comma before them, or go.
+	tail, err := c.settings(tc, c.toolLoopWithoutReasoning())
+	if err != nil {
+		return nil, nil, err
+	}
+	at := len(c.out)
+	if c.out, err = jsonbytes.AppendEncode(c.out, &tail); err != nil {
+		return nil, nil, err
+	}
+	if len(c.out)-at > 2 {
+		c.out[at] = ','
+		c.out = c.out[:len(c.out)-1]
+	} else {
+		c.out = c.out[:at]
+	}
+	c.out = append(c.out, '}')
+	if x.CountTokens {
+		c.out = append(c.out, "}}"...)
+	}
+	return c.out, &State{Family: c.family}, nil
+}
+
+// toolLoopWithoutReasoning reports whether the request answers tool calls
+// (its last turn holds tool results) of an assistant turn that does not
+// begin with a reasoning block.
+func (c *converter) toolLoopWithoutReasoning() bool {
+	return c.turns >= 2 && c.cur.user && c.prev.assistant && c.cur.answers && !c.prev.reasoned
+}
+
+// textOf returns f's text, decoded into buf n unless its bytes are the
+// text.
+func (c *converter) textOf(f *providers.RawString, n int) []byte {
+	if f.Plain() {
+		return f.Raw
+	}
+	b := f.Text(c.buf[n][:0])
+	if b != nil {
+		c.buf[n] = b
+	}
+	return b
+}
+
+// escaped returns f's escaped form, without quotes: its bytes as they are
+// when they are what the escaper writes, which is almost always; else
+// rewritten into the stage, valid until the next call.
+func (c *converter) escaped(f *providers.RawString) []byte {
+	if f.Canonical {
+		return f.Raw
+	}
+	c.stage, _ = jsonbytes.AppendCanonicalBody(c.stage[:0], f.Raw)
+	return c.stage
+}
+
+// blank reports whether f's text is empty or only white space: Converse
+// refuses such a text block.
+func (c *converter) blank(f *providers.RawString) bool {
+	return blankText(c.textOf(f, 0))
+}
+
+// blankText is strings.TrimSpace(string(p)) == "" without the string.
+func blankText(p []byte) bool {
+	for len(p) > 0 {
+		if p[0] < utf8.RuneSelf {
+			if !unicode.IsSpace(rune(p[0])) {
+				return false
+			}
+			p = p[1:]
+			continue
+		}
+		r, n := utf8.DecodeRune(p)
+		if !unicode.IsSpace(r) {
+			return false
+		}
+		p = p[n:]
+	}
+	return true
+}
+
+// where names block j of the message being converted, and its block k
+// (-1: the block itself), as an error names them.
+func (c *converter) where(j, k int) string {
+	s := "system"
+	if c.msg >= 0 {
+		s = "messages." + strconv.Itoa(c.msg) + ".content"
+	}
+	s += "." + strconv.Itoa(j)
+	if k >= 0 {
+		s += ".content." + strconv.Itoa(k)
+	}
+	return s
+}
+
+// typeName is b's type as an error names it.
+func typeName(b *providers.HistoryBlock) string { return strconv.Quote(b.Type.TextString()) }
+
+// systemBlocks appends a system prompt's text blocks to the system.
+func (c *converter) systemBlocks(content []byte) error {
+	return c.h.EachBlock(content, &c.block, func(j int, b *providers.HistoryBlock) error {
+		if !b.Type.Is("text") {
+			return unsupported(c.where(j, -1), "content block type "+typeName(b)+" in a system prompt")
+		}
+		if len(b.Text.Raw) > 0 {
+			c.sysBlock()
+			c.sys = append(c.sys, `{"text":"`...)
+			c.sys = append(c.sys, c.escaped(&b.Text)...)
+			c.sys = append(c.sys, `"}`...)
+		}
+		if c.cache && c.nsys > 0 && hasCacheControl(b.Raw) {
+			c.sysBlock()
+			c.sys = append(c.sys, cachePointJSON...)
+		}
+		return nil
+	})
+}
+
+// sysBlock starts a block of the system prompt.
+func (c *converter) sysBlock() {
+	if c.nsys > 0 {
+		c.sys = append(c.sys, ',')
+	}
+	c.nsys++
+}
+
+// message converts one turn. Converse wants user and assistant turns to
+// alternate: a turn of the same role as the one before joins it. A system
+// message (Claude Code sends them inside messages) joins the system prompt.
+func (c *converter) message(i int, m *providers.HistoryMessage) error {
+	c.msg, c.blocks = i, 0
+	switch {
+	case m.Role.Is("system"):
+		return c.systemBlocks(m.Content)
+	case m.Role.Is("assistant"):
+		return c.assistant(m)
+	}
+	return c.user(m)
+}
+
+// beginBlock starts a block of message m's turn: in a new turn unless the
+// open one has m's role (a message with nothing Converse takes opens
+// none).
+func (c *converter) beginBlock(m *providers.HistoryMessage) {
+	c.blocks++
+	role := c.textOf(&m.Role, 1)
+	if c.turns > 0 && bytes.Equal(role, c.role) {
+		c.out = append(c.out, ',')
+		return
+	}
+	if c.turns > 0 {
+		c.out = append(c.out, "]},"...)
+	}
+	c.turns++
+	c.role = append(c.role[:0], role...)
+	c.prev = c.cur
+	c.cur = turnFacts{user: string(role) == "user", assistant: string(role) == "assistant"}
+	c.out = append(c.out, `{"role":"`...)
+	c.out = jsonbytes.AppendStringBodyNoHTML(c.out, role)
+	c.out = append(c.out, `","content":[`...)
+}
+
+// begin starts a block of message m, or, m nil, of the content of the
+// toolResult being written.
+func (c *converter) begin(m *providers.HistoryMessage) {
+	if m != nil {
+		c.beginBlock(m)
+		return
+	}
+	if c.inner > 0 {
+		c.out = append(c.out, ',')
+	}
+	c.inner++
+}
+
+// textBlock writes a text block of text, escaped, in m (see begin).
+func (c *converter) textBlock(m *providers.HistoryMessage, escaped []byte) {
+	c.begin(m)
+	c.out = append(c.out, `{"text":"`...)
+	c.out = append(c.out, escaped...)
+	c.out = append(c.out, `"}`...)
+}
+
+// cachePoint writes a cache breakpoint after the message's last block.
+func (c *converter) cachePoint(m *providers.HistoryMessage) {
+	c.beginBlock(m)
+	c.out = append(c.out, cachePointJSON...)
+}
+
+// user converts a user turn's blocks in order.
+func (c *converter) user(m *providers.HistoryMessage) error {
+	return c.h.EachBlock(m.Content, &c.block, func(j int, b *providers.HistoryBlock) error {
+		switch {
+		case b.Type.Is("text"):
+			if !c.blank(&b.Text) {
+				c.textBlock(m, c.escaped(&b.Text))
+			}
+		case b.Type.Is("image"), b.Type.Is("document"):
+			if err := c.media(m, &b.RawBlock, j, -1); err != nil {
+				return err
+			}
+		case b.Type.Is("tool_result"):
+			if err := c.toolResult(m, b, j); err != nil {
+				return err
+			}
+		default:
+			return unsupported(c.where(j, -1), "content block type "+typeName(b)+" in a user message")
+		}
+		if c.cache && c.blocks > 0 && hasCacheControl(b.Raw) {
+			c.cachePoint(m)
+		}
+		return nil
+	})
+}
+
+// media converts an image or a document whose bytes the request holds
+// (base64, or a plain-text document's text) into a block of m (see
+// begin). Converse takes no URLs but its own S3 locations, and the
+// gateway fetches nothing.
+func (c *converter) media(m *providers.HistoryMessage, b *providers.RawBlock, j, k int) error {
+	s := &b.Source
+	image := b.Type.Is("image")
+	kind := "document"
+	if image {
+		kind = "image"
+	}
+	if !s.Present {
+		return unsupported(c.where(j, k)+".source", kind+" without a source")
+	}
+	base64Source := !s.IsString && s.Type.Is("base64")
+	switch {
+	case image && base64Source:
+		mt := s.MediaType.TextString()
+		format, ok := imageFormats[mt]
+		if !ok {
+			return unsupported(c.where(j, k)+".source.media_type", fmt.Sprintf("image media type %q (Converse takes png, jpeg, gif and webp)", mt))
+		}
+		c.begin(m)
+		c.out = append(c.out, `{"image":{"format":"`...)
+		c.out = append(c.out, format...)
+		c.out = append(c.out, `","source":{"bytes":"`...)
+		c.out = append(c.out, c.escaped(&s.Data)...)
+		c.out = append(c.out, `"}}}`...)
+		return nil
+	case !image && base64Source:
+		mt := "application/pdf"
+		if len(s.MediaType.Raw) > 0 {
+			mt = s.MediaType.TextString()
+		}
+		format, ok := documentFormats[mt]
+		if !ok {
+			return unsupported(c.where(j, k)+".source.media_type", fmt.Sprintf("document media type %q", mt))
+		}
+		c.document(m, format)
+		c.out = append(c.out, c.escaped(&s.Data)...)
+		c.out = append(c.out, `"}}}`...)
+		return nil
+	case !image && !s.IsString && s.Type.Is("text"):
+		c.document(m, "txt")
+		c.out = base64.StdEncoding.AppendEncode(c.out, c.textOf(&s.Data, 0))
+		c.out = append(c.out, `"}}}`...)
+		return nil
+	}
+	sourceType := "string"
+	if !s.IsString {
+		sourceType = s.Type.TextString()
+	}
+	return unsupported(c.where(j, k)+".source", fmt.Sprintf("%s source type %q", kind, sourceType))
+}
+
+// document begins a document block of m (see begin), up to its bytes.
+// Converse wants each document named, by letters, digits, single spaces,
+// hyphens, parentheses and brackets, and no two alike within a request:
+// the names are numbered.
+func (c *converter) document(m *providers.HistoryMessage, format string) {
+	c.docs++
+	c.begin(m)
+	c.out = append(c.out, `{"document":{"format":"`...)
+	c.out = append(c.out, format...)
+	c.out = append(c.out, `","name":"document-`...)
+	c.out = strconv.AppendInt(c.out, int64(c.docs), 10)
+	c.out = append(c.out, `","source":{"bytes":"`...)
+}
+
+// toolResult converts a tool_result: a toolResult block, or, when the
+// tools go as text, a text that heads its content. Its status is Claude's
+// alone; other models get an error as a first text part.
+func (c *converter) toolResult(m *providers.HistoryMessage, b *providers.HistoryBlock, j int) error {
+	c.beginBlock(m)
+	if c.toolsAsText {
+		c.out = append(c.out, `{"text":"[tool result for `...)
+		c.out = append(c.out, c.escaped(&b.ToolUseID)...)
+		if b.IsError {
+			c.out = append(c.out, ", an error"...)
+		}
+		c.out = append(c.out, `]"}`...)
+		return c.toolResultContent(m, b, j)
+	}
+	c.cur.answers = true
+	c.out = append(c.out, `{"toolResult":{"toolUseId":"`...)
+	c.out = append(c.out, c.escaped(&b.ToolUseID)...)
+	c.out = append(c.out, `","content":[`...)
+	c.inner = 0
+	if b.IsError && c.family != FamilyClaude {
+		c.textBlock(nil, []byte("Error:"))
+	}
+	if err := c.toolResultContent(nil, b, j); err != nil {
+		return err
+	}
+	if c.inner == 0 {
+		c.textBlock(nil, []byte(noContent))
+	}
+	c.out = append(c.out, ']')
+	if b.IsError && c.family == FamilyClaude {
+		c.out = append(c.out, `,"status":"error"`...)
+	}
+	c.out = append(c.out, "}}"...)
+	return nil
+}
+
+// toolResultContent converts a tool_result's content blocks into blocks
+// of m (see begin).
+func (c *converter) toolResultContent(m *providers.HistoryMessage, b *providers.HistoryBlock, j int) error {
+	return c.h.EachBlock(b.ContentRaw, &c.sub, func(k int, rb *providers.HistoryBlock) error {
+		switch {
+		case rb.Type.Is("text"):
+			if !c.blank(&rb.Text) {
+				c.textBlock(m, c.escaped(&rb.Text))
+			}
+			return nil
+		case rb.Type.Is("image"), rb.Type.Is("document"):
+			return c.media(m, &rb.RawBlock, j, k)
+		}
+		return unsupported(c.where(j, k), "content block type "+typeName(rb)+" in a tool_result")
+	})
 }
 
 // assistant converts an assistant turn: runs of text as one text block,
 // history thinking (see reasoning), tool_use blocks as toolUse blocks.
-func (c *converter) assistant(path string, m *providers.Message) ([]any, error) {
-	var out []any
-	var text strings.Builder
-	flush := func() {
-		if !blank(text.String()) {
-			out = append(out, textBlock{Text: text.String()})
-		}
-		text.Reset()
-	}
-	for j, b := range m.Content.Blocks {
-		switch b.Type {
-		case "text":
-			text.WriteString(b.Text)
-		case "thinking", "redacted_thinking":
-			if blk, ok := c.reasoning(b); ok {
-				flush()
-				out = append(out, blk)
-			} else if b.Type == "thinking" && b.Thinking != "" && c.x.Thinking && c.x.Settings.SplitTags {
+func (c *converter) assistant(m *providers.HistoryMessage) error {
+	err := c.h.EachBlock(m.Content, &c.block, func(j int, b *providers.HistoryBlock) error {
+		switch {
+		case b.Type.Is("text"):
+			c.addText(m, &b.Text)
+		case b.Type.Is("thinking"), b.Type.Is("redacted_thinking"):
+			if !c.reasoning(m, b) && b.Type.Is("thinking") && len(b.Thinking.Raw) > 0 && c.x.Thinking && c.x.Settings.SplitTags {
 				// Split out of the model's text, or from elsewhere: as the
 				// tags the model writes, in place.
-				text.WriteString("<" + c.tag + ">" + b.Thinking + "</" + c.tag + ">")
+				c.openRun(m)
+				c.out = append(c.out, '<')
+				c.out = jsonbytes.AppendStringBodyNoHTML(c.out, []byte(c.tag))
+				c.out = append(c.out, '>')
+				c.addText(m, &b.Thinking)
+				c.out = append(c.out, "</"...)
+				c.out = jsonbytes.AppendStringBodyNoHTML(c.out, []byte(c.tag))
+				c.out = append(c.out, '>')
+				c.run.blank = false
 			}
-		case "tool_use":
-			input := json.RawMessage(bytes.TrimSpace(b.Input))
+		case b.Type.Is("tool_use"):
+			input := bytes.TrimSpace(b.Input)
 			if len(input) == 0 || string(input) == "null" {
-				input = emptyInput
+				input = []byte("{}")
 			}
 			if c.toolsAsText {
-				var compact bytes.Buffer
-				if json.Compact(&compact, input) != nil {
-					return nil, providers.InvalidRequest(fmt.Sprintf("%s.content.%d.input: not valid JSON", path, j))
-				}
-				text.WriteString("[called tool " + b.Name + " (" + b.ID + ") with " + compact.String() + "]")
+				c.openRun(m)
+				c.out = append(c.out, "[called tool "...)
+				c.out = append(c.out, c.escaped(&b.Name)...)
+				c.out = append(c.out, " ("...)
+				c.out = append(c.out, c.escaped(&b.ID)...)
+				c.out = append(c.out, ") with "...)
+				c.out = jsonbytes.AppendCompactStringBody(c.out, input)
+				c.out = append(c.out, ']')
+				c.run.blank = false
 				break
 			}
-			flush()
-			out = append(out, toolUseBlock{ToolUse: toolUse{ToolUseID: b.ID, Name: b.Name, Input: input}})
+			c.flush()
+			c.beginBlock(m)
+			c.out = append(c.out, `{"toolUse":{"toolUseId":"`...)
+			c.out = append(c.out, c.escaped(&b.ID)...)
+			c.out = append(c.out, `","name":"`...)
+			c.out = append(c.out, c.escaped(&b.Name)...)
+			c.out = append(c.out, `","input":`...)
+			c.out = jsonbytes.AppendCompact(c.out, input)
+			c.out = append(c.out, "}}"...)
 		default:
-			return nil, unsupported(fmt.Sprintf("%s.content.%d", path, j), fmt.Sprintf("content block type %q in an assistant message", b.Type))
+			return unsupported(c.where(j, -1), "content block type "+typeName(b)+" in an assistant message")
 		}
 		if c.cache && hasCacheControl(b.Raw) {
-			flush()
-			if len(out) > 0 {
-				out = append(out, aCachePoint)
+			c.flush()
+			if c.blocks > 0 {
+				c.cachePoint(m)
 			}
 		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
-	flush()
-	return out, nil
+	c.flush()
+	return nil
 }
 
-// reasoning restores a thinking or redacted_thinking block that Bedrock
+// openRun begins a text block for a run of text of m, unless one is open:
+// the run's texts are written into it as they come, and flush ends it, or
+// takes it back when it is all white space (Converse refuses blank text).
+func (c *converter) openRun(m *providers.HistoryMessage) {
+	if c.run.open {
+		return
+	}
+	c.run = runState{open: true, blank: true, mark: len(c.out), turns: c.turns, blocks: c.blocks,
+		cur: c.cur, prev: c.prev, role: append(c.run.role[:0], c.role...)}
+	c.textBlock(m, nil)
+	c.out = c.out[:len(c.out)-len(`"}`)]
+}
+
+// addText adds f's text to the run of text of m.
+func (c *converter) addText(m *providers.HistoryMessage, f *providers.RawString) {
+	c.openRun(m)
+	if c.run.blank && !c.blank(f) {
+		c.run.blank = false
+	}
+	c.out = append(c.out, c.escaped(f)...)
+}
+
+// flush ends the run of text: a text block, or nothing when it is blank.
+func (c *converter) flush() {
+	r := &c.run
+	if !r.open {
+		return
+	}
+	r.open = false
+	if !r.blank {
+		c.out = append(c.out, `"}`...)
+		return
+	}
+	c.out = c.out[:r.mark]
+	c.turns, c.blocks, c.cur, c.prev = r.turns, r.blocks, r.cur, r.prev
+	c.role = append(c.role[:0], r.role...)
+}
+
+// reasoning writes a thinking or redacted_thinking block that Bedrock
 // issued (the gateway's signature, origin Bedrock, verifies) as the
-// reasoningContent it came from. A model of no reasoning family gets none:
-// it may refuse the block.
-func (c *converter) reasoning(b providers.Block) (any, bool) {
+// reasoningContent it came from, and reports whether it did. A model of
+// no reasoning family gets none: it may refuse the block.
+func (c *converter) reasoning(m *providers.HistoryMessage, b *providers.HistoryBlock) bool {
 	s := c.x.Settings
-	if c.family == FamilyNone {
-		return nil, false
+	if c.family == FamilyNone || s.Signer == nil {
+		return false
 	}
-	if b.Type == "thinking" {
-		origin, foreign, ok := s.ThinkingOrigin(b)
-		if !ok || origin != providers.OriginBedrock {
-			return nil, false
-		}
-		return reasoningBlock{ReasoningContent: reasoningContent{ReasoningText: &reasoningText{Text: b.Thinking, Signature: foreign}}}, true
+	if c.opener == nil {
+		c.opener = s.Signer.NewOpener()
 	}
-	if s.Signer == nil {
-		return nil, false
+	thinking := b.Type.Is("thinking")
+	var (
+		origin  providers.Origin
+		foreign []byte
+		ok      bool
+	)
+	if thinking {
+		origin, foreign, ok = c.opener.Open(c.textOf(&b.Signature, 1), c.textOf(&b.Thinking, 0))
+	} else {
+		origin, foreign, ok = c.opener.Open(c.textOf(&b.Data, 1), nil)
 	}
-	origin, foreign, ok := s.Signer.Open(b.Data, "")
-	if !ok || origin != providers.OriginBedrock || foreign == "" {
-		return nil, false
+	if !ok || origin != providers.OriginBedrock || (!thinking && len(foreign) == 0) {
+		return false
 	}
-	return reasoningBlock{ReasoningContent: reasoningContent{RedactedContent: foreign}}, true
+	c.flush()
+	c.beginBlock(m)
+	if c.out[len(c.out)-1] == '[' {
+		c.cur.reasoned = true // the turn's first block
+	}
+	if !thinking {
+		c.out = append(c.out, `{"reasoningContent":{"redactedContent":"`...)
+		c.out = jsonbytes.AppendStringBodyNoHTML(c.out, foreign)
+		c.out = append(c.out, `"}}`...)
+		return true
+	}
+	c.out = append(c.out, `{"reasoningContent":{"reasoningText":{"text":"`...)
+	c.out = append(c.out, c.escaped(&b.Thinking)...)
+	c.out = append(c.out, '"')
+	if len(foreign) > 0 {
+		c.out = append(c.out, `,"signature":"`...)
+		c.out = jsonbytes.AppendStringBodyNoHTML(c.out, foreign)
+		c.out = append(c.out, '"')
+	}
+	c.out = append(c.out, "}}}"...)
+	return true
 }
