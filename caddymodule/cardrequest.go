@@ -2,13 +2,12 @@ package caddymodule
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
 	"unsafe"
-
-	"github.com/buger/jsonparser"
 
 	"github.com/thinkgate/thinkgate/internal/jsonbytes"
 	"github.com/thinkgate/thinkgate/providers"
@@ -48,7 +47,7 @@ func (h *Handler) applyCard(req *providers.Request, body []byte, newBody func(in
 			edits = append(edits, memberEdit{name: "output_config", value: newOC})
 		}
 	}
-	if e := c.checkInput(req.Model, providers.RequestValue(body, req, "messages")); e != nil {
+	if e := c.checkInput(req.Model, body); e != nil {
 		return nil, e
 	}
 	maxTokens, budget := req.MaxTokens, req.Thinking.BudgetTokens
@@ -157,31 +156,28 @@ func offsetIn(body, v []byte) (int, bool) {
 // checkOutputConfig checks output_config (an object) against the card; a
 // changed output_config is returned when effort max became the card's
 // highest level, nil when it stays as sent.
-func (c *ModelCard) checkOutputConfig(model string, oc []byte) ([]byte, *providers.Error) {
-	if v, t, _, err := jsonparser.Get(oc, "format"); err == nil && t != jsonparser.Null && len(v) > 0 && !c.StructuredOutputs {
+func (c *ModelCard) checkOutputConfig(model string, raw []byte) ([]byte, *providers.Error) {
+	oc, err := providers.ParseOutputConfig(raw)
+	if err != nil {
+		return nil, providers.AsError(err)
+	}
+	if oc.Schema != nil && !c.StructuredOutputs {
 		return nil, providers.InvalidRequest(fmt.Sprintf(
 			"output_config.format: model %s does not support structured outputs on this gateway (its model card does not list structured_outputs)", model))
 	}
-	v, t, _, err := jsonparser.Get(oc, "effort")
-	if err != nil || t != jsonparser.String {
-		return nil, nil // absent or null; another type is the upstream's to refuse
-	}
-	level, err := jsonparser.ParseString(v)
-	if err != nil {
-		return nil, nil
-	}
-	switch {
-	case has(c.Effort, level):
+	switch level := oc.Effort; {
+	case level == "" || has(c.Effort, level):
 		return nil, nil
 	case len(c.Effort) == 0:
 		return nil, providers.InvalidRequest(fmt.Sprintf(
 			"output_config.effort: model %s does not support effort on this gateway (its model card lists no effort levels)", model))
-	case level == "max":
+	case level == providers.EffortMax:
 		top := c.highestEffort()
-		return spliceMembers(nil, oc, []memberEdit{{name: "effort", value: strconv.AppendQuote(nil, top)}}), nil
+		return spliceMembers(nil, raw, []memberEdit{{name: "effort", value: strconv.AppendQuote(nil, top)}}), nil
+	default:
+		return nil, providers.InvalidRequest(fmt.Sprintf(
+			"output_config.effort: %q is not supported by model %s; allowed levels: %s", level, model, strings.Join(c.Effort, ", ")))
 	}
-	return nil, providers.InvalidRequest(fmt.Sprintf(
-		"output_config.effort: %q is not supported by model %s; allowed levels: %s", level, model, strings.Join(c.Effort, ", ")))
 }
 
 // checkInput refuses an image block when the card's input lacks image,
@@ -189,82 +185,58 @@ func (c *ModelCard) checkOutputConfig(model string, oc []byte) ([]byte, *provide
 // lacks pdf, in the messages and in their tool results' content. The
 // messages are read from the client's bytes only when they hold what could
 // be such a block.
-func (c *ModelCard) checkInput(model string, messages []byte) *providers.Error {
+func (c *ModelCard) checkInput(model string, body []byte) *providers.Error {
 	images, pdfs := has(c.Input, "image"), has(c.Input, "pdf")
-	if images && pdfs || len(messages) == 0 {
+	if images && pdfs {
 		return nil
 	}
 	// The searches start at a letter rather than at the quote, which JSON
 	// is full of, so that they skip along the body rather than stop often.
-	if !escapedLetter(messages) && (images || !bytes.Contains(messages, []byte(`mage"`))) &&
-		(pdfs || !bytes.Contains(messages, []byte(`cument"`))) {
+	// A type spelt with escapes (\u0069mage) has no such letters: a body
+	// with a backslash-u is read in full.
+	if !bytes.Contains(body, []byte(`\u`)) && (images || !bytes.Contains(body, []byte(`mage"`))) &&
+		(pdfs || !bytes.Contains(body, []byte(`cument"`))) {
 		return nil
 	}
+	h, err := providers.NewHistoryReader(body)
+	if err != nil {
+		return nil // ParseRequest accepted the body; nothing to refuse here
+	}
 	var refused *providers.Error
-	refuse := func(path, what string) {
-		if refused == nil {
+	var outer, inner providers.HistoryBlock
+	check := func(path string, b *providers.HistoryBlock) {
+		switch {
+		case b.Type.Is("image") && !images:
 			refused = providers.InvalidRequest(fmt.Sprintf(
-				"%s: model %s does not take %s input on this gateway (its model card's input lists %s)",
-				path, model, what, inputList(c.Input)))
+				"%s: model %s does not take image input on this gateway (its model card's input lists %s)",
+				path, model, inputList(c.Input)))
+		case b.Type.Is("document") && !pdfs &&
+			(b.Source.Type.Is("url") || b.Source.Type.Is("base64") && b.Source.MediaType.Is("application/pdf")):
+			refused = providers.InvalidRequest(fmt.Sprintf(
+				"%s: model %s does not take PDF input on this gateway (its model card's input lists %s)",
+				path, model, inputList(c.Input)))
 		}
 	}
-	var blocks func(path string, content []byte)
-	blocks = func(path string, content []byte) {
-		i := 0
-		_, _ = jsonparser.ArrayEach(content, func(b []byte, t jsonparser.ValueType, _ int, _ error) {
-			at := path + "." + strconv.Itoa(i)
-			i++
-			if t != jsonparser.Object || refused != nil {
-				return
+	errRefused := errors.New("refused")
+	_ = h.EachMessage(func(i int, m *providers.HistoryMessage) error {
+		path := "messages." + strconv.Itoa(i) + ".content"
+		return h.EachBlock(m.Content, &outer, func(j int, b *providers.HistoryBlock) error {
+			at := path + "." + strconv.Itoa(j)
+			if check(at, b); refused != nil {
+				return errRefused
 			}
-			typ, _ := jsonparser.GetString(b, "type")
-			switch typ {
-			case "image":
-				if !images {
-					refuse(at, "image")
-				}
-			case "document":
-				src, _ := jsonparser.GetString(b, "source", "type")
-				media, _ := jsonparser.GetString(b, "source", "media_type")
-				if !pdfs && (src == "url" || src == "base64" && media == "application/pdf") {
-					refuse(at, "PDF")
-				}
-			case "tool_result":
-				if v, t, _, err := jsonparser.Get(b, "content"); err == nil && t == jsonparser.Array {
-					blocks(at+".content", v)
-				}
+			if !b.Type.Is("tool_result") || len(b.ContentRaw) == 0 || b.ContentRaw[0] != '[' {
+				return nil
 			}
+			return h.EachBlock(b.ContentRaw, &inner, func(k int, nb *providers.HistoryBlock) error {
+				if check(at+".content."+strconv.Itoa(k), nb); refused != nil {
+					return errRefused
+				}
+				return nil
+			})
 		})
-	}
-	m := 0
-	_, _ = jsonparser.ArrayEach(messages, func(msg []byte, t jsonparser.ValueType, _ int, _ error) {
-		path := "messages." + strconv.Itoa(m)
-		m++
-		if t != jsonparser.Object || refused != nil {
-			return
-		}
-		if v, t, _, err := jsonparser.Get(msg, "content"); err == nil && t == jsonparser.Array {
-			blocks(path+".content", v)
-		}
 	})
 	return refused
-}
-
-// escapedLetter reports a lowercase letter written as an escape
-// (\u0061 to \u007a), with which a block's type could be spelt so that
-// checkInput's search for it misses; other escapes (a terminal's \u001b)
-// cannot spell one.
-func escapedLetter(b []byte) bool {
-	for {
-		i := bytes.Index(b, []byte(`\u00`))
-		if i < 0 || i+5 >= len(b) {
-			return false
-		}
-		if c := b[i+4]; c == '6' || c == '7' {
-			return true
-		}
-		b = b[i+4:]
-	}
 }
 
 // inputList says what a card's input lists, for an error.

@@ -42,10 +42,12 @@ func (x *Exchange) OutputConfig() (OutputConfig, error) {
 	if x.Request == nil || x.Request.Fields == nil {
 		return OutputConfig{}, nil
 	}
-	return parseOutputConfig(x.Request.Fields["output_config"])
+	return ParseOutputConfig(x.Request.Fields["output_config"])
 }
 
-func parseOutputConfig(raw []byte) (OutputConfig, error) {
+// ParseOutputConfig reads an output_config value (raw JSON, nil when
+// absent). A malformed field is a 400 naming it.
+func ParseOutputConfig(raw []byte) (OutputConfig, error) {
 	var oc OutputConfig
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || string(raw) == "null" {

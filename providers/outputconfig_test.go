@@ -20,7 +20,7 @@ func TestParseOutputConfig(t *testing.T) {
 		{raw: `{"format":{"type":"json_object"}}`, err: `output_config.format.type: must be "json_schema", got "json_object"`},
 		{raw: `{"format":{"type":"json_schema"}}`, err: "output_config.format.schema: a JSON schema object is required"},
 	} {
-		oc, err := parseOutputConfig([]byte(c.raw))
+		oc, err := ParseOutputConfig([]byte(c.raw))
 		got := ""
 		if err != nil {
 			e := err.(*Error)
