@@ -149,6 +149,7 @@ type Handler struct {
 	providerName string
 	settings     providers.Settings
 	clientKeys   [][]byte
+	keys         *keyPool // the provider's api_key pool, nil without one
 	logger       *zap.Logger
 	server       *caddyhttp.Server // the server the handler runs in (keyring.go)
 }
@@ -196,6 +197,10 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	}
 	h.provider = pm.Provider()
 	h.providerName = caddy.GetModuleName(mod)
+	if kp, ok := mod.(interface{ keyPool() *keyPool }); ok && kp.keyPool() != nil {
+		h.keys = kp.keyPool()
+		h.keys.provider, h.keys.logger = h.providerName, h.logger
+	}
 	h.provisionResponse(ctx, mod)
 	if err := initMetrics(ctx.GetMetricsRegistry()); err != nil {
 		return fmt.Errorf("registering metrics: %v", err)
@@ -374,12 +379,13 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, next caddyhttp.H
 	}
 	h.setPlaceholders(r, req.Model, h.settings.MapModel(req.Model))
 	x := providers.NewExchange(&h.settings, req, body, providers.ExchangeOptions{
-		Path:      r.URL.Path,
-		RawQuery:  r.URL.RawQuery,
-		ClientID:  client,
-		MapErrors: len(h.secrets) > 0, // to scrub the upstream's credential from them
-		Logger:    h.requestLogger(r, req.Model),
-		NewBody:   lease.alloc,
+		Path:       r.URL.Path,
+		RawQuery:   r.URL.RawQuery,
+		ClientID:   client,
+		SessionKey: sessionKeyOf(h.settings.Signer, req, r.Header, client),
+		MapErrors:  len(h.secrets) > 0, // to scrub the upstream's credential from them
+		Logger:     h.requestLogger(r, req.Model),
+		NewBody:    lease.alloc,
 	})
 	m.model = x.ClientModel
 	if tc != nil {
@@ -411,16 +417,29 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, next caddyhttp.H
 			zap.ByteString("body", out.Body[:min(len(out.Body), maxLoggedBody)]))
 	}
 
-	rw := newResponseWriter(w, h, x, tr, m)
-	rw.trace = tc
+	newRW := func(w http.ResponseWriter) *responseWriter {
+		rw := newResponseWriter(w, h, x, tr, m)
+		rw.trace = tc
+		if named != nil {
+			// A response passed through untouched is read for its usage too.
+			rw.usage = &usageScanner{x: x, stream: x.Stream}
+		}
+		return rw
+	}
 	if named != nil {
 		// What the client's token limits count: the final usage, or what a
 		// cut stream had reported (serve then panics with
-		// http.ErrAbortHandler, hence the defer). A response passed through
-		// untouched is read for its usage too.
-		rw.usage = &usageScanner{x: x, stream: x.Stream}
+		// http.ErrAbortHandler, hence the defer).
 		defer func() { named.addUsage(x.Usage) }()
 	}
+	if h.keys != nil {
+		rw, err := h.keys.serveKeys(w, r, next, x, newRW, out.Body, lease)
+		if rw != nil {
+			h.logExchange(r, x, rw)
+		}
+		return err
+	}
+	rw := newRW(w)
 	err = rw.serve(r, next)
 	h.logExchange(r, x, rw)
 	return err

@@ -67,6 +67,7 @@ const (
 	SlotAnswers      = 40
 	SlotClaudeCode   = 41
 	SlotEdge         = 42
+	SlotKeyPools     = 46
 )
 
 // Ports are one package's Caddy ports.

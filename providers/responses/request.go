@@ -24,6 +24,7 @@ type request struct {
 	Include           []string   `json:"include,omitempty"`
 	Store             bool       `json:"store"`
 	Stream            bool       `json:"stream,omitempty"`
+	PromptCacheKey    string     `json:"prompt_cache_key,omitempty"`
 }
 
 // countRequest is the body of POST /v1/responses/input_tokens: the fields
@@ -97,6 +98,7 @@ func (c *converter) head() (*request, error) {
 		return nil, unsupported("stop_sequences", "stop_sequences (the Responses API has no stop parameter)")
 	}
 	out := &request{Model: x.UpstreamModel, Temperature: req.Temperature, TopP: req.TopP, Store: cfg.Store}
+	out.PromptCacheKey = openai.PromptCacheKey(x, cfg.PromptCacheKey)
 	tools, err := c.tools(req.Tools)
 	if err != nil {
 		return nil, err
