@@ -344,12 +344,18 @@ func (c *Clients) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 			setPlaceholders(r, "", req.Model, "")
 		}
 		if req != nil && !cl.allowsModel(req.Model) {
+			c.peekRateLimits(w, r, rc)
 			return writeError(w, &providers.Error{Status: http.StatusForbidden, Type: "permission_error",
 				Message: fmt.Sprintf("model %s: not available to client %s", req.Model, cl.name)})
 		}
 	}
 	if !messages {
-		return next.ServeHTTP(w, r)
+		// Every answer carries the client's windows (GET /v1/models,
+		// count_tokens, errors), counted by Messages calls alone.
+		if !c.peekRateLimits(w, r, rc) {
+			return next.ServeHTTP(w, r)
+		}
+		return next.ServeHTTP(&rateLimitHeaderWriter{ResponseWriterWrapper: &caddyhttp.ResponseWriterWrapper{ResponseWriter: w}, own: w.Header().Clone()}, r)
 	}
 	return c.serveMessages(w, r, next, rc)
 }
@@ -402,6 +408,26 @@ func (c *Clients) serveMessages(w http.ResponseWriter, r *http.Request, next cad
 		gauge.Dec()
 	}()
 	return next.ServeHTTP(&rateLimitHeaderWriter{ResponseWriterWrapper: &caddyhttp.ResponseWriterWrapper{ResponseWriter: w}, own: w.Header().Clone()}, r)
+}
+
+// peekRateLimits sets the client's rate-limit headers on an answer that
+// counts nothing, and reports whether it did (the client has limits and
+// the store answered in time).
+func (c *Clients) peekRateLimits(w http.ResponseWriter, r *http.Request, rc *requestClient) bool {
+	if !rc.limits.Any() || rc.limits.RequestsPerMinute == 0 && rc.limits.TokensPerMinute == 0 && rc.limits.TokensPerDay == 0 {
+		return false
+	}
+	c.inUse.enter()
+	defer c.inUse.leave()
+	ctx, cancel := context.WithTimeout(r.Context(), c.timeout)
+	d, err := c.store.Peek(ctx, rc.name, rc.limits, time.Now())
+	cancel()
+	if err != nil {
+		c.storeFailed("peek", err)
+		return false
+	}
+	setRateLimitHeaders(w.Header(), d)
+	return true
 }
 
 // refusalLimit spells a refused limit with its value.

@@ -42,6 +42,10 @@ func (s *recordingStore) Release(_ context.Context, lease limitstore.Lease, _ in
 	return nil
 }
 
+func (s *recordingStore) Peek(context.Context, string, limitstore.Limits, time.Time) (limitstore.Decision, error) {
+	return limitstore.Decision{}, nil
+}
+
 func (s *recordingStore) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -95,7 +95,7 @@ func initMetrics(registry *prometheus.Registry) error {
 		}, []string{"client", "limit"})
 		metrics.clientStoreErrors = prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: ns, Subsystem: sub, Name: "client_store_errors_total",
-			Help: "Calls to the limit store that failed or timed out, by operation (acquire, release).",
+			Help: "Calls to the limit store that failed or timed out, by operation (acquire, release, peek).",
 		}, []string{"op"})
 		metrics.clientLimits = prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Namespace: ns, Subsystem: sub, Name: "client_limit",

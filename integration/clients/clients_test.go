@@ -642,3 +642,57 @@ func TestPlaceholdersOnClientAnswers(t *testing.T) {
 		}
 	}
 }
+
+// TestRateLimitHeadersOnEveryAnswer: GET /v1/models, count_tokens and a
+// refused model carry the client's windows too, counting nothing: the
+// requests window stays where the Messages call left it, and the
+// upstream's own rate-limit headers never pass.
+func TestRateLimitHeadersOnEveryAnswer(t *testing.T) {
+	up := anthropicUpstream(t)
+	gw := testgw.Start(t, slot, site(`client peeker {
+	key peeker-key
+	models claude-sonnet-*
+	requests_per_minute 50
+	tokens_per_minute 100000
+}`, up))
+	freshMinute(t)
+	res, _ := post(t, gw, "peeker-key", request)
+	wantHeaders(t, res, "Requests", "50", "49")
+	settled(t, gw, "peeker")
+	check := func(what string, res *http.Response) {
+		t.Helper()
+		wantHeaders(t, res, "Requests", "50", "49")
+		wantHeaders(t, res, "Tokens", "100000", strconv.Itoa(100000-countedPerCall))
+		if t.Failed() {
+			t.Fatalf("%s: %d %v", what, res.StatusCode, res.Header)
+		}
+	}
+	req, _ := http.NewRequest("GET", gw.URL+"/v1/models", nil)
+	req.Header.Set("x-api-key", "peeker-key")
+	models, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	models.Body.Close()
+	if models.StatusCode != 200 {
+		t.Fatalf("models: %d", models.StatusCode)
+	}
+	check("GET /v1/models", models)
+	count, err := http.NewRequest("POST", gw.URL+"/v1/messages/count_tokens", strings.NewReader(request))
+	if err != nil {
+		t.Fatal(err)
+	}
+	count.Header.Set("x-api-key", "peeker-key")
+	count.Header.Set("Content-Type", "application/json")
+	counted, err := http.DefaultClient.Do(count)
+	if err != nil {
+		t.Fatal(err)
+	}
+	counted.Body.Close()
+	check("count_tokens", counted)
+	refused, body := post(t, gw, "peeker-key", strings.Replace(request, "claude-sonnet-4", "claude-opus-4", 1))
+	if refused.StatusCode != 403 {
+		t.Fatalf("opus: %d %s", refused.StatusCode, body)
+	}
+	check("403", refused)
+}
