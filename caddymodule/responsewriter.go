@@ -164,9 +164,13 @@ func (rw *responseWriter) serve(r *http.Request, next caddyhttp.Handler) (err er
 		err = next.ServeHTTP(rw, r)
 	}()
 	clientGone := clientCtx.Err() != nil
+	cut := rw.mode == modeStream && (aborted || err != nil || clientGone) && !rw.stream.Finished()
 	ferr := rw.finish(err, aborted, clientGone)
 	if rw.usage != nil {
 		rw.usage.end() // before the metrics read the usage
+		if cut {
+			rw.usage.estimateCut()
+		}
 	}
 	rw.recordMetrics(clientGone)
 	if ferr != nil {
@@ -400,6 +404,9 @@ func (rw *responseWriter) takeEvents(events []byte) []byte {
 	}
 	if rw.trace != nil {
 		rw.trace.observeEvents(events)
+	}
+	if rw.usage != nil {
+		rw.usage.observeSent(events)
 	}
 	if rw.stream.Finished() {
 		// The last events hold the error event, if any, whose message

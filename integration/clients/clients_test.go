@@ -696,3 +696,55 @@ func TestRateLimitHeadersOnEveryAnswer(t *testing.T) {
 	}
 	check("403", refused)
 }
+
+// TestCutOpenAIStreamCountsWhatWasSent: a Chat Completions stream cut
+// before its usage chunk counts, against the client's limits and in the
+// metrics, the output it sent (its content's bytes over three, rounded up)
+// and an estimate of the input, rather than nothing.
+func TestCutOpenAIStreamCountsWhatWasSent(t *testing.T) {
+	up := testgw.NewUpstream(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		for _, part := range []string{"Hello, ", "world"} {
+			fmt.Fprintf(w, "data: {\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"model\":\"gpt-4.1\",\"choices\":[{\"index\":0,\"delta\":{\"content\":%q},\"finish_reason\":null}]}\n\n", part)
+		}
+		w.(http.Flusher).Flush()
+		panic(http.ErrAbortHandler) // cut before the finish and usage chunks
+	})
+	gw := testgw.Start(t, slot, fmt.Sprintf(`handle /metrics {
+	metrics
+}
+thinkgate_clients /v1/* {
+	client cutter {
+		key cutter-key
+		tokens_per_day 1000000
+	}
+}
+thinkgate openai {
+	signing_key test-signing-key
+	model claude-* gpt-4.1
+	default_thinking off
+}
+reverse_proxy %s`, up.Addr()))
+	output := map[string]string{"provider": "openai", "direction": "output", "client": "cutter"}
+	input := map[string]string{"provider": "openai", "direction": "input", "client": "cutter"}
+	outBefore, inBefore := gw.Metric(t, "caddy_thinkgate_tokens_total", output), gw.Metric(t, "caddy_thinkgate_tokens_total", input)
+	res, body := post(t, gw, "cutter-key", streamReq)
+	if res.StatusCode != 200 || !strings.Contains(body, `"text":"Hello, world"`) || !strings.Contains(body, "event: error") {
+		t.Fatalf("stream: %d %q", res.StatusCode, body)
+	}
+	settled(t, gw, "cutter")
+	if got := gw.Metric(t, "caddy_thinkgate_tokens_total", output) - outBefore; got != 4 {
+		t.Errorf("output tokens %v, want 4 (12 bytes sent)", got)
+	}
+	in := gw.Metric(t, "caddy_thinkgate_tokens_total", input) - inBefore
+	if in <= 0 {
+		t.Errorf("input tokens %v, want an estimate", in)
+	}
+	res, _ = post(t, gw, "cutter-key", request)
+	// The day's window holds the estimate (and the stream's predecessors'
+	// of this process, none here: the client is this test's own).
+	want := 1000000 - 4 - int64(in)
+	if got := res.Header.Get("Anthropic-Ratelimit-Tokens-Remaining"); got != strconv.FormatInt(want, 10) {
+		t.Errorf("tokens remaining %s, want %d", got, want)
+	}
+}
