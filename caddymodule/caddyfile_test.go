@@ -55,7 +55,7 @@ func TestUnmarshalCaddyfileErrors(t *testing.T) {
 		{"thinkgate anthropic {\n keepalive 0s\n}", `keepalive: "0s" is not a positive duration or off; write e.g. 30s, 5m or off`},
 		{"thinkgate anthropic {\n max_request_body lots\n}", "max_request_body:"},
 		{"thinkgate anthropic {\n tags\n}", "wrong argument count"},
-		{"thinkgate anthropic {\n api_key a b\n}", "wrong argument count"},
+		{"thinkgate anthropic {\n path a b\n}", "wrong argument count"},
 		{"thinkgate anthropic extra", "wrong argument count"},
 	} {
 		var h Handler

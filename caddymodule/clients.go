@@ -43,7 +43,7 @@ type Clients struct {
 
 	clients []*client
 	store   limitstore.Store
-	closer  func() error
+	inUse   *storeUse // closes the store once the config is gone and its last request has released
 	timeout time.Duration
 	deny    bool // on_store_error deny
 	logger  *zap.Logger
@@ -155,7 +155,7 @@ func (c *Clients) Provision(ctx caddy.Context) error {
 			prefix = defaultStorePrefix
 		}
 		rs := limitstore.NewRedis(resolveSecret(s.Address), resolveSecret(s.Password), prefix, c.timeout)
-		c.store, c.closer = rs, rs.Close
+		c.store, c.inUse = rs, &storeUse{close: rs.Close}
 		c.deny = s.OnStoreError == "deny"
 	}
 	return nil
@@ -204,10 +204,57 @@ func (c *Clients) Validate() error {
 	return nil
 }
 
-// Cleanup closes the store's connections.
+// Cleanup closes the store's connections, once the requests still running
+// on this config (a reload lets them finish) have released their counts:
+// closed under them, a request's open-stream slot would stay taken in the
+// shared store until its lease expires.
 func (c *Clients) Cleanup() error {
-	if c.closer != nil {
-		return c.closer()
+	if c.inUse != nil {
+		return c.inUse.shutdown()
+	}
+	return nil
+}
+
+// storeUse counts the requests using a store, so that it is closed after
+// the last of them.
+type storeUse struct {
+	mu      sync.Mutex
+	n       int
+	closing bool
+	close   func() error
+}
+
+func (u *storeUse) enter() {
+	if u == nil {
+		return
+	}
+	u.mu.Lock()
+	u.n++
+	u.mu.Unlock()
+}
+
+func (u *storeUse) leave() {
+	if u == nil {
+		return
+	}
+	u.mu.Lock()
+	u.n--
+	last := u.n == 0 && u.closing
+	u.mu.Unlock()
+	if last {
+		_ = u.close()
+	}
+}
+
+// shutdown closes the store now if no request uses it, else when the last
+// one leaves.
+func (u *storeUse) shutdown() error {
+	u.mu.Lock()
+	u.closing = true
+	idle := u.n == 0
+	u.mu.Unlock()
+	if idle {
+		return u.close()
 	}
 	return nil
 }
@@ -297,12 +344,18 @@ func (c *Clients) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 			setPlaceholders(r, "", req.Model, "")
 		}
 		if req != nil && !cl.allowsModel(req.Model) {
+			c.peekRateLimits(w, r, rc)
 			return writeError(w, &providers.Error{Status: http.StatusForbidden, Type: "permission_error",
 				Message: fmt.Sprintf("model %s: not available to client %s", req.Model, cl.name)})
 		}
 	}
 	if !messages {
-		return next.ServeHTTP(w, r)
+		// Every answer carries the client's windows (GET /v1/models,
+		// count_tokens, errors), counted by Messages calls alone.
+		if !c.peekRateLimits(w, r, rc) {
+			return next.ServeHTTP(w, r)
+		}
+		return next.ServeHTTP(&rateLimitHeaderWriter{ResponseWriterWrapper: &caddyhttp.ResponseWriterWrapper{ResponseWriter: w}, own: w.Header().Clone()}, r)
 	}
 	return c.serveMessages(w, r, next, rc)
 }
@@ -315,6 +368,8 @@ func (c *Clients) serveMessages(w http.ResponseWriter, r *http.Request, next cad
 		lease = limitstore.Lease{Client: rc.name}
 		err   error
 	)
+	c.inUse.enter()
+	defer c.inUse.leave() // after the release below
 	if rc.limits.Any() {
 		ctx, cancel := context.WithTimeout(r.Context(), c.timeout)
 		d, lease, err = c.store.Acquire(ctx, rc.name, rc.limits, time.Now())
@@ -353,6 +408,26 @@ func (c *Clients) serveMessages(w http.ResponseWriter, r *http.Request, next cad
 		gauge.Dec()
 	}()
 	return next.ServeHTTP(&rateLimitHeaderWriter{ResponseWriterWrapper: &caddyhttp.ResponseWriterWrapper{ResponseWriter: w}, own: w.Header().Clone()}, r)
+}
+
+// peekRateLimits sets the client's rate-limit headers on an answer that
+// counts nothing, and reports whether it did (the client has limits and
+// the store answered in time).
+func (c *Clients) peekRateLimits(w http.ResponseWriter, r *http.Request, rc *requestClient) bool {
+	if !rc.limits.Any() || rc.limits.RequestsPerMinute == 0 && rc.limits.TokensPerMinute == 0 && rc.limits.TokensPerDay == 0 {
+		return false
+	}
+	c.inUse.enter()
+	defer c.inUse.leave()
+	ctx, cancel := context.WithTimeout(r.Context(), c.timeout)
+	d, err := c.store.Peek(ctx, rc.name, rc.limits, time.Now())
+	cancel()
+	if err != nil {
+		c.storeFailed("peek", err)
+		return false
+	}
+	setRateLimitHeaders(w.Header(), d)
+	return true
 }
 
 // refusalLimit spells a refused limit with its value.

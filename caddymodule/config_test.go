@@ -28,11 +28,11 @@ import (
 func TestConfigErrorMessages(t *testing.T) {
 	for _, c := range []struct{ input, want string }{
 		{"thinkgate openia", `unknown provider "openia"; the providers are amazonq, anthropic, azure, bedrock, gemini, openai, responses, vertex (did you mean openai?), at Testfile:1`},
-		{"thinkgate openai {\n\tpth /x\n}", "thinkgate openai: unknown option 'pth' (did you mean 'path'?); the openai options are api_key, path, reasoning_history, thinking_mode, efforts, max_tokens_field, max_queued, " +
+		{"thinkgate openai {\n\tpth /x\n}", "thinkgate openai: unknown option 'pth' (did you mean 'path'?); the openai options are api_key, path, reasoning_history, thinking_mode, efforts, max_tokens_field, max_queued, prompt_cache_key, api_keys, key_selection, key_cooldown_max, " +
 			"and every provider takes split_tags, thinking_block, tags, start_in_thinking, parse_in_code_fences, max_tag_length, default_thinking, thinking_hint, model, keepalive, " +
 			"max_request_body, request_body_timeout, client_keys, client_keys_file, max_event_size, signing_key, previous_signing_keys, upstream_idle_timeout, forward_rate_limit_headers, advertise_models, upstream_body_timeout, trace_content, model_info, at Testfile:2"},
-		{"thinkgate anthropic {\n\tsplit_tag\n}", "thinkgate anthropic: unknown option 'split_tag' (did you mean 'split_tags'?); the anthropic options are api_key, path, and every provider takes "},
-		{"thinkgate gemini {\n\tfrobnicate 1\n}", "thinkgate gemini: unknown option 'frobnicate'; the gemini options are api_key, api_version, thinking_budget, schema_expansion, thinking_level_models, thinking_levels, and every provider takes "},
+		{"thinkgate anthropic {\n\tsplit_tag\n}", "thinkgate anthropic: unknown option 'split_tag' (did you mean 'split_tags'?); the anthropic options are api_key, path, api_keys, key_selection, key_cooldown_max, and every provider takes "},
+		{"thinkgate gemini {\n\tfrobnicate 1\n}", "thinkgate gemini: unknown option 'frobnicate'; the gemini options are api_key, api_version, thinking_budget, schema_expansion, thinking_level_models, thinking_levels, api_keys, key_selection, key_cooldown_max, and every provider takes "},
 		{"thinkgate anthropic {\n\tmax_request_body ten\n}", `max_request_body: "ten" is not a size; write a number of bytes with a unit, e.g. 32MiB or 64KiB, at Testfile:2`},
 		{"thinkgate anthropic {\n\tmax_tag_length lots\n}", `max_tag_length: "lots" is not a size; write a number of bytes with a unit, e.g. 32MiB or 64KiB, at Testfile:2`},
 		{"thinkgate anthropic {\n\trequest_body_timeout soon\n}", `request_body_timeout: "soon" is not a positive duration; write e.g. 30s or 2m, at Testfile:2`},

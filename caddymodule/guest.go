@@ -1,10 +1,13 @@
 package caddymodule
 
 import (
+	"errors"
+	"fmt"
 	"reflect"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
@@ -48,14 +51,30 @@ type ProviderInfo struct {
 	// GenAIName is the OpenTelemetry GenAI conventions' name of the system
 	// behind the provider (gen_ai.provider.name); "" uses the module's name.
 	GenAIName string
+	// KeyPool is the provider's pool of upstream keys (api_key with
+	// several), nil without one.
+	KeyPool *keyPool
 }
 
 // guest is what every provider module holds besides its Config: the
 // provider built from it and the credential to scrub from relayed upstream
 // text.
 type guest struct {
+	// APIKeys is a pool of upstream keys, in place of the Config's single
+	// api_key (the Caddyfile's api_key with several keys). Use {env.NAME}.
+	APIKeys []string `json:"api_keys,omitempty"`
+
+	// KeySelection chooses a pool's key for a request: session (default:
+	// one client session keeps one key) or round_robin.
+	KeySelection string `json:"key_selection,omitempty"`
+
+	// KeyCooldownMax bounds how long a key that answered 429 rests,
+	// whatever its Retry-After. Default 1m.
+	KeyCooldownMax caddy.Duration `json:"key_cooldown_max,omitempty"`
+
 	provider providers.Provider
-	apiKey   string // resolved
+	apiKeys  []string // resolved: api_key, or the pool
+	pool     *keyPool // with two keys or more
 }
 
 // info completes a module's ProviderInfo, whose SplitTags and GenAIName
@@ -63,15 +82,44 @@ type guest struct {
 func (g *guest) info(static ProviderInfo) ProviderInfo {
 	static.Provider = g.provider
 	static.Secrets = g.secrets()
+	static.KeyPool = g.pool
 	if s, ok := g.provider.(providers.RequestScanner); ok {
 		static.ScansRequest = s.ScansRequest()
 	}
 	return static
 }
 
+// guestOf gives unmarshalProviderOptions the guest of a provider module.
+func (g *guest) guestOf() *guest { return g }
+
 // secrets is the credential scrubbed from what is relayed from the
-// upstream: the api_key, resolved.
-func (g *guest) secrets() []string { return []string{g.apiKey} }
+// upstream: the api_key, or every key of the pool, resolved.
+func (g *guest) secrets() []string { return g.apiKeys }
+
+// keyPool is the provider's pool of upstream keys, nil without one.
+func (g *guest) keyPool() *keyPool { return g.pool }
+
+// checkKeyPool checks the pool's options against the module's api_key.
+func (g *guest) checkKeyPool(apiKey string, hasAPIKey bool) error {
+	if len(g.APIKeys) > 0 && !hasAPIKey {
+		return errors.New("api_keys: this provider takes no api_key")
+	}
+	if len(g.APIKeys) > 0 && apiKey != "" {
+		return errors.New("api_key and api_keys: set one of them (api_key takes several keys)")
+	}
+	switch g.KeySelection {
+	case "", keySelectionSession, keySelectionRoundRobin:
+	default:
+		return fmt.Errorf("key_selection: must be %s or %s, got %q", keySelectionSession, keySelectionRoundRobin, g.KeySelection)
+	}
+	if g.KeyCooldownMax < 0 {
+		return errors.New("key_cooldown_max: must not be negative")
+	}
+	if len(g.APIKeys) < 2 && (g.KeySelection != "" || g.KeyCooldownMax != 0) {
+		return errors.New("key_selection and key_cooldown_max need several keys (api_key <key> <key>...)")
+	}
+	return nil
+}
 
 // credentialOptions are the options whose placeholders ({env.NAME}) are
 // resolved at load, so that a secret never has to appear in the config
@@ -85,11 +133,38 @@ var placeholderOptions = append(slices.Clone(credentialOptions), "credentials_fi
 
 // provision builds the provider from a copy of cfg with its credentials
 // resolved; the module keeps cfg as written, placeholders and all.
+// With a pool, the provider is built with the first key and the pool
+// swaps in another per request (keyPool.useKey).
 func provision[C any, P providers.Provider](g *guest, cfg C, build func(C) P) error {
 	v := reflect.ValueOf(&cfg).Elem()
+	apiKey, hasAPIKey := optionField(v, "api_key")
+	raw := ""
+	if hasAPIKey {
+		raw = apiKey.String()
+	}
+	if err := g.checkKeyPool(raw, hasAPIKey); err != nil {
+		return err
+	}
+	g.apiKeys = nil
+	for _, k := range g.APIKeys {
+		s, err := secret("api_key", k)
+		if err != nil {
+			return err
+		}
+		if slices.Contains(g.apiKeys, s) {
+			return errors.New("api_key: the same key is listed twice")
+		}
+		g.apiKeys = append(g.apiKeys, s)
+	}
+	if len(g.apiKeys) > 0 {
+		apiKey.SetString(g.apiKeys[0])
+	}
+	if len(g.apiKeys) > 1 {
+		g.pool = newKeyPool(g.apiKeys, g.KeySelection, time.Duration(g.KeyCooldownMax))
+	}
 	for _, name := range credentialOptions {
 		f, ok := optionField(v, name)
-		if !ok {
+		if !ok || name == "api_key" && len(g.apiKeys) > 0 {
 			continue
 		}
 		s, err := secret(name, f.String())
@@ -97,8 +172,8 @@ func provision[C any, P providers.Provider](g *guest, cfg C, build func(C) P) er
 			return err
 		}
 		f.SetString(s)
-		if name == "api_key" {
-			g.apiKey = s
+		if name == "api_key" && s != "" {
+			g.apiKeys = []string{s}
 		}
 	}
 	g.provider = build(cfg)
@@ -124,14 +199,28 @@ func unmarshalProviderOptions(d *caddyfile.Dispenser, module interface {
 	d.Next() // the provider's name
 	for d.NextBlock(0) {
 		name := d.Val()
+		if name == "api_key" && d.CountRemainingArgs() > 1 {
+			// Several keys: a pool.
+			name = "api_keys"
+		}
 		f, ok := optionField(v, name)
-		if !ok {
+		if !ok || keyPoolOptions[name] && !hasOption(module, "api_key") {
 			return UnknownOption(d, caddy.GetModuleName(module), module)
 		}
 		if err := setOption(d, name, f); err != nil {
 			return err
 		}
 		if err := module.Validate(); err != nil {
+			return d.Err(err.Error())
+		}
+	}
+	if g, ok := module.(interface{ guestOf() *guest }); ok {
+		apiKey, has := optionField(v, "api_key")
+		raw := ""
+		if has {
+			raw = apiKey.String()
+		}
+		if err := g.guestOf().checkKeyPool(raw, has); err != nil {
 			return d.Err(err.Error())
 		}
 	}
@@ -173,6 +262,12 @@ func setOption(d *caddyfile.Dispenser, name string, f reflect.Value) error {
 			f.Set(reflect.ValueOf(steps))
 			return nil
 		}
+		if name == "api_keys" {
+			// Resolved at load, as api_key is, and named so in errors.
+			if err := checkPlaceholders(d, "api_key", args...); err != nil {
+				return err
+			}
+		}
 		f.Set(reflect.AppendSlice(f, reflect.ValueOf(args)))
 	case reflect.Int:
 		var n int64
@@ -195,6 +290,22 @@ func setOption(d *caddyfile.Dispenser, name string, f reflect.Value) error {
 			return d.Errf("%s: 0 is not allowed; leave the option out for its default", name)
 		}
 		f.SetInt(n)
+	case reflect.Int64:
+		if f.Type() != reflect.TypeOf(caddy.Duration(0)) {
+			return d.Errf("%s: a %s option has no Caddyfile form", name, f.Type())
+		}
+		s, err := ParseStringOption(d)
+		if err != nil {
+			return err
+		}
+		dur, err := caddy.ParseDuration(s)
+		if err != nil {
+			return d.Errf("%s: %v", name, err)
+		}
+		if dur <= 0 {
+			return d.Errf("%s: must be positive, got %s", name, s)
+		}
+		f.SetInt(int64(dur))
 	default:
 		return d.Errf("%s: a %s option has no Caddyfile form", name, f.Type())
 	}
@@ -220,9 +331,28 @@ func optionField(v reflect.Value, name string) (reflect.Value, bool) {
 	return reflect.Value{}, false
 }
 
+// keyPoolOptions are the guest's options of a key pool: only a provider
+// with an api_key has them.
+var keyPoolOptions = map[string]bool{"api_keys": true, "key_selection": true, "key_cooldown_max": true}
+
+// hasOption reports whether a provider module has an option.
+func hasOption(module any, name string) bool {
+	_, ok := optionField(reflect.Indirect(reflect.ValueOf(module)), name)
+	return ok
+}
+
 // optionNames lists the options of a provider module: the JSON names of
-// its fields and of those of the structs it embeds, in order.
+// its fields and of those of the structs it embeds, in order (the key
+// pool's only with an api_key).
 func optionNames(module any) []string {
+	names := allOptionNames(module)
+	if slices.Contains(names, "api_key") {
+		return names
+	}
+	return slices.DeleteFunc(names, func(n string) bool { return keyPoolOptions[n] })
+}
+
+func allOptionNames(module any) []string {
 	var names []string
 	var walk func(t reflect.Type)
 	walk = func(t reflect.Type) {

@@ -54,7 +54,7 @@ func TestProviderOptionErrors(t *testing.T) {
 		{"thinkgate azure {\n drop_betas a\n\n drop_fields x messages\n}", `drop_fields: "messages" is required by Azure and cannot be dropped, at Testfile:4`},
 		{"thinkgate azure {\n drop_fields\n}", `wrong argument count or unexpected line ending after 'drop_fields'`},
 		{"thinkgate amazonq {\n protocol smithy\n}", `protocol: must be json or aws, got "smithy", at Testfile:2`},
-		{"thinkgate amazonq {\n now 1\n}", `thinkgate amazonq: unknown option 'now'; the amazonq options are api_key, profile_arn, protocol, origin, and every provider takes`},
+		{"thinkgate amazonq {\n now 1\n}", `thinkgate amazonq: unknown option 'now'; the amazonq options are api_key, profile_arn, protocol, origin, api_keys, key_selection, key_cooldown_max, and every provider takes`},
 	} {
 		var h Handler
 		err := h.UnmarshalCaddyfile(caddyfile.NewTestDispenser(c.block))
@@ -113,7 +113,7 @@ func TestProviderModulesHaveCaddyfileForms(t *testing.T) {
 		for _, name := range optionNames(mod) {
 			f, _ := optionField(v, name)
 			switch k := f.Kind(); {
-			case k == reflect.String, k == reflect.Int, k == reflect.Bool,
+			case k == reflect.String, k == reflect.Int, k == reflect.Bool, f.Type() == reflect.TypeOf(caddy.Duration(0)),
 				k == reflect.Slice && f.Type().Elem().Kind() == reflect.String,
 				f.Type() == reflect.TypeOf([]providers.EffortStep(nil)):
 			default:

@@ -32,6 +32,9 @@ var metrics = struct {
 	clientRefusals    *prometheus.CounterVec
 	clientStoreErrors *prometheus.CounterVec
 	clientLimits      *prometheus.GaugeVec
+	// upstream key pools
+	upstreamKeys        *prometheus.CounterVec
+	upstreamKeysCooling *prometheus.CounterVec
 }{}
 
 func initMetrics(registry *prometheus.Registry) error {
@@ -92,16 +95,25 @@ func initMetrics(registry *prometheus.Registry) error {
 		}, []string{"client", "limit"})
 		metrics.clientStoreErrors = prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: ns, Subsystem: sub, Name: "client_store_errors_total",
-			Help: "Calls to the limit store that failed or timed out, by operation (acquire, release).",
+			Help: "Calls to the limit store that failed or timed out, by operation (acquire, release, peek).",
 		}, []string{"op"})
 		metrics.clientLimits = prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Namespace: ns, Subsystem: sub, Name: "client_limit",
 			Help: "The configured limits of the named clients, by client and limit (requests_per_minute, tokens_per_minute, tokens_per_day, max_streams).",
 		}, []string{"client", "limit"})
+		metrics.upstreamKeys = prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: ns, Subsystem: sub, Name: "upstream_key_attempts_total",
+			Help: "Upstream requests by pooled api_key, by provider, key position (1-based, never the key) and outcome: answered, rate_limited (429: the key cools down) or set_aside (401/403: unused until the next reload).",
+		}, []string{"provider", "key", "outcome"})
+		metrics.upstreamKeysCooling = prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: ns, Subsystem: sub, Name: "upstream_keys_exhausted_total",
+			Help: "Requests answered 429 by the gateway because every pooled api_key of the provider was cooling down or set aside.",
+		}, []string{"provider"})
 	})
 	for _, c := range []prometheus.Collector{metrics.requests, metrics.streamDuration, metrics.timeToFirstByte, metrics.timeToContent,
 		metrics.thinkingBlocks, metrics.tokens, metrics.timePerToken, metrics.tokensPerSecond, metrics.upstreamErrors, metrics.clientAborts,
-		metrics.clientStreams, metrics.clientRefusals, metrics.clientStoreErrors, metrics.clientLimits} {
+		metrics.clientStreams, metrics.clientRefusals, metrics.clientStoreErrors, metrics.clientLimits,
+		metrics.upstreamKeys, metrics.upstreamKeysCooling} {
 		if err := registry.Register(c); err != nil && !errors.As(err, &prometheus.AlreadyRegisteredError{}) {
 			return err
 		}

@@ -19,6 +19,8 @@ type usageScanner struct {
 	stream bool
 	buf    []byte
 	skip   bool // the current stream line is over the bound
+	// sentBytes is the content a translated stream sent (cutusage.go).
+	sentBytes int64
 }
 
 const maxUsageLine = 64 << 10

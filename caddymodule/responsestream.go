@@ -216,6 +216,9 @@ func (s *streamBody) take(events []byte, status providers.StreamStatus) []byte {
 	if rw.trace != nil {
 		rw.trace.observeEvents(events)
 	}
+	if rw.usage != nil {
+		rw.usage.observeSent(events)
+	}
 	if status.Finished {
 		// The last events hold the error event, if any, whose message
 		// may echo the upstream's credential.

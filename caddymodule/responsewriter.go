@@ -127,9 +127,14 @@ func (rw *responseWriter) serve(r *http.Request, next caddyhttp.Handler) (err er
 		end.err = next.ServeHTTP(rw, r)
 	}()
 	end.clientGone = clientCtx.Err() != nil
+	sb, streamed := rw.mode.(*streamBody)
+	cut := streamed && (end.aborted || end.err != nil || end.clientGone) && !sb.status.Finished
 	err = rw.finish(&end)
 	if rw.usage != nil {
 		rw.usage.end() // before the metrics read the usage
+		if cut {
+			rw.usage.estimateCut()
+		}
 	}
 	rw.recordMetrics(end.clientGone)
 	if end.aborted && (end.clientGone || end.relayed) {

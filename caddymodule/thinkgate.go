@@ -159,6 +159,7 @@ type Handler struct {
 	genAIName  string // gen_ai.provider.name on trace spans
 	settings   providers.Settings
 	clientKeys [][]byte
+	keys       *keyPool // the provider's api_key pool, nil without one
 	logger     *zap.Logger
 	server     *caddyhttp.Server // the server the handler runs in (keyring.go)
 }
@@ -204,6 +205,10 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	h.genAIName = info.GenAIName
 	if h.genAIName == "" {
 		h.genAIName = h.providerName
+	}
+	if info.KeyPool != nil {
+		h.keys = info.KeyPool
+		h.keys.provider, h.keys.logger = h.providerName, h.logger
 	}
 	h.provisionResponse(ctx, info.Secrets)
 	if err := initMetrics(ctx.GetMetricsRegistry()); err != nil {
@@ -398,12 +403,13 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, next caddyhttp.H
 		return fail(e)
 	}
 	x := providers.NewExchange(&h.settings, req, body, providers.ExchangeOptions{
-		Path:      r.URL.Path,
-		RawQuery:  r.URL.RawQuery,
-		ClientID:  client,
-		MapErrors: len(h.secrets) > 0, // to scrub the upstream's credential from them
-		Logger:    h.requestLogger(r),
-		NewBody:   lease.alloc,
+		Path:       r.URL.Path,
+		RawQuery:   r.URL.RawQuery,
+		ClientID:   client,
+		SessionKey: sessionKeyOf(h.settings.Signer, req, r.Header, client),
+		MapErrors:  len(h.secrets) > 0, // to scrub the upstream's credential from them
+		Logger:     h.requestLogger(r),
+		NewBody:    lease.alloc,
 	})
 	h.setPlaceholders(r, x.ClientModel, x.UpstreamModel)
 	m.model = x.ClientModel
@@ -441,16 +447,29 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, next caddyhttp.H
 			zap.ByteString("body", out.Body[:min(len(out.Body), maxLoggedBody)]))
 	}
 
-	rw := newResponseWriter(w, h, x, tr, m)
-	rw.trace = tc
+	newRW := func(w http.ResponseWriter) *responseWriter {
+		rw := newResponseWriter(w, h, x, tr, m)
+		rw.trace = tc
+		if named != nil {
+			// A response passed through untouched is read for its usage too.
+			rw.usage = &usageScanner{x: x, stream: x.Stream}
+		}
+		return rw
+	}
 	if named != nil {
 		// What the client's token limits count: the final usage, or what a
 		// cut stream had reported (serve then panics with
-		// http.ErrAbortHandler, hence the defer). A response passed through
-		// untouched is read for its usage too.
-		rw.usage = &usageScanner{x: x, stream: x.Stream}
+		// http.ErrAbortHandler, hence the defer).
 		defer func() { named.addUsage(x.Usage) }()
 	}
+	if h.keys != nil {
+		rw, err := h.keys.serveKeys(w, r, next, x, newRW, out.Body, lease)
+		if rw != nil {
+			h.logExchange(r, x, rw)
+		}
+		return err
+	}
+	rw := newRW(w)
 	err = rw.serve(r, next)
 	h.logExchange(r, x, rw)
 	return err

@@ -157,6 +157,10 @@ type Exchange struct {
 	// State the gateway derives from client input is scoped by it, so one
 	// client cannot reach another's (Amazon Q's conversationId).
 	ClientID string
+	// SessionKey is the client session's keyed id (hex, no session id or
+	// key in clear), empty when the gateway knows no session or client.
+	// Upstreams with a prompt-cache routing key send it (prompt_cache_key).
+	SessionKey string
 	// MapErrors: every upstream error is read and mapped, never passed on
 	// as it is (the gateway scrubs the upstream's credential from it).
 	MapErrors bool
@@ -173,9 +177,10 @@ type ExchangeOptions struct {
 	// Path and RawQuery are the client's; a path ending in
 	// /messages/count_tokens makes a count_tokens exchange.
 	Path, RawQuery string
-	// ClientID, MapErrors: see Exchange.
-	ClientID  string
-	MapErrors bool
+	// ClientID, SessionKey, MapErrors: see Exchange.
+	ClientID   string
+	SessionKey string
+	MapErrors  bool
 	// Logger is the exchange's logger; nil logs nothing. NewExchange adds
 	// the client's model and the upstream's (model, upstream_model) to it.
 	Logger *zap.Logger
@@ -208,6 +213,7 @@ func NewExchange(s *Settings, req *Request, body []byte, o ExchangeOptions) *Exc
 		Thinking:      req.Thinking.Enabled(s.DefaultThinking),
 		MessageID:     NewID("msg_"),
 		ClientID:      o.ClientID,
+		SessionKey:    o.SessionKey,
 		MapErrors:     o.MapErrors,
 		Logger:        o.Logger,
 		newBody:       o.NewBody,

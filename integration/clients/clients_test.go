@@ -642,3 +642,109 @@ func TestPlaceholdersOnClientAnswers(t *testing.T) {
 		}
 	}
 }
+
+// TestRateLimitHeadersOnEveryAnswer: GET /v1/models, count_tokens and a
+// refused model carry the client's windows too, counting nothing: the
+// requests window stays where the Messages call left it, and the
+// upstream's own rate-limit headers never pass.
+func TestRateLimitHeadersOnEveryAnswer(t *testing.T) {
+	up := anthropicUpstream(t)
+	gw := testgw.Start(t, slot, site(`client peeker {
+	key peeker-key
+	models claude-sonnet-*
+	requests_per_minute 50
+	tokens_per_minute 100000
+}`, up))
+	freshMinute(t)
+	res, _ := post(t, gw, "peeker-key", request)
+	wantHeaders(t, res, "Requests", "50", "49")
+	settled(t, gw, "peeker")
+	check := func(what string, res *http.Response) {
+		t.Helper()
+		wantHeaders(t, res, "Requests", "50", "49")
+		wantHeaders(t, res, "Tokens", "100000", strconv.Itoa(100000-countedPerCall))
+		if t.Failed() {
+			t.Fatalf("%s: %d %v", what, res.StatusCode, res.Header)
+		}
+	}
+	req, _ := http.NewRequest("GET", gw.URL+"/v1/models", nil)
+	req.Header.Set("x-api-key", "peeker-key")
+	models, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	models.Body.Close()
+	if models.StatusCode != 200 {
+		t.Fatalf("models: %d", models.StatusCode)
+	}
+	check("GET /v1/models", models)
+	count, err := http.NewRequest("POST", gw.URL+"/v1/messages/count_tokens", strings.NewReader(request))
+	if err != nil {
+		t.Fatal(err)
+	}
+	count.Header.Set("x-api-key", "peeker-key")
+	count.Header.Set("Content-Type", "application/json")
+	counted, err := http.DefaultClient.Do(count)
+	if err != nil {
+		t.Fatal(err)
+	}
+	counted.Body.Close()
+	check("count_tokens", counted)
+	refused, body := post(t, gw, "peeker-key", strings.Replace(request, "claude-sonnet-4", "claude-opus-4", 1))
+	if refused.StatusCode != 403 {
+		t.Fatalf("opus: %d %s", refused.StatusCode, body)
+	}
+	check("403", refused)
+}
+
+// TestCutOpenAIStreamCountsWhatWasSent: a Chat Completions stream cut
+// before its usage chunk counts, against the client's limits and in the
+// metrics, the output it sent (its content's bytes over three, rounded up)
+// and an estimate of the input, rather than nothing.
+func TestCutOpenAIStreamCountsWhatWasSent(t *testing.T) {
+	up := testgw.NewUpstream(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		for _, part := range []string{"Hello, ", "world"} {
+			fmt.Fprintf(w, "data: {\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"model\":\"gpt-4.1\",\"choices\":[{\"index\":0,\"delta\":{\"content\":%q},\"finish_reason\":null}]}\n\n", part)
+		}
+		w.(http.Flusher).Flush()
+		panic(http.ErrAbortHandler) // cut before the finish and usage chunks
+	})
+	gw := testgw.Start(t, slot, fmt.Sprintf(`handle /metrics {
+	metrics
+}
+thinkgate_clients /v1/* {
+	client cutter {
+		key cutter-key
+		tokens_per_day 1000000
+	}
+}
+thinkgate openai {
+	signing_key test-signing-key
+	model claude-* gpt-4.1
+	default_thinking off
+}
+reverse_proxy %s`, up.Addr()))
+	output := map[string]string{"provider": "openai", "direction": "output", "client": "cutter"}
+	input := map[string]string{"provider": "openai", "direction": "input", "client": "cutter"}
+	outBefore, inBefore := gw.Metric(t, "caddy_thinkgate_tokens_total", output), gw.Metric(t, "caddy_thinkgate_tokens_total", input)
+	res, body := post(t, gw, "cutter-key", streamReq)
+	if res.StatusCode != 200 || !strings.Contains(body, `"text":"Hello, world"`) || !strings.Contains(body, "event: error") {
+		t.Fatalf("stream: %d %q", res.StatusCode, body)
+	}
+	settled(t, gw, "cutter")
+	if got := gw.Metric(t, "caddy_thinkgate_tokens_total", output) - outBefore; got != 4 {
+		t.Errorf("output tokens %v, want 4 (12 bytes sent)", got)
+	}
+	in := gw.Metric(t, "caddy_thinkgate_tokens_total", input) - inBefore
+	if in <= 0 {
+		t.Errorf("input tokens %v, want an estimate", in)
+	}
+	res, _ = post(t, gw, "cutter-key", request)
+	// The day's window holds the estimate (and the stream's predecessors'
+	// of this process, none here: the client is this test's own).
+	want := 1000000 - 4 - int64(in)
+	if got := res.Header.Get("Anthropic-Ratelimit-Tokens-Remaining"); got != strconv.FormatInt(want, 10) {
+		t.Errorf("tokens remaining %s, want %d", got, want)
+	}
+}

@@ -3,6 +3,7 @@ package clients_test
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"strconv"
 	"testing"
 	"time"
@@ -200,3 +201,27 @@ func TestRedisDown(t *testing.T) {
 }
 
 func sleepBriefly() { time.Sleep(5 * time.Millisecond) }
+
+// TestRedisPeekHeaders: with the Redis store, GET /v1/models carries the
+// client's windows as the store holds them, and counts nothing.
+func TestRedisPeekHeaders(t *testing.T) {
+	shared.flush(t)
+	up := anthropicUpstream(t)
+	gw := testgw.Start(t, slot, redisSite(`client looker {
+	key looker-key
+	requests_per_minute 40
+}`, "timeout 10s", up, shared.addr()))
+	freshMinute(t)
+	res, _ := post(t, gw, "looker-key", request)
+	wantHeaders(t, res, "Requests", "40", "39")
+	for range 2 {
+		req, _ := http.NewRequest("GET", gw.URL+"/v1/models", nil)
+		req.Header.Set("x-api-key", "looker-key")
+		models, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		models.Body.Close()
+		wantHeaders(t, models, "Requests", "40", "39")
+	}
+}

@@ -758,7 +758,7 @@ func TestConfigErrors(t *testing.T) {
 		{"thinking_budget -2", `thinking_budget: must be a positive number of tokens or -1 (dynamic), got -2`},
 		{"thinking_budget lots", `thinking_budget: "lots" is not a whole number`},
 		{"api_key", "wrong argument count"},
-		{"api_key a b", "wrong argument count"},
+		{"api_key a b\n\tkey_selection sticky", `key_selection: must be session or round_robin, got "sticky"`}, // api_key a b is a pool
 	} {
 		cfg := testgw.Preamble(p) + fmt.Sprintf("http://localhost:%d {\nthinkgate gemini {\n\t%s\n}\nrespond ok\n}\n", p.HTTP, c.opts)
 		if got := testgw.LoadError(t, testgw.SlotGemini, cfg); !strings.Contains(got, c.want) {

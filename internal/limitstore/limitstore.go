@@ -72,6 +72,9 @@ type Store interface {
 	// Release ends a request: its tokens count in the windows of now and
 	// its stream closes.
 	Release(ctx context.Context, lease Lease, tokens int64, now time.Time) error
+	// Peek returns client's windows at now without counting anything, for
+	// the headers of answers that are not Messages calls.
+	Peek(ctx context.Context, client string, l Limits, now time.Time) (Decision, error)
 }
 
 // streamLease bounds how long a request counts as open in a shared store

@@ -66,4 +66,15 @@ func (m *Memory) Release(_ context.Context, lease Lease, tokens int64, now time.
 	return nil
 }
 
+// Peek implements Store.
+func (m *Memory) Peek(_ context.Context, client string, l Limits, now time.Time) (Decision, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	c := m.counts(client, now)
+	var d Decision
+	d.Streams = c.streams
+	d.fill(l, now, c.reqs, c.tokMin, c.tokDay)
+	return d, nil
+}
+
 var _ Store = (*Memory)(nil)

@@ -144,4 +144,22 @@ func (s *Redis) Release(ctx context.Context, lease Lease, tokens int64, now time
 		tokens, lease.ID, minuteTTL, dayTTL).Err()
 }
 
+// Peek implements Store: one MGET of the three windows.
+func (s *Redis) Peek(ctx context.Context, client string, l Limits, now time.Time) (Decision, error) {
+	reqs, tokMin, tokDay, _, _ := s.windowKeys(client, now)
+	vals, err := s.client.MGet(ctx, reqs, tokMin, tokDay).Result()
+	if err != nil {
+		return Decision{}, err
+	}
+	var n [3]int64
+	for i, v := range vals {
+		if str, ok := v.(string); ok {
+			n[i], _ = strconv.ParseInt(str, 10, 64)
+		}
+	}
+	var d Decision
+	d.fill(l, now, n[0], n[1], n[2])
+	return d, nil
+}
+
 var _ Store = (*Redis)(nil)

@@ -70,6 +70,7 @@ const (
 	SlotCards        = 43
 	SlotEffort       = 44
 	SlotTokens       = 45
+	SlotKeyPools     = 46
 )
 
 // Ports are one package's Caddy ports.

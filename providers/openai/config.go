@@ -41,6 +41,9 @@ type Config struct {
 	// incomplete; past it the stream ends with an error event. 0 means
 	// DefaultMaxQueued (16 MiB); at most MaxQueuedLimit (1 GiB).
 	MaxQueued int `json:"max_queued,omitempty"`
+	// PromptCacheKey is PromptCacheAuto (default: send the client
+	// session's keyed id as prompt_cache_key) or PromptCacheOff.
+	PromptCacheKey string `json:"prompt_cache_key,omitempty"`
 }
 
 // Validate checks the configuration.
@@ -65,6 +68,9 @@ func (c Config) Validate() error {
 	}
 	if c.MaxQueued < 0 || c.MaxQueued > MaxQueuedLimit {
 		return fmt.Errorf("max_queued: must be between 1B and 1GiB, got %d", c.MaxQueued)
+	}
+	if err := ValidatePromptCacheKey(c.PromptCacheKey); err != nil {
+		return err
 	}
 	switch c.MaxTokensField {
 	case "", MaxTokens, MaxCompletionTokens:

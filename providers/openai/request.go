@@ -28,6 +28,7 @@ type chatRequest struct {
 	User                string               `json:"user,omitempty"`
 	Stream              bool                 `json:"stream,omitempty"`
 	StreamOptions       *streamOptions       `json:"stream_options,omitempty"`
+	PromptCacheKey      string               `json:"prompt_cache_key,omitempty"`
 }
 
 type streamOptions struct {
@@ -128,6 +129,7 @@ func ConvertRequest(x *providers.Exchange, cfg Config) ([]byte, *State, error) {
 func (c *converter) head() (*chatRequest, error) {
 	x, cfg, req := c.x, c.cfg, c.x.Request
 	out := &chatRequest{Model: x.UpstreamModel, Temperature: req.Temperature, TopP: req.TopP, Stop: req.StopSequences}
+	out.PromptCacheKey = PromptCacheKey(x, cfg.PromptCacheKey)
 	tools, err := c.tools(req.Tools)
 	if err != nil {
 		return nil, err

@@ -19,6 +19,7 @@ import (
 	"strings"
 
 	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/openai"
 )
 
 // DefaultPath is where the Responses API lives on OpenAI.
@@ -52,6 +53,9 @@ type Config struct {
 	// providers.DefaultEfforts. Thinking on without a budget asks for
 	// providers.DefaultEffort.
 	Efforts []providers.EffortStep `json:"efforts,omitempty"`
+	// PromptCacheKey is openai.PromptCacheAuto (default: send the client
+	// session's keyed id as prompt_cache_key) or openai.PromptCacheOff.
+	PromptCacheKey string `json:"prompt_cache_key,omitempty"`
 }
 
 // efforts are the values reasoning.effort takes (none: gpt-5.1 and later;
@@ -62,6 +66,9 @@ var efforts = []string{"none", "minimal", "low", "medium", "high"}
 func (c Config) Validate() error {
 	if c.Path != "" && !strings.HasPrefix(c.Path, "/") {
 		return fmt.Errorf("path: must start with /, got %q", c.Path)
+	}
+	if err := openai.ValidatePromptCacheKey(c.PromptCacheKey); err != nil {
+		return err
 	}
 	switch c.ReasoningSummary {
 	case "", SummaryAuto, SummaryConcise, SummaryDetailed, SummaryOff:

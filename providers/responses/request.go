@@ -25,6 +25,7 @@ type request struct {
 	Text              *textConfig `json:"text,omitempty"`
 	Store             bool        `json:"store"`
 	Stream            bool        `json:"stream,omitempty"`
+	PromptCacheKey    string      `json:"prompt_cache_key,omitempty"`
 }
 
 // countRequest is the body of POST /v1/responses/input_tokens: the fields
@@ -99,6 +100,7 @@ func (c *converter) head() (*request, error) {
 		return nil, unsupported("stop_sequences", "stop_sequences (the Responses API has no stop parameter)")
 	}
 	out := &request{Model: x.UpstreamModel, Temperature: req.Temperature, TopP: req.TopP, Store: cfg.Store}
+	out.PromptCacheKey = openai.PromptCacheKey(x, cfg.PromptCacheKey)
 	tools, err := c.tools(req.Tools)
 	if err != nil {
 		return nil, err
