@@ -64,6 +64,18 @@ const DefaultSchemaExpansion = 32
 // the expansion bound.
 var ErrSchemaTooLarge = errors.New("too large once its $refs are inlined")
 
+// maxResolvedSchema bounds a schema the schema writer leaves to the map
+// reducer (one with $ref, allOf, anyOf, oneOf, const, a type list, tuple
+// items, or an unusual member name): decoding it into Go maps takes about
+// fifty times its bytes, so that one such schema of a few megabytes would
+// cost the gateway far more than the request's body. Tool schemas clients
+// send are a few kilobytes.
+const maxResolvedSchema = 256 << 10
+
+// ErrSchemaTooLargeToResolve is returned for a schema past maxResolvedSchema
+// that the schema writer does not take.
+var ErrSchemaTooLargeToResolve = fmt.Errorf("uses $ref, allOf, anyOf, oneOf, const, a type list or tuple items, which are resolved in memory on this provider, and is larger than the %d KiB such a schema may be", maxResolvedSchema>>10)
+
 // ReduceSchema rewrites a tool's input_schema into Gemini's Schema subset,
 // at most DefaultSchemaExpansion times its size. It returns nil when the
 // tool takes no arguments: Gemini wants parameters left out then, not an
@@ -90,6 +102,9 @@ func ReduceSchemaWithin(raw json.RawMessage, expansion int) (json.RawMessage, er
 			return nil, nil
 		}
 		return out, nil
+	}
+	if len(raw) > maxResolvedSchema {
+		return nil, fmt.Errorf("%w (it is %d bytes)", ErrSchemaTooLargeToResolve, len(raw))
 	}
 	return reduceSchemaMaps(raw, expansion, budget)
 }

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/thinkgate/thinkgate/providers"
 )
 
 // bombSchema is a chain of depth definitions, each using the next fan
@@ -149,4 +151,43 @@ func FuzzReduceSchema(f *testing.F) {
 			t.Fatalf("not JSON: %s", out)
 		}
 	})
+}
+
+// resolvedSchema is an object schema of about size bytes whose first
+// property uses anyOf, which the schema writer leaves to the map reducer.
+func resolvedSchema(size int) string {
+	var b strings.Builder
+	b.WriteString(`{"type":"object","properties":{"a":{"anyOf":[{"type":"string"},{"type":"number"}]}`)
+	for i := 0; b.Len() < size-64; i++ {
+		fmt.Fprintf(&b, `,"p%d":{"type":"string","description":"a property of the tool"}`, i)
+	}
+	b.WriteString(`}}`)
+	return b.String()
+}
+
+// TestResolvedSchemaBound: a schema only the map reducer takes is refused
+// past maxResolvedSchema with a 400 naming the bound, before it is
+// decoded, and converted below it.
+func TestResolvedSchemaBound(t *testing.T) {
+	request := func(schema string) string {
+		return `{"model":"gemini-2.5-pro","max_tokens":10,"messages":[{"role":"user","content":"hi"}],` +
+			`"tools":[{"name":"t","input_schema":` + schema + `}]}`
+	}
+	under := resolvedSchema(maxResolvedSchema - 1024)
+	if _, err := rewrite(t, New(Config{APIKey: "k"}), exchange(t, testSettings(), request(under)), nil); err != nil {
+		t.Fatalf("a %d-byte schema: %v", len(under), err)
+	}
+	over := resolvedSchema(maxResolvedSchema + 1024)
+	_, err := rewrite(t, New(Config{APIKey: "k"}), exchange(t, testSettings(), request(over)), nil)
+	e := providers.AsError(err)
+	want := fmt.Sprintf("tools.0.input_schema: uses $ref, allOf, anyOf, oneOf, const, a type list or tuple items, "+
+		"which are resolved in memory on this provider, and is larger than the 256 KiB such a schema may be (it is %d bytes)", len(over))
+	if err == nil || e.Status != 400 || e.Type != "invalid_request_error" || e.Message != want {
+		t.Fatalf("a %d-byte schema: %v, want 400 %q", len(over), err, want)
+	}
+	// The bound is checked before the schema is decoded.
+	allocs := testing.AllocsPerRun(3, func() { _, _ = ReduceSchemaWithin([]byte(over), DefaultSchemaExpansion) })
+	if allocs > 50 {
+		t.Errorf("refusing a %d-byte schema made %.0f allocations", len(over), allocs)
+	}
 }
