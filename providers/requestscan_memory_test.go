@@ -45,13 +45,13 @@ func TestScanMemoryOnOddMessages(t *testing.T) {
 			if c.err == "" && err != nil || c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)) {
 				t.Fatalf("ScanRequest: %v, want error %q", err, c.err)
 			}
-			if err == nil && (!req.Scanned() || req.MessageCount() != 1) {
-				t.Fatalf("ScanRequest decoded the history (Scanned=%v, %d messages)", req.Scanned(), req.MessageCount())
-			}
 			ratio := float64(allocated) / float64(len(body))
 			t.Logf("%d bytes allocated for a %d-byte body (%.3f×)", allocated, len(body), ratio)
 			if ratio > 2 {
 				t.Errorf("ScanRequest allocated %d bytes for a %d-byte body (%.1f×), want at most 2×", allocated, len(body), ratio)
+			}
+			if err == nil && (!req.Scanned() || req.MessageCount() != 1) {
+				t.Errorf("ScanRequest decoded the history (Scanned=%v, %d messages)", req.Scanned(), req.MessageCount())
 			}
 		})
 	}
