@@ -3,6 +3,7 @@ package providers
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 
 	"github.com/thinkgate/thinkgate/internal/jsonbytes"
 )
@@ -32,10 +33,18 @@ func ParseRequestFor(p any, body []byte) (*Request, error) {
 // ScanRequest reads body as ParseRequest does, and returns the same error
 // for a body ParseRequest rejects, but leaves Messages and System to
 // Complete: Fields, Model, Stream, Thinking, the other small fields and
-// GatewayThinking are set. What the scan cannot settle the way
-// ParseRequest would (see walkRequest) is parsed in full instead.
+// GatewayThinking are set. A message is read by encoding/json's rules
+// (scanMessage), so that no shape of one costs a decode of the history.
+// What the scan cannot settle the way ParseRequest would (see walkRequest:
+// a block member in another case, repeated or null, a value of another
+// type, a top-level name it might match otherwise) is parsed in full
+// instead.
 func ScanRequest(body []byte) (*Request, error) {
 	if r, ok := scanRequest(body); ok {
+		if r.scan.badRole != nil {
+			// The body decodes, but checkRequest rejects a role.
+			return nil, r.scan.badRole
+		}
 		return r, nil
 	}
 	return ParseRequest(body)
@@ -111,6 +120,9 @@ type requestScan struct {
 	// unsettled is set by a message the scan cannot tell is kept whole
 	// by SignedHistory's rule.
 	unsettled bool
+	// badRole is checkRequest's error for the first message whose role
+	// is not one it takes, nil when there is none.
+	badRole error
 }
 
 // SignedHistory reports a scanned request whose every message surely has
@@ -124,7 +136,9 @@ func (r *Request) SignedHistory() bool {
 }
 
 // scanRequest is walkRequest without decoding the history: ok only for a
-// body ParseRequest accepts, with the findings it would make. Strings the
+// body that encoding/json decodes into a Request without error, with the
+// findings ParseRequest would make; a role checkRequest rejects is then in
+// the scan's badRole. Strings the
 // scan does not read are only checked as JSON: encoding/json takes any
 // UTF-8 and any escape in them, which the walk leaves to it (Complete then
 // does too).
@@ -157,52 +171,100 @@ func scanRequest(body []byte) (_ *Request, ok bool) {
 	return r, true
 }
 
-// scanMessage checks the message at i as message does; signed reports an
-// assistant turn with thinking the gateway signed (hasGatewayThinking).
-// A role checkRequest rejects is not ok.
+// scanMessage checks the message at i as encoding/json decodes it into a
+// Message, by HistoryReader's rules: member names matched without regard
+// to case or escapes, a repeated member's last value, a null that leaves
+// the role as it was and empties the content, a null message one of no
+// role. signed reports an assistant turn with thinking the gateway signed
+// (hasGatewayThinking). A role checkRequest rejects is recorded in
+// sc.badRole (the first one only), not a failure: the rest of the body is
+// still checked, so that its error is the one ParseRequest returns.
 func (w *walker) scanMessage(i int, sc *requestScan) (end int, signed, ok bool) {
-	var seenRole, seenContent, assistant bool
-	sc.lastUser = false
-	end, ok = w.object(i, func(name []byte, i int) (end int, ok bool) {
-		if !jsonbytes.PlainName(name, messageFields) {
-			return 0, false
-		}
-		switch string(name) {
-		case "role":
-			if seenRole {
-				return 0, false
+	var role []byte
+	var seenRole, seenContent, unsettled bool
+	// odd is a message encoding/json reads otherwise than by its first
+	// member named exactly content, as a passthrough's own walk of the
+	// history does (azure's cleaner): SignedHistory leaves it to that walk.
+	odd := false
+	if jsonbytes.HasAt(w.data, i, "null") {
+		end, ok = i+len("null"), true
+	} else {
+		end, ok = w.object(i, func(name []byte, i int) (end int, ok bool) {
+			member := w.messageMember(name)
+			null := jsonbytes.HasAt(w.data, i, "null")
+			switch member {
+			case "role":
+				odd = odd || seenRole || null || string(name) != member
+				seenRole = true
+				if null {
+					return i + len("null"), true
+				}
+				// A role of another type is encoding/json's error to word.
+				if w.data[i] != '"' {
+					return 0, false
+				}
+				if end = jsonbytes.ValidString(w.data, i); end < 0 {
+					return 0, false
+				}
+				raw := w.data[i+1 : end-1]
+				if bytes.IndexByte(raw, '\\') < 0 && jsonbytes.ValidUTF8(raw) {
+					role = raw
+					return end, true
+				}
+				// Decoded into the walker's own buffer, which nothing
+				// else in a message uses: a role costs no allocation.
+				var err error
+				if w.role, err = jsonbytes.AppendDecoded(w.role[:0], raw); err != nil {
+					return 0, false
+				}
+				role = w.role
+				return end, true
+			case "content":
+				odd = odd || seenContent || null || string(name) != member
+				// The last content is the message's: a null one (odd
+				// already) empties it, as Content.UnmarshalJSON does.
+				seenContent, signed, unsettled = true, false, false
+				if null {
+					return i + len("null"), true
+				}
+				end, ok = w.scanBlocks(i, &signed, &unsettled)
+				if ok && !unsettled {
+					unsettled = !surelyContent(w.data[i:end])
+				}
+				return end, ok
 			}
-			seenRole = true
-			var role []byte
-			if role, end, ok = w.strBytes(i); !ok {
-				return 0, false
-			}
-			switch string(role) {
-			case "assistant":
-				assistant = true
-			case "user":
-				sc.lastUser = true
-			case "system":
-			default:
-				return 0, false
-			}
-			return end, true
-		case "content":
-			if seenContent || w.data[i] == 'n' {
-				return 0, false
-			}
-			seenContent = true
-			end, ok = w.scanBlocks(i, &signed, &sc.unsettled)
-			if ok && !sc.unsettled {
-				sc.unsettled = !surelyContent(w.data[i:end])
-			}
-			return end, ok
-		}
-		return w.skip(i)
-	})
-	sc.unsettled = sc.unsettled || !seenContent
-	// A message without a role fails checkRequest.
-	return end, signed && assistant, ok && seenRole
+			return w.skip(i)
+		})
+	}
+	if !ok {
+		return 0, false, false
+	}
+	sc.unsettled = sc.unsettled || unsettled || !seenContent || odd
+	assistant := string(role) == "assistant"
+	sc.lastUser = string(role) == "user"
+	if !assistant && !sc.lastUser && string(role) != "system" && sc.badRole == nil {
+		sc.badRole = InvalidRequest(fmt.Sprintf("messages.%d.role: must be \"user\" or \"assistant\", got %q", sc.nMessages-1, role))
+	}
+	return end, signed && assistant, true
+}
+
+// messageMember is the Message field, role or content, encoding/json
+// matches the member name raw to ("" for neither).
+func (w *walker) messageMember(raw []byte) string {
+	switch string(raw) {
+	case "role", "content":
+		return string(raw)
+	}
+	if jsonbytes.PlainName(raw, messageFields) {
+		return "" // no field's name in any case
+	}
+	switch {
+	case w.names.nameIs(raw, "role"):
+		return "role"
+	case w.names.nameIs(raw, "content"):
+		return "content"
+	}
+	return ""
 }
 
 // surelyContent reports content whose value, raw, is surely not empty: a

@@ -29,6 +29,29 @@ var scanSeeds = []string{
 	"{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":[{\"type\":\"image\",\"source\":{\"data\":\"\xff\"}}]}]}",
 	`{"model":"m","system":[{"type":"text","text":"s"},{"type":"thinking","signature":"tg1t.a.b"}],"messages":[]}`,
 	`{"model":"m","system":5,"messages":[]}`,
+	// Messages the typed walk leaves to encoding/json, which the scan
+	// reads itself (scanMessage).
+	`{"model":"m","messages":[{"Role":"assistant","content":[{"type":"thinking","signature":"tg1t.a.b"}]}]}`,
+	`{"model":"m","messages":[{"r\u006fle":"assistant","CONTENT":[{"type":"thinking","signature":"tg1t.a.b"}]}]}`,
+	`{"model":"m","messages":[{"role":"user","role":"assistant","content":[{"type":"thinking","signature":"tg1t.a.b"}]}]}`,
+	`{"model":"m","messages":[{"role":"assistant","role":"user","content":[{"type":"thinking","signature":"tg1t.a.b"}]}]}`,
+	`{"model":"m","messages":[{"role":"assistant","role":null,"content":[{"type":"thinking","signature":"tg1t.a.b"}]}]}`,
+	`{"model":"m","messages":[{"role":"assistant","content":[{"type":"thinking","signature":"tg1t.a.b"}],"content":null}]}`,
+	`{"model":"m","messages":[{"role":"assistant","content":[{"type":"thinking","signature":"tg1t.a.b"}],"content":"x"}]}`,
+	`{"model":"m","messages":[{"role":"assistant","content":null,"content":[{"type":"thinking","signature":"tg1t.a.b"}]}]}`,
+	`{"model":"m","messages":[{"role":"us\u0065r","content":"x"},{"role":"a\u0073sistant","content":"y"}]}`,
+	`{"model":"m","messages":[{"role":"user","content":"x"},null]}`,
+	`{"model":"m","messages":[{"role":null,"content":"x"}]}`,
+	`{"model":"m","messages":[{"role":"user","content":"x"},{"role":"bot"},{"role":"tool"}]}`,
+	`{"model":"m","messages":[{"role":"\ud800","content":"x"}]}`,
+	"{\"model\":\"m\",\"messages\":[{\"role\":\"\xffuser\",\"content\":\"x\"}]}",
+	`{"model":"m","messages":[{"role":5,"content":"x"}]}`,
+	`{"model":"m","messages":[{"role":"bot","content":"x"}],"max_tokens":"x"}`,
+	`{"model":"m","messages":[{"role":"bot","content":"x"},{"role":"user","content":5}]}`,
+	`{"model":"m","messages":[{"role":"bot","content":"x"}],"x":[}`,
+	`{"model":"m","messages":[{"ROLE":"user","rOlE":"assistant","Content":"x","conTent":null}]}`,
+	`{"model":"m","messages":[{"role":"user","ro\u017fe":"x","content":"x"}]}`,
+	"{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"\xffrole\":\"x\",\"content\":\"x\"}]}",
 }
 
 // scanBothWays checks ScanRequest against ParseRequest for body: the same
@@ -83,6 +106,14 @@ func TestScanFindsGatewayThinking(t *testing.T) {
 		{scanSeeds[7], false}, // inside a tool_result, or text
 		{scanSeeds[10], false},
 		{scanSeeds[16], false}, // the system prompt is not history
+		{scanSeeds[18], true},  // a name in another case
+		{scanSeeds[19], true},  // a name with escapes
+		{scanSeeds[20], true},  // the last role is the message's
+		{scanSeeds[21], false}, // and it is a user's
+		{scanSeeds[22], true},  // a null role leaves it as it was
+		{scanSeeds[23], false}, // a null content empties it
+		{scanSeeds[24], false}, // the last content is the message's
+		{scanSeeds[25], true},
 	} {
 		r, ok := scanRequest([]byte(c.body))
 		if !ok {
@@ -93,7 +124,14 @@ func TestScanFindsGatewayThinking(t *testing.T) {
 			t.Errorf("%s: GatewayThinking=%v Messages=%v, want %v and none decoded", c.body, r.GatewayThinking, r.Messages, c.signed)
 		}
 	}
-	for _, s := range []string{scanSeeds[6], scanSeeds[8], scanSeeds[9], scanSeeds[11], scanSeeds[12]} {
+	// A role checkRequest rejects is found by the scan, its error kept
+	// until the rest of the body is checked.
+	for _, s := range []string{scanSeeds[8], scanSeeds[9], scanSeeds[27], scanSeeds[28], scanSeeds[29], scanSeeds[30], scanSeeds[31]} {
+		if r, ok := scanRequest([]byte(s)); !ok || r.scan.badRole == nil {
+			t.Errorf("%s: scan gave up or took the role", s)
+		}
+	}
+	for _, s := range []string{scanSeeds[6], scanSeeds[11], scanSeeds[12], scanSeeds[32], scanSeeds[33], scanSeeds[34], scanSeeds[35]} {
 		if _, ok := scanRequest([]byte(s)); ok {
 			t.Errorf("%s: scanned, want ParseRequest", s)
 		}

@@ -31,6 +31,10 @@ type walker struct {
 	// scratch collects the text of a string with escapes; the string is
 	// made from it with one copy.
 	scratch []byte
+	// role holds a scanned message's role that has escapes, decoded;
+	// names matches member names as encoding/json does (scanMessage).
+	role  []byte
+	names HistoryReader
 }
 
 // str decodes the string whose opening quote is at i and returns its text

@@ -18,6 +18,13 @@ var scanSeeds = []string{
 	`{"model":"claude-x","messages":[{"role":"assistant","content":[{"type":"thinking","thinking":"g","signature":"` + scanSigner.Sign(providers.OriginGemini, "CiQB", "g") + `"}]},{"role":"user","content":"q"}]}`,
 	`{"model":"claude-x","messages":[{"role":"assistant","content":[{"type":"thinking","thinking":"t","signature":"tg1t.c3RhbGU.bWFj"},{"type":"text","text":"a"}]}]}`,
 	`{"model":"claude-x","messages":[{"role":"assistant","content":[{"type":"thinking","thinking":"t","signature":"EqQBCkgIARAB"},{"type":"text","text":"a \u00e9 \ud800"}]}]}`,
+	// Messages the scan reads by encoding/json's rules.
+	`{"model":"claude-x","messages":[{"Role":"assistant","CONTENT":[{"type":"thinking","thinking":"t","signature":"` + scanSigner.Sign(providers.OriginTags, "", "t") + `"}]},{"r\u006fle":"user","content":"q"}]}`,
+	`{"model":"claude-x","messages":[{"role":"user","role":"assistant","content":"x","content":[{"type":"thinking","thinking":"t","signature":"` + scanSigner.Sign(providers.OriginTags, "", "t") + `"}]}]}`,
+	`{"model":"claude-x","messages":[{"role":"assistant","content":[{"type":"thinking","thinking":"t","signature":"` + scanSigner.Sign(providers.OriginTags, "", "t") + `"}],"role":"user"}]}`,
+	`{"model":"claude-x","messages":[{"role":"assistant","role":null,"content":[{"type":"thinking","thinking":"t","signature":"` + scanSigner.Sign(providers.OriginTags, "", "t") + `"}],"content":null}]}`,
+	`{"model":"claude-x","messages":[{"role":"assistant","content":[{"type":"thinking","thinking":"t","signature":"` + scanSigner.Sign(providers.OriginTags, "", "t") + `"}]},{"role":"bot","content":"q"}]}`,
+	`{"model":"claude-x","messages":[null,{"content":"q"}]}`,
 }
 
 // rewriteBothWays rewrites body read with ScanRequest and with

@@ -24,6 +24,19 @@ var signedHistorySeeds = map[string]bool{
 	`{"model":"m","messages":[{"role":"user"}]}`: false,
 	`{"model":"m","messages":[{"role":"user","content":"q"},{"role":"user","content":"  "}],"system":[{"type":"thinking","thinking":"s"}]}`: false,
 	`{"model":"m","messages":[{"role":"user","content":"q"}],"system":[{"type":"thinking","thinking":"s"}]}`:                                true,
+	// Messages encoding/json reads otherwise than the cleaner's walk (by
+	// the first member named exactly content) are left to the walk.
+	`{"model":"m","messages":[{"Role":"user","content":"q"}]}`:                                   false,
+	`{"model":"m","messages":[{"role":"user","Content":"q"}]}`:                                   false,
+	`{"model":"m","messages":[{"role":"user","role":"user","content":"q"}]}`:                     false,
+	`{"model":"m","messages":[{"role":"user","content":"q","x":1}]}`:                             true,
+	`{"model":"m","messages":[{"Role":"user","CONTENT":"q"}]}`:                                   false,
+	`{"model":"m","messages":[{"role":"user","content":"q","content":null}]}`:                    false,
+	`{"model":"m","messages":[{"role":"user","content":"q","content":" "}]}`:                     false,
+	`{"model":"m","messages":[{"role":"user","content":" ","c\u006fntent":"q"}]}`:                false,
+	`{"model":"m","messages":[{"role":"user","content":[{"type":"thinking"}],"content":"q"}]}`:   false,
+	`{"model":"m","messages":[{"role":"user","content":"q","Content":[{"type":"thinking"}]}]}`:   false,
+	`{"model":"m","messages":[{"role":"user","content":null,"role":"assistant","content":"q"}]}`: false,
 }
 
 // TestSignedHistory: the scan takes a history whole only where the walk

@@ -1,0 +1,68 @@
+package providers_test
+
+import (
+	"bytes"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/thinkgate/thinkgate/internal/requestshapes"
+	"github.com/thinkgate/thinkgate/providers"
+)
+
+// TestScanMemoryOnOddMessages: a message the typed walk leaves to
+// encoding/json (a member name in another case or with escapes, a
+// repeated or null member, a null message, a role missing or not one
+// checkRequest takes) costs the scan no more than the body, however many
+// tiny blocks follow it: a 4 MiB tiny_blocks body with one such message
+// allocates under 2× its size (a full typed parse of it, ~60×).
+func TestScanMemoryOnOddMessages(t *testing.T) {
+	base := requestshapes.TinyBlocks(4 << 20)
+	const turn = `{"role":"user","content":[`
+	if !bytes.Contains(base, []byte(turn)) {
+		t.Fatalf("tiny_blocks no longer starts its turn with %s", turn)
+	}
+	for _, c := range []struct {
+		name, turn string
+		err        string // ParseRequest's, "" for none
+	}{
+		{"cased name", `{"Role":"user","content":[`, ""},
+		{"escaped name", `{"r\u006fle":"user","CONTENT":[`, ""},
+		{"escaped role", `{"role":"us\u0065r","content":[`, ""},
+		{"repeated role", `{"role":"assistant","role":"user","content":[`, ""},
+		{"null role", `{"role":"user","role":null,"content":[`, ""},
+		{"null content", `{"role":"user","content":null,"content":[`, ""},
+		{"repeated content", `{"role":"user","content":"x","content":[`, ""},
+		{"missing role", `{"content":[`, `messages.0.role: must be "user" or "assistant", got ""`},
+		{"other role", `{"role":"bot","content":[`, `messages.0.role: must be "user" or "assistant", got "bot"`},
+		{"null message", `null,{"role":"user","content":[`, `messages.0.role: must be "user" or "assistant", got ""`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			body := bytes.Replace(base, []byte(turn), []byte(c.turn), 1)
+			var req *providers.Request
+			var err error
+			allocated := allocatedBy(func() { req, err = providers.ScanRequest(body) })
+			if c.err == "" && err != nil || c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)) {
+				t.Fatalf("ScanRequest: %v, want error %q", err, c.err)
+			}
+			ratio := float64(allocated) / float64(len(body))
+			t.Logf("%d bytes allocated for a %d-byte body (%.3f×)", allocated, len(body), ratio)
+			if ratio > 2 {
+				t.Errorf("ScanRequest allocated %d bytes for a %d-byte body (%.1f×), want at most 2×", allocated, len(body), ratio)
+			}
+			if err == nil && (!req.Scanned() || req.MessageCount() != 1) {
+				t.Errorf("ScanRequest decoded the history (Scanned=%v, %d messages)", req.Scanned(), req.MessageCount())
+			}
+		})
+	}
+}
+
+// allocatedBy is the number of bytes f allocates on the heap.
+func allocatedBy(f func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	f()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
+}
