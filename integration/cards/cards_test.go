@@ -9,12 +9,15 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/anthropics/anthropic-sdk-go"
 	"github.com/anthropics/anthropic-sdk-go/option"
 
+	"github.com/thinkgate/thinkgate/internal/eventstreamtest"
+	"github.com/thinkgate/thinkgate/internal/googletest"
 	"github.com/thinkgate/thinkgate/internal/testgw"
 )
 
@@ -35,7 +38,36 @@ const (
 	openaiAnswer    = `{"id":"chatcmpl-1","object":"chat.completion","created":1730000000,"model":"gpt-4.1","choices":[{"index":0,"message":{"role":"assistant","content":"ok"},"finish_reason":"length"}],"usage":{"prompt_tokens":5,"completion_tokens":2,"total_tokens":7}}`
 	responsesAnswer = `{"id":"resp_1","object":"response","status":"completed","model":"gpt-5","output":[{"type":"message","id":"msg_1","role":"assistant","status":"completed","content":[{"type":"output_text","text":"ok","annotations":[]}]}],"usage":{"input_tokens":5,"output_tokens":2,"total_tokens":7}}`
 	geminiAnswer    = `{"candidates":[{"content":{"role":"model","parts":[{"text":"ok"}]},"finishReason":"MAX_TOKENS"}],"usageMetadata":{"promptTokenCount":5,"candidatesTokenCount":2,"totalTokenCount":7}}`
+	converseAnswer  = `{"output":{"message":{"role":"assistant","content":[{"text":"ok"}]}},"stopReason":"max_tokens","usage":{"inputTokens":5,"outputTokens":2,"totalTokens":7}}`
 )
+
+// bedrockModel is the inference profile both Bedrock routes send to.
+const bedrockModel = "us.anthropic.claude-sonnet-4-5-20250929-v1:0"
+
+// bedrockAnswering is a Bedrock runtime (the request's API key checked)
+// answering InvokeModel with Anthropic's JSON and Converse with its own.
+func bedrockAnswering(t *testing.T) *testgw.Upstream {
+	return testgw.NewBedrockUpstream(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		switch {
+		case strings.HasSuffix(r.URL.Path, "/invoke"):
+			io.WriteString(w, anthropicAnswer)
+		case strings.HasSuffix(r.URL.Path, "/converse"):
+			io.WriteString(w, converseAnswer)
+		default:
+			testgw.BedrockError(w, 404, "UnknownOperationException", "unknown operation "+r.URL.Path)
+		}
+	}).Upstream
+}
+
+// amazonqAnswering is Amazon Q's event stream: "ok", then the usage.
+func amazonqAnswering(t *testing.T) *testgw.Upstream {
+	body := append(eventstreamtest.AmazonQEvent("assistantResponseEvent", []byte(`{"content":"ok"}`)),
+		eventstreamtest.AmazonQEvent("metadataEvent", []byte(`{"tokenUsage":{"uncachedInputTokens":5,"outputTokens":2,"totalTokens":7}}`))...)
+	return testgw.NewUpstream(t, func(w http.ResponseWriter, r *http.Request) {
+		testgw.WriteChunks(w, "application/vnd.amazon.eventstream", body, len(body))
+	})
+}
 
 func answering(t *testing.T, answer string) *testgw.Upstream {
 	return testgw.NewUpstream(t, func(w http.ResponseWriter, r *http.Request) {
@@ -53,7 +85,8 @@ type route struct {
 func start(t *testing.T, routes []route) *testgw.Gateway {
 	var site strings.Builder
 	for _, r := range routes {
-		fmt.Fprintf(&site, "handle_path /%s/* {\n\tthinkgate %s {\n\t\tsigning_key test-signing-key\n%s\n%s\n\t}\n\treverse_proxy %s\n}\n", r.name, strings.Fields(r.name)[0], r.options, card, r.up.Addr())
+		provider, _, _ := strings.Cut(r.name, "-") // bedrock-converse is bedrock
+		fmt.Fprintf(&site, "handle_path /%s/* {\n\tthinkgate %s {\n\t\tsigning_key test-signing-key\n%s\n%s\n\t}\n\treverse_proxy %s\n}\n", r.name, provider, r.options, card, r.up.Addr())
 	}
 	return testgw.Start(t, testgw.SlotCards, site.String())
 }
@@ -65,7 +98,20 @@ func providerRoutes(t *testing.T) []route {
 		{"openai", "\t\tapi_key upstream-key\n\t\tmodel claude-* gpt-4.1", answering(t, openaiAnswer)},
 		{"responses", "\t\tapi_key upstream-key\n\t\tmodel claude-* gpt-5", answering(t, responsesAnswer)},
 		{"gemini", "\t\tapi_key upstream-key\n\t\tmodel claude-* gemini-2.5-flash", answering(t, geminiAnswer)},
+		{"bedrock", "\t\tregion us-east-1\n\t\tapi_key " + testgw.BedrockAPIKey + "\n\t\tmodel claude-* " + bedrockModel, bedrockAnswering(t)},
+		{"bedrock-converse", "\t\tregion us-east-1\n\t\tapi_key " + testgw.BedrockAPIKey + "\n\t\tapi converse\n\t\tmodel claude-* " + bedrockModel, bedrockAnswering(t)},
+		{"vertex", "\t\tproject my-project\n\t\tlocation us-east5\n\t\tcredentials_file " + googletest.NewTokenServer(t).WriteKeyFile(t) +
+			"\n\t\tmodel claude-* claude-sonnet-4-5@20250929", answering(t, anthropicAnswer)},
+		{"amazonq", "\t\tapi_key q-token", amazonqAnswering(t)},
 	}
+}
+
+// currentTime is the time Amazon Q's context entry carries.
+var currentTime = regexp.MustCompile(`Current time: [^\\]*`)
+
+// withoutTime is an upstream body with Amazon Q's current time as NOW.
+func withoutTime(body []byte) string {
+	return currentTime.ReplaceAllString(string(body), "Current time: NOW")
 }
 
 func post(t *testing.T, gw *testgw.Gateway, path, body string) (int, string) {
@@ -92,11 +138,17 @@ func TestCardLimitsOnEveryProvider(t *testing.T) {
 	gw := start(t, routes)
 	const request = `{"model":"claude-sonnet-4-5","max_tokens":128000,"thinking":{"type":"enabled","budget_tokens":64000},"messages":[{"role":"user","content":"Hi"}]}`
 	want := map[string]struct{ upstream, stop string }{
-		"anthropic": {`{"model":"claude-sonnet-4-5","max_tokens":32768,"thinking":{"type":"enabled","budget_tokens":32767},"messages":[{"role":"user","content":"Hi"}]}`, "max_tokens"},
-		"azure":     {`{"model":"my-deployment","max_tokens":32768,"thinking":{"type":"enabled","budget_tokens":32767},"messages":[{"role":"user","content":"Hi"}]}`, "max_tokens"},
-		"openai":    {`{"model":"gpt-4.1","messages":[{"role":"system","content":"<thinking_mode>interleaved</thinking_mode><max_thinking_length>32767</max_thinking_length>"},{"role":"user","content":"Hi"}],"max_tokens":32768}`, "max_tokens"},
-		"responses": {`{"model":"gpt-5","input":[{"type":"message","role":"user","content":[{"type":"input_text","text":"Hi"}]}],"max_output_tokens":32768,"reasoning":{"effort":"high","summary":"auto"},"include":["reasoning.encrypted_content"],"store":false}`, "end_turn"},
-		"gemini":    {`{"contents":[{"role":"user","parts":[{"text":"Hi"}]}],"generationConfig":{"maxOutputTokens":32768,"thinkingConfig":{"includeThoughts":true,"thinkingBudget":32767}}}`, "max_tokens"},
+		"anthropic":        {`{"model":"claude-sonnet-4-5","max_tokens":32768,"thinking":{"type":"enabled","budget_tokens":32767},"messages":[{"role":"user","content":"Hi"}]}`, "max_tokens"},
+		"azure":            {`{"model":"my-deployment","max_tokens":32768,"thinking":{"type":"enabled","budget_tokens":32767},"messages":[{"role":"user","content":"Hi"}]}`, "max_tokens"},
+		"openai":           {`{"model":"gpt-4.1","messages":[{"role":"system","content":"<thinking_mode>interleaved</thinking_mode><max_thinking_length>32767</max_thinking_length>"},{"role":"user","content":"Hi"}],"max_tokens":32768}`, "max_tokens"},
+		"responses":        {`{"model":"gpt-5","input":[{"type":"message","role":"user","content":[{"type":"input_text","text":"Hi"}]}],"max_output_tokens":32768,"reasoning":{"effort":"high","summary":"auto"},"include":["reasoning.encrypted_content"],"store":false}`, "end_turn"},
+		"gemini":           {`{"contents":[{"role":"user","parts":[{"text":"Hi"}]}],"generationConfig":{"maxOutputTokens":32768,"thinkingConfig":{"includeThoughts":true,"thinkingBudget":32767}}}`, "max_tokens"},
+		"bedrock":          {`{"max_tokens":32768,"messages":[{"role":"user","content":"Hi"}],"thinking":{"type":"enabled","budget_tokens":32767},"anthropic_version":"bedrock-2023-05-31"}`, "max_tokens"},
+		"bedrock-converse": {`{"messages":[{"role":"user","content":[{"text":"Hi"}]}],"inferenceConfig":{"maxTokens":32768},"additionalModelRequestFields":{"thinking":{"budget_tokens":32767,"type":"enabled"}}}`, "max_tokens"},
+		"vertex":           {`{"anthropic_version":"vertex-2023-10-16","max_tokens":32768,"messages":[{"role":"user","content":"Hi"}],"thinking":{"type":"enabled","budget_tokens":32767}}`, "max_tokens"},
+		// Amazon Q takes no output limit: the lowered budget is the hint's.
+		"amazonq": {`{"conversationState":{"chatTriggerType":"MANUAL","conversationId":"81b0f5e4-6e21-8c61-9523-979dd3e2a4b1","currentMessage":{"userInputMessage":{"content":"--- CONTEXT ENTRY BEGIN ---\nCurrent time: NOW\n--- CONTEXT ENTRY END ---\n\n--- USER MESSAGE BEGIN ---\nHi\n` +
+			`<thinking_mode>interleaved</thinking_mode><max_thinking_length>32767</max_thinking_length><thinking_mode>interleaved</thinking_mode><max_thinking_length>32767</max_thinking_length>\n--- USER MESSAGE END ---","modelId":"claude-sonnet-4-5","origin":"AI_EDITOR"}}}}`, "end_turn"},
 	}
 	for _, r := range routes {
 		t.Run(r.name, func(t *testing.T) {
@@ -116,10 +168,14 @@ func TestCardLimitsOnEveryProvider(t *testing.T) {
 			}
 			sdkBody := r.up.Last(t).Body
 			status, _ := post(t, gw, "/"+r.name+"/v1/messages", request)
-			if got := string(r.up.Last(t).Body); status != 200 || got != want[r.name].upstream {
+			if got := withoutTime(r.up.Last(t).Body); status != 200 || got != want[r.name].upstream {
 				t.Errorf("%d, upstream body\n got %s\nwant %s", status, got, want[r.name].upstream)
 			}
-			if !strings.Contains(string(sdkBody), "32768") || strings.Contains(string(sdkBody), "128000") || strings.Contains(string(sdkBody), "64000") {
+			limit := "32768"
+			if r.name == "amazonq" {
+				limit = "<max_thinking_length>32767<"
+			}
+			if !strings.Contains(string(sdkBody), limit) || strings.Contains(string(sdkBody), "128000") || strings.Contains(string(sdkBody), "64000") {
 				t.Errorf("the SDK's request went upstream as %s", sdkBody)
 			}
 		})

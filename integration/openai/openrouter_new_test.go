@@ -129,3 +129,61 @@ func TestOpenRouterNonStreaming(t *testing.T) {
 		t.Errorf("reasoning sent %s", sent.Reasoning)
 	}
 }
+
+// TestOpenRouterCacheControl: through Caddy, the SDK's breakpoints on a
+// system text and a user text reach OpenRouter as cache_control on the
+// text parts they end (the rest of the message as a plain part or
+// string), and OpenRouter's cache counts come back in usage; a plain
+// openai upstream gets the same request with no breakpoint.
+func TestOpenRouterCacheControl(t *testing.T) {
+	params := anthropic.MessageNewParams{
+		Model:     "claude-sonnet-4-5",
+		MaxTokens: 100,
+		System: []anthropic.TextBlockParam{
+			{Text: "Long rules.", CacheControl: anthropic.NewCacheControlEphemeralParam()},
+			{Text: "Today is Monday."},
+		},
+		Messages: []anthropic.MessageParam{
+			anthropic.NewUserMessage(
+				anthropic.ContentBlockParamUnion{OfText: &anthropic.TextBlockParam{Text: "Big file.", CacheControl: anthropic.NewCacheControlEphemeralParam()}},
+				anthropic.NewTextBlock("Question?"),
+			),
+		},
+		Thinking: anthropic.ThinkingConfigParamUnion{OfDisabled: &anthropic.ThinkingConfigDisabledParam{}},
+	}
+	for _, tc := range []struct {
+		name, options, want string
+	}{
+		{"openrouter", "\tthinking_mode openrouter\n\treasoning_history openrouter\n\tmodel claude-* anthropic/claude-sonnet-4.5",
+			`{"model":"anthropic/claude-sonnet-4.5","messages":[` +
+				`{"role":"system","content":[{"type":"text","text":"Long rules.","cache_control":{"type":"ephemeral"}},{"type":"text","text":"Today is Monday."}]},` +
+				`{"role":"user","content":[{"type":"text","text":"Big file.","cache_control":{"type":"ephemeral"}},{"type":"text","text":"Question?"}]}],` +
+				`"max_tokens":100}`},
+		{"openai", "\tthinking_mode effort\n\tmodel claude-* gpt-4.1",
+			`{"model":"gpt-4.1","messages":[` +
+				`{"role":"system","content":"Long rules.\nToday is Monday."},` +
+				`{"role":"user","content":"Big file.\nQuestion?"}],` +
+				`"max_tokens":100}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			up := testgw.NewUpstream(t, func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "application/json")
+				io.WriteString(w, `{"id":"gen-3","object":"chat.completion","choices":[{"index":0,"finish_reason":"stop","message":{"role":"assistant","content":"Yes."}}],`+
+					`"usage":{"prompt_tokens":3000,"completion_tokens":2,"total_tokens":3002,"prompt_tokens_details":{"cached_tokens":2000,"cache_write_tokens":900}}}`)
+			})
+			gw := testgw.Start(t, testgw.SlotOpenAI, site(tc.options, up))
+			client := gw.Client()
+			msg, err := client.Messages.New(context.Background(), params)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := string(up.Last(t).Body); got != tc.want {
+				t.Errorf("upstream body\n got %s\nwant %s", got, tc.want)
+			}
+			if len(msg.Content) != 1 || msg.Content[0].Text != "Yes." || msg.Usage.CacheReadInputTokens != 2000 ||
+				msg.Usage.CacheCreationInputTokens != 900 || msg.Usage.InputTokens != 100 {
+				t.Errorf("message %s", msg.RawJSON())
+			}
+		})
+	}
+}

@@ -54,6 +54,8 @@ type contentPart struct {
 	File *fileData `json:"file,omitempty"`
 	// Thinking holds a Mistral thinking chunk's text parts.
 	Thinking []contentPart `json:"thinking,omitempty"`
+	// CacheControl is a text part's breakpoint (OpenRouter's).
+	CacheControl json.RawMessage `json:"cache_control,omitempty"`
 }
 
 type fileData struct {
@@ -98,7 +100,7 @@ type namedToolChoice struct {
 var emptySchema = json.RawMessage(`{"type":"object","properties":{}}`)
 
 // ConvertRequest builds the Chat Completions body for x. Fields Anthropic
-// alone understands (cache_control, thinking, context_management,
+// alone understands (cache_control but on OpenRouter's text parts, thinking, context_management,
 // container, service_tier, top_k …) are not forwarded; output_config is
 // mapped (outputconfig.go).
 //

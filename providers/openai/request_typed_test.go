@@ -46,13 +46,17 @@ func (c *typedConverter) typed(out *chatRequest) ([]byte, *State, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	hint := ""
 	if c.hinted {
+		hint = c.x.Settings.Hint(req.Thinking)
 		if system != "" {
 			system += "\n"
 		}
-		system += c.x.Settings.Hint(req.Thinking)
+		system += hint
 	}
-	if system != "" {
+	if p := c.systemParts(req.System, hint); p != nil {
+		c.msgs = append(c.msgs, chatMessage{Role: "system", Content: p})
+	} else if system != "" {
 		c.msgs = append(c.msgs, chatMessage{Role: "system", Content: system})
 	}
 	for i := range req.Messages {
@@ -88,6 +92,10 @@ func (c *typedConverter) message(i int, m *providers.Message) error {
 		if err != nil {
 			return err
 		}
+		if p := c.systemParts(m.Content, ""); p != nil {
+			c.msgs = append(c.msgs, chatMessage{Role: "system", Content: p})
+			return nil
+		}
 		c.msgs = append(c.msgs, chatMessage{Role: "system", Content: text})
 		return nil
 	case "assistant":
@@ -96,21 +104,41 @@ func (c *typedConverter) message(i int, m *providers.Message) error {
 	return c.user(path, m)
 }
 
-// parts collects a user message's content: consecutive text blocks merge
-// into one text part (joined by a newline), images become image_url parts.
+// systemParts is the content of a system prompt or message (its texts
+// known to be text) as text parts, the hint last, when one of its texts
+// carries a breakpoint the upstream takes; else nil.
+func (c *typedConverter) systemParts(content providers.Content, hint string) []contentPart {
+	var p parts
+	marked := false
+	for _, b := range content.Blocks {
+		cc := c.breakpoint(b.Raw)
+		marked = marked || (cc != nil && b.Text != "")
+		p.text(b.Text, cc)
+	}
+	if !marked {
+		return nil
+	}
+	p.text(hint, nil)
+	return p.list
+}
+
+// parts collects a message's content: consecutive text blocks merge into
+// one text part (joined by a newline) up to one with a breakpoint, images
+// become image_url parts.
 type parts struct {
 	list []contentPart
 }
 
-func (p *parts) text(s string) {
+func (p *parts) text(s string, cc json.RawMessage) {
 	if s == "" {
 		return
 	}
-	if n := len(p.list); n > 0 && p.list[n-1].Type == "text" {
+	if n := len(p.list); n > 0 && p.list[n-1].Type == "text" && p.list[n-1].CacheControl == nil {
 		p.list[n-1].Text += "\n" + s
+		p.list[n-1].CacheControl = cc
 		return
 	}
-	p.list = append(p.list, contentPart{Type: "text", Text: s})
+	p.list = append(p.list, contentPart{Type: "text", Text: s, CacheControl: cc})
 }
 
 func (p *parts) image(url string) {
@@ -120,7 +148,7 @@ func (p *parts) image(url string) {
 // content is a plain string when there are no images, the form every
 // OpenAI-compatible server takes.
 func (p *parts) content() any {
-	if len(p.list) == 1 && p.list[0].Type == "text" {
+	if len(p.list) == 1 && p.list[0].Type == "text" && p.list[0].CacheControl == nil {
 		return p.list[0].Text
 	}
 	return p.list
@@ -153,7 +181,7 @@ func (c *typedConverter) user(path string, m *providers.Message) error {
 		bpath := fmt.Sprintf("%s.content.%d", path, j)
 		switch b.Type {
 		case "text":
-			p.text(b.Text)
+			p.text(b.Text, c.breakpoint(b.Raw))
 		case "image":
 			url, err := imageSource(b.Source, bpath+".source")
 			if err != nil {
@@ -164,7 +192,7 @@ func (c *typedConverter) user(path string, m *providers.Message) error {
 			// A plain-text document is text, a base64 PDF a file part.
 			switch src := b.Source; {
 			case src != nil && src.Type == "text":
-				p.text(src.Data)
+				p.text(src.Data, c.breakpoint(b.Raw))
 			case src != nil && src.Type == "base64" && src.MediaType == "application/pdf":
 				p.list = append(p.list, contentPart{Type: "file", File: &fileData{Filename: "document.pdf", FileData: "data:application/pdf;base64," + src.Data}})
 			case src != nil && src.Type == "url":

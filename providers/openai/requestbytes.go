@@ -113,10 +113,10 @@ func BodySizeHint(body []byte) int {
 // systemPrompt writes the system message: the system prompt's text and
 // the thinking hint.
 func (b *byteConverter) systemPrompt(system []byte) error {
-	texts := 0
+	texts, breakpoints := 0, 0
 	if system != nil {
 		var err error
-		if texts, err = b.systemTexts(system, -1, false); err != nil {
+		if texts, breakpoints, err = b.systemTexts(system, -1, false); err != nil {
 			return err
 		}
 	}
@@ -127,9 +127,13 @@ func (b *byteConverter) systemPrompt(system []byte) error {
 	if texts == 0 && hint == "" {
 		return nil
 	}
+	if breakpoints > 0 {
+		b.systemParts(system, hint)
+		return nil
+	}
 	b.textMessageStart("system")
 	if texts > 0 {
-		_, _ = b.systemTexts(system, -1, true)
+		_, _, _ = b.systemTexts(system, -1, true)
 	}
 	if b.hinted {
 		if texts > 0 {
@@ -142,11 +146,11 @@ func (b *byteConverter) systemPrompt(system []byte) error {
 }
 
 // systemTexts reads the text blocks of the system prompt (msg -1) or of
-// system message msg, and returns how many are not empty; write writes
-// them, joined by newlines, once they are known to be text.
-func (b *byteConverter) systemTexts(content []byte, msg int, write bool) (int, error) {
-	n := 0
-	err := b.h.EachBlock(content, &b.blk, func(j int, blk *rawBlock) error {
+// system message msg, and returns how many are not empty and how many of
+// those carry a breakpoint the upstream takes; write writes them, joined
+// by newlines, once they are known to be text.
+func (b *byteConverter) systemTexts(content []byte, msg int, write bool) (n, breakpoints int, err error) {
+	err = b.h.EachBlock(content, &b.blk, func(j int, blk *rawBlock) error {
 		if typ := typeOf(blk); string(typ) != "text" {
 			path := fmt.Sprintf("system.%d", j)
 			if msg >= 0 {
@@ -162,11 +166,31 @@ func (b *byteConverter) systemTexts(content []byte, msg int, write bool) (int, e
 				b.out = append(b.out, `\n`...)
 			}
 			b.appendStr(blk.Text)
+		} else if b.breakpoint(blk.Raw) != nil {
+			breakpoints++
 		}
 		n++
 		return nil
 	})
-	return n, err
+	return n, breakpoints, err
+}
+
+// systemParts writes a system message whose texts carry breakpoints as
+// text parts (OpenRouter's form): a breakpoint ends its part, the hint is
+// the last text.
+func (b *byteConverter) systemParts(content []byte, hint string) {
+	b.startMessage()
+	b.out = append(b.out, `{"role":"system","content":[`...)
+	w := partWriter{b: b}
+	_ = b.h.EachBlock(content, &b.blk, func(_ int, blk *rawBlock) error {
+		w.text(blk.Text, b.breakpoint(blk.Raw))
+		return nil
+	})
+	if hint != "" {
+		w.text(str{Raw: jsonbytes.AppendStringBodyNoHTML(nil, []byte(hint)), Canonical: true}, nil)
+	}
+	w.end()
+	b.out = append(b.out, `]}`...)
 }
 
 // message converts message m, the i-th.
@@ -175,14 +199,19 @@ func (b *byteConverter) message(i int, m *providers.HistoryMessage) (err error) 
 	switch string(role.Text(nil)) {
 	case "system":
 		// Claude Code sends one after the user turn: it stays in place.
+		breakpoints := 0
 		if content != nil {
-			if _, err := b.systemTexts(content, i, false); err != nil {
+			if _, breakpoints, err = b.systemTexts(content, i, false); err != nil {
 				return err
 			}
 		}
+		if breakpoints > 0 {
+			b.systemParts(content, "")
+			return nil
+		}
 		b.textMessageStart("system")
 		if content != nil {
-			_, _ = b.systemTexts(content, i, true)
+			_, _, _ = b.systemTexts(content, i, true)
 		}
 		b.out = append(b.out, `"}`...)
 	case "assistant":
@@ -208,19 +237,27 @@ func (b *byteConverter) eachBlock(content []byte, fn func(j int, blk *rawBlock) 
 // its tool results.
 type userParts struct {
 	parts, tools int
+	breakpoints  int
 	firstImage   bool
 	inText       bool
 }
 
-func (p *userParts) text(s str) {
-	if len(s.Raw) == 0 || p.inText {
+// text adds a text; a breakpoint (OpenRouter's) ends the part it is in.
+func (p *userParts) text(s str, breakpoint bool) {
+	if len(s.Raw) == 0 {
 		return
 	}
-	if p.parts == 0 {
-		p.firstImage = false
+	if !p.inText {
+		if p.parts == 0 {
+			p.firstImage = false
+		}
+		p.parts++
+		p.inText = true
 	}
-	p.parts++
-	p.inText = true
+	if breakpoint {
+		p.breakpoints++
+		p.inText = false
+	}
 }
 
 func (p *userParts) image() {
@@ -239,7 +276,7 @@ func (b *byteConverter) user(i int, content []byte) error {
 	err := b.eachBlock(content, func(j int, blk *rawBlock) error {
 		switch typ := typeOf(blk); string(typ) {
 		case "text":
-			p.text(blk.Text)
+			p.text(blk.Text, b.breakpoint(blk.Raw) != nil)
 		case "image":
 			if err := checkImage(blk, func() string { return fmt.Sprintf("messages.%d.content.%d.source", i, j) }); err != nil {
 				return err
@@ -253,7 +290,7 @@ func (b *byteConverter) user(i int, content []byte) error {
 			if isPDF(blk) {
 				p.image() // a part that is not text, as an image is
 			} else {
-				p.text(blk.Source.Data)
+				p.text(blk.Source.Data, b.breakpoint(blk.Raw) != nil)
 			}
 		case "tool_result":
 			p.tools++
@@ -270,7 +307,7 @@ func (b *byteConverter) user(i int, content []byte) error {
 	switch {
 	case err != nil:
 		return err
-	case p.parts == 1 && !p.firstImage:
+	case p.parts == 1 && !p.firstImage && p.breakpoints == 0:
 		// A plain string when there are no images, the form every
 		// OpenAI-compatible server takes.
 		b.textMessageStart("user")
@@ -292,7 +329,7 @@ func (b *byteConverter) user(i int, content []byte) error {
 		w := partWriter{b: b}
 		_ = b.eachBlock(content, func(_ int, blk *rawBlock) error {
 			if s := userText(blk); s != nil {
-				w.text(*s)
+				w.text(*s, b.breakpoint(blk.Raw))
 				return nil
 			}
 			switch string(typeOf(blk)) {
@@ -333,15 +370,16 @@ func userText(blk *rawBlock) *str {
 	return nil
 }
 
-// partWriter writes a user message's content parts: consecutive texts
-// merge into one part, joined by a newline.
+// partWriter writes a message's content parts: consecutive texts merge
+// into one part, joined by a newline, up to a text with a breakpoint,
+// whose cache_control closes the part.
 type partWriter struct {
 	b      *byteConverter
 	parts  int
 	inText bool
 }
 
-func (w *partWriter) text(s str) {
+func (w *partWriter) text(s str, breakpoint []byte) {
 	if len(s.Raw) == 0 {
 		return
 	}
@@ -357,6 +395,12 @@ func (w *partWriter) text(s str) {
 		w.inText = true
 	}
 	b.appendStr(s)
+	if breakpoint != nil {
+		b.out = append(b.out, `","cache_control":`...)
+		b.out = append(b.out, breakpoint...)
+		b.out = append(b.out, '}')
+		w.inText = false
+	}
 }
 
 func (w *partWriter) image(blk *rawBlock) {

@@ -224,6 +224,9 @@ func FuzzOpenAIFastMatchesTyped(f *testing.F) {
 	twoThoughts := []byte(`{"model":"m","messages":[{"role":"user","content":"q"},{"role":"assistant","content":[{"type":"thinking","thinking":"a","signature":"s"},{"type":"text","text":"x"},{"type":"thinking","thinking":"b","signature":"s"},{"type":"text","text":"y"},{"type":"text","text":"z"}]}]}`)
 	f.Add(twoThoughts, byte(1))
 	f.Add(twoThoughts, byte(6))
+	// Breakpoints, which OpenRouter's modes (4 and 7) put on text parts.
+	f.Add([]byte(cacheRequest), byte(4))
+	f.Add([]byte(cacheRequest), byte(7))
 	f.Add(shapedRequest(6), byte(0))
 	f.Add(shapedRequest(3), byte(1))
 	f.Fuzz(func(t *testing.T, body []byte, mode byte) {
