@@ -354,7 +354,10 @@ func TestSlowClient(t *testing.T) {
 // stalled, then checks every block.
 func slowClient(t *testing.T, client anthropic.Client, proto int, sent *atomic.Int64, body []byte, wantThinking, wantText []string) {
 	gate := make(chan struct{})
-	stream := client.Messages.NewStreaming(context.Background(), params(), option.WithMiddleware(func(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+	// 63 MB through the race detector, on a machine the rest of the suite
+	// shares, can take longer than the harness's 30 s request timeout: this
+	// test is about what arrives, not how fast.
+	stream := client.Messages.NewStreaming(context.Background(), params(), option.WithRequestTimeout(5*time.Minute), option.WithMiddleware(func(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
 		res, err := next(req)
 		if err == nil {
 			if res.ProtoMajor != proto {
