@@ -251,9 +251,11 @@ func (w *walker) scanMessage(i int, sc *requestScan) (end int, signed, ok bool) 
 // messageMember is the Message field, role or content, encoding/json
 // matches the member name raw to ("" for neither).
 func (w *walker) messageMember(raw []byte) string {
-	switch string(raw) {
-	case "role", "content":
-		return string(raw)
+	switch string(raw) { // the constants, not string(raw): no allocation
+	case "role":
+		return "role"
+	case "content":
+		return "content"
 	}
 	if jsonbytes.PlainName(raw, messageFields) {
 		return "" // no field's name in any case
