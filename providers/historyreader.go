@@ -53,6 +53,21 @@ func (s *RawString) Text(buf []byte) []byte {
 	return t
 }
 
+// TextInto returns the string's text: Raw when Plain, else the text
+// decoded into *buf (nil for an escape JSON does not define), which then
+// keeps that buffer for the next call. *buf never becomes a slice of the
+// body, so a later decode into it cannot write over the request.
+func (s *RawString) TextInto(buf *[]byte) []byte {
+	if s.Plain() {
+		return s.Raw
+	}
+	t := s.Text((*buf)[:0])
+	if t != nil {
+		*buf = t
+	}
+	return t
+}
+
 // Is reports whether the string's text is lit.
 func (s *RawString) Is(lit string) bool {
 	if !s.Escaped {

@@ -869,9 +869,5 @@ func (c *fastConverter) appendEscaped(dst []byte, s *providers.RawString) []byte
 
 // decode returns the text of s, valid until the next call.
 func (c *fastConverter) decode(s *providers.RawString) []byte {
-	if s.Plain() {
-		return s.Raw
-	}
-	c.scratch2 = s.Text(c.scratch2[:0])
-	return c.scratch2
+	return s.TextInto(&c.scratch2)
 }

@@ -174,14 +174,7 @@ func (c *converter) collectToolNames() error {
 
 // text returns f's text, decoded into buf n unless its bytes are the text.
 func (c *converter) text(f *providers.RawString, n int) []byte {
-	if f.Plain() {
-		return f.Raw
-	}
-	b := f.Text(c.buf[n][:0])
-	if b != nil {
-		c.buf[n] = b
-	}
-	return b
+	return f.TextInto(&c.buf[n])
 }
 
 // escaped returns f's escaped form, without quotes: its bytes as they are

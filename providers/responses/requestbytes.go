@@ -482,14 +482,13 @@ func (b *byteConverter) reasoningItem(blk *rawBlock) (id, enc string, ok bool) {
 	// own signatures, in most histories) is told by its shape, without
 	// decoding the block's text.
 	if string(typeOf(blk)) == "thinking" {
-		b.sig = blk.Signature.Text(b.sig[:0])
-		if !providers.IsGatewaySignature(string(b.sig)) {
+		sig := blk.Signature.TextInto(&b.sig)
+		if !providers.IsGatewaySignature(string(sig)) {
 			return "", "", false
 		}
-		b.text = blk.Thinking.Text(b.text[:0])
-		origin, foreign, ok = b.opener.Open(b.sig, b.text)
-	} else if b.sig = blk.Data.Text(b.sig[:0]); providers.IsGatewaySignature(string(b.sig)) {
-		origin, foreign, ok = b.opener.Open(b.sig, nil)
+		origin, foreign, ok = b.opener.Open(sig, blk.Thinking.TextInto(&b.text))
+	} else if sig := blk.Data.TextInto(&b.sig); providers.IsGatewaySignature(string(sig)) {
+		origin, foreign, ok = b.opener.Open(sig, nil)
 	}
 	if !ok || origin != providers.OriginResponses {
 		return "", "", false
