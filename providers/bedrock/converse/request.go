@@ -649,10 +649,11 @@ func (c *converter) toolResult(m *providers.HistoryMessage, b *providers.History
 	if b.IsError && c.family != FamilyClaude {
 		c.textBlock(nil, []byte("Error:"))
 	}
+	prefix := c.inner // "Error:" is not the result's content
 	if err := c.toolResultContent(nil, b, j); err != nil {
 		return err
 	}
-	if c.inner == 0 {
+	if c.inner == prefix {
 		c.textBlock(nil, []byte(noContent))
 	}
 	c.out = append(c.out, ']')
