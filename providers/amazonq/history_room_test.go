@@ -32,24 +32,32 @@ func TestHistoryCostsItsBytes(t *testing.T) {
 	} {
 		t.Run(shape.name, func(t *testing.T) {
 			body := shape.build(4 << 20)
-			checkFastMatchesTyped(t, p, testSettings(), body)
-			req, err := providers.ScanRequest(body)
-			if err != nil {
-				t.Fatal(err)
-			}
-			x := providers.NewExchange(testSettings(), req, body, providers.ExchangeOptions{Path: "/v1/messages"})
-			var before, after runtime.MemStats
-			runtime.ReadMemStats(&before)
-			out, _, err := p.convert(x)
-			runtime.ReadMemStats(&after)
-			if err != nil {
-				t.Fatal(err)
-			}
-			alloc := after.TotalAlloc - before.TotalAlloc
+			out, alloc := convertAllocs(t, p, body)
 			t.Logf("body %d, upstream body %d, allocated %d", len(body), len(out), alloc)
 			if !providertest.RaceEnabled && alloc > uint64(len(out))+uint64(len(body))*3/4 {
 				t.Errorf("converting %d bytes to %d allocated %d bytes, want at most the upstream body and three quarters of the client's", len(body), len(out), alloc)
 			}
 		})
 	}
+}
+
+// convertAllocs converts body (a request shape) after checking the
+// converters agree on it, and returns the upstream body and the bytes the
+// conversion allocated.
+func convertAllocs(t *testing.T, p *Provider, body []byte) ([]byte, uint64) {
+	t.Helper()
+	checkFastMatchesTyped(t, p, testSettings(), body)
+	req, err := providers.ScanRequest(body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := providers.NewExchange(testSettings(), req, body, providers.ExchangeOptions{Path: "/v1/messages"})
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	out, _, err := p.convert(x)
+	runtime.ReadMemStats(&after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out, after.TotalAlloc - before.TotalAlloc
 }

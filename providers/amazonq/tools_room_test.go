@@ -1,12 +1,10 @@
 package amazonq
 
 import (
-	"runtime"
 	"testing"
 
 	"github.com/thinkgate/thinkgate/internal/providertest"
 	"github.com/thinkgate/thinkgate/internal/requestshapes"
-	"github.com/thinkgate/thinkgate/providers"
 )
 
 // TestToolsCostTheirBytes: many tools with large schemas, or schemas
@@ -24,20 +22,7 @@ func TestToolsCostTheirBytes(t *testing.T) {
 	}{{"many_tools", requestshapes.ManyTools}, {"deep_schemas", requestshapes.DeepSchemas}} {
 		t.Run(shape.name, func(t *testing.T) {
 			body := shape.build(4 << 20)
-			checkFastMatchesTyped(t, p, testSettings(), body)
-			req, err := providers.ScanRequest(body)
-			if err != nil {
-				t.Fatal(err)
-			}
-			x := providers.NewExchange(testSettings(), req, body, providers.ExchangeOptions{Path: "/v1/messages"})
-			var before, after runtime.MemStats
-			runtime.ReadMemStats(&before)
-			out, _, err := p.convert(x)
-			runtime.ReadMemStats(&after)
-			if err != nil {
-				t.Fatal(err)
-			}
-			alloc := after.TotalAlloc - before.TotalAlloc
+			out, alloc := convertAllocs(t, p, body)
 			if !providertest.RaceEnabled && alloc > uint64(len(out))*5/4 {
 				t.Errorf("converting %d bytes to %d allocated %d bytes, want at most 1.25 times the upstream body", len(body), len(out), alloc)
 			}
