@@ -37,8 +37,7 @@ type StreamTranslator struct {
 	open                    *item // the tool call whose tool_use block is open
 	// held are events of other items that came while a call's input
 	// streamed.
-	held       []heldEvent
-	heldBytes  int
+	held       providers.HeldEvents[*item]
 	tools      int
 	stopReason string
 	usage      providers.Usage
@@ -82,7 +81,7 @@ func (s *StreamTranslator) Write(p []byte) error {
 // drain closes the open call and sends what it held back, closing each
 // call that opens from it.
 func (s *StreamTranslator) drain() {
-	for s.closeTool(); s.held != nil; s.closeTool() {
+	for s.closeTool(); s.held.Len() > 0; s.closeTool() {
 		s.release()
 	}
 }
@@ -139,7 +138,7 @@ func (s *StreamTranslator) handle(m awsstream.Message) error {
 	}
 	// messageMetadataEvent, meteringEvent, contextUsageEvent,
 	// codeReferenceEvent, followupPromptEvent … carry nothing for the client.
-	if err == nil && s.held != nil {
+	if err == nil && s.held.Len() > 0 {
 		s.release()
 	}
 	return err
@@ -244,20 +243,10 @@ type item struct {
 	ended    bool // the call's stop came, or its whole input
 }
 
-type heldEvent struct {
-	it    *item
-	size  int
-	apply func()
-}
-
 // MaxToolCalls bounds the tool calls of one answer: each is remembered
 // until the answer ends, so that a late fragment of one that ended is
 // known for what it is.
 const MaxToolCalls = 4096
-
-// MaxHeld bounds the bytes of other items' events held while a tool
-// call's input streams.
-const MaxHeld = 4 << 20
 
 var (
 	errTooManyCalls = malformed("more than 4096 tool calls in one answer")
@@ -273,35 +262,17 @@ func (s *StreamTranslator) streaming(it *item) bool { return s.open != nil && s.
 // never cut a call's input. What apply uses must be a copy (the decoder
 // and the scratch buffers are reused).
 func (s *StreamTranslator) hold(it *item, size int, apply func()) error {
-	if s.heldBytes+size > MaxHeld {
+	if !s.held.Hold(it, size, func() error { apply(); return nil }) {
 		return errHeld
 	}
-	s.heldBytes += size
-	s.held = append(s.held, heldEvent{it, size, apply})
 	return nil
 }
 
 // release replays, in their order, the held events that no streaming call
-// holds back; the events of a call that opens go first, as they would have
-// had they come then. handle calls it after each frame.
+// holds back. handle calls it after each frame. No held event fails: an
+// Amazon Q event shows what it carries or nothing.
 func (s *StreamTranslator) release() {
-	for i := 0; i < len(s.held); {
-		h := s.held[i]
-		if s.streaming(h.it) {
-			i++
-			continue
-		}
-		s.held = append(s.held[:i], s.held[i+1:]...)
-		s.heldBytes -= h.size
-		open := s.open
-		h.apply()
-		if s.open != open {
-			i = 0 // another call opened or ended: what it held back may go now
-		}
-	}
-	if len(s.held) == 0 {
-		s.held = nil
-	}
+	_ = s.held.Release(s.streaming, func() *item { return s.open })
 }
 
 // onToolUse handles one fragment of a tool call, known by its toolUseId.

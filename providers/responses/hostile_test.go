@@ -38,8 +38,8 @@ func TestStreamEndlessReasoningStreams(t *testing.T) {
 		}
 		em.Flush()
 	}
-	if len(s.t.held) != 0 || s.t.heldBytes != 0 {
-		t.Fatalf("%d bytes held for an item nothing interleaved with", s.t.heldBytes)
+	if s.t.held.Len() != 0 || s.t.held.Bytes() != 0 {
+		t.Fatalf("%d bytes held for an item nothing interleaved with", s.t.held.Bytes())
 	}
 	if err := s.Close(); err == nil || !strings.Contains(err.Error(), "without response.completed") {
 		t.Fatalf("Close: %v, want the stream's unfinished end", err)
@@ -59,7 +59,7 @@ func TestStreamHostileFrames(t *testing.T) {
 	}
 	held := added(added(rt.New("r", "m"), 0, "fc_1", "function_call"), 1, "msg_1", "message").
 		Event("response.function_call_arguments.delta", map[string]any{"item_id": "fc_1", "output_index": 0, "delta": `{"a":`})
-	for range MaxHeld/(64<<10) + 1 {
+	for range providers.MaxHeld/(64<<10) + 1 {
 		held.Event("response.output_text.delta", map[string]any{"item_id": "msg_1", "output_index": 1, "delta": strings.Repeat("x", 64<<10)})
 	}
 	cases := []struct {
@@ -73,8 +73,8 @@ func TestStreamHostileFrames(t *testing.T) {
 			want:     sse.ErrEventTooLarge.Message},
 		{name: "more items than MaxItems", upstream: manyItems.Completed(nil).Bytes(),
 			want: fmt.Sprintf("more than %d output items", MaxItems)},
-		{name: "other items' text held past MaxHeld while a call streams", upstream: held.Completed(nil).Bytes(),
-			want: fmt.Sprintf("more than %d bytes of other items", MaxHeld)},
+		{name: "other items' text held past providers.MaxHeld while a call streams", upstream: held.Completed(nil).Bytes(),
+			want: fmt.Sprintf("more than %d bytes of other items", providers.MaxHeld)},
 		{name: "arguments for a call never opened",
 			upstream: rt.New("r", "m").Event("response.function_call_arguments.delta", map[string]any{"item_id": "fc_9", "output_index": 0, "delta": "{}"}).Completed(nil).Bytes(),
 			want:     "function call arguments for an item that is not open"},

@@ -186,7 +186,7 @@ func (s *StreamTranslator) event(name, data []byte) error {
 	// response.created, .in_progress, content_part.*, the .done events of
 	// text and arguments, annotations and any event added later carry
 	// nothing the client does not get otherwise.
-	if err == nil && len(s.t.held) > 0 {
+	if err == nil && s.t.held.Len() > 0 {
 		err = s.t.release()
 	}
 	if err != nil {

@@ -25,8 +25,8 @@ import (
 //     its item carried so far), and later content of that item opens a new
 //     block of its kind;
 //   - a function call's arguments are never cut: while a call streams,
-//     events of other items are held (at most MaxHeld bytes) and replayed
-//     in their order when the call ends;
+//     events of other items are held (at most providers.MaxHeld bytes)
+//     and replayed in their order when the call ends;
 //   - an item's done event adds only what the deltas did not carry: the
 //     text of an item that had no deltas, the signature of the block still
 //     open; text already sent is never sent again.
@@ -40,8 +40,7 @@ type answerTranslator struct {
 	// cur is the item whose block is open (or opens with its next text).
 	cur *item
 	// held are events of other items that came while a call streamed.
-	held      []heldEvent
-	heldBytes int
+	held providers.HeldEvents[*item]
 
 	toolUsed, refused bool
 	usage             providers.Usage
@@ -64,12 +63,6 @@ type item struct {
 	name      string
 }
 
-type heldEvent struct {
-	it    *item
-	size  int
-	apply func() error
-}
-
 type itemKind uint8
 
 const (
@@ -82,14 +75,10 @@ const (
 // remembered until the response ends, so that a late done event finds it.
 const MaxItems = 4096
 
-// MaxHeld bounds the bytes of other items' events held while a function
-// call's arguments stream (see answerTranslator).
-const MaxHeld = 4 << 20
-
 var (
 	errTooManyItems = malformed(fmt.Sprintf("more than %d output items in one response", MaxItems))
 	errHeld         = providers.APIError(http.StatusBadGateway,
-		fmt.Sprintf("malformed upstream response: more than %d bytes of other items arrived while a function call was open", MaxHeld))
+		fmt.Sprintf("malformed upstream response: more than %d bytes of other items arrived while a function call was open", providers.MaxHeld))
 	errCallNotOpen = malformed("function call arguments for an item that is not open")
 )
 
@@ -180,42 +169,25 @@ func (t *answerTranslator) added(s streamItem, index int) error {
 // deliver applies an event of it, or holds it while another item's call
 // streams (its arguments must not be cut by another block).
 func (t *answerTranslator) deliver(it *item, size int, apply func() error) error {
-	if t.cur == nil || t.cur.kind != itemCall || t.cur == it {
+	if !t.streaming(it) {
 		return apply()
 	}
-	if t.heldBytes+size > MaxHeld {
+	if !t.held.Hold(it, size, apply) {
 		return errHeld
 	}
-	t.heldBytes += size
-	t.held = append(t.held, heldEvent{it, size, apply})
 	return nil
 }
 
-// release replays the held events that no streaming call holds back, in
-// their order; the events of the call that streams now go first, as they
-// would have had they come now. The stream calls it after each event
-// (never from an event being applied).
+// streaming reports whether a function call other than it streams its
+// arguments.
+func (t *answerTranslator) streaming(it *item) bool {
+	return t.cur != nil && t.cur.kind == itemCall && t.cur != it
+}
+
+// release replays the held events that no streaming call holds back. The
+// stream calls it after each event (never from an event being applied).
 func (t *answerTranslator) release() error {
-	for i := 0; i < len(t.held); {
-		h := t.held[i]
-		if t.cur != nil && t.cur.kind == itemCall && t.cur != h.it {
-			i++
-			continue
-		}
-		t.held = append(t.held[:i], t.held[i+1:]...)
-		t.heldBytes -= h.size
-		cur := t.cur
-		if err := h.apply(); err != nil {
-			return err
-		}
-		if t.cur != cur {
-			i = 0 // another block is open: what it held back may go now
-		}
-	}
-	if len(t.held) == 0 {
-		t.held = nil
-	}
-	return nil
+	return t.held.Release(t.streaming, func() *item { return t.cur })
 }
 
 // enter makes it the item whose block is open, closing another's.
@@ -304,7 +276,7 @@ func (t *answerTranslator) reasoningText(it *item, p []byte) {
 // keep returns p itself when it is applied now, a copy when it may be held
 // (the decoder reuses its buffers).
 func (t *answerTranslator) keep(it *item, p []byte) []byte {
-	if t.cur == nil || t.cur.kind != itemCall || t.cur == it {
+	if !t.streaming(it) {
 		return p
 	}
 	return append([]byte(nil), p...)

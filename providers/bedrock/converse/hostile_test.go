@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/thinkgate/thinkgate/internal/providertest"
+	"github.com/thinkgate/thinkgate/providers"
 )
 
 // TestStreamHostileFrames: each hostile upstream ends the stream with the
@@ -22,7 +23,7 @@ func TestStreamHostileFrames(t *testing.T) {
 	}
 	held := new(frames).start().event("contentBlockStart", map[string]any{"contentBlockIndex": 0, "start": map[string]any{"toolUse": map[string]any{"toolUseId": "t1", "name": "f"}}}).
 		event("contentBlockDelta", map[string]any{"contentBlockIndex": 0, "delta": map[string]any{"toolUse": map[string]any{"input": `{"a":`}}})
-	for range MaxHeld/(1<<20) + 1 {
+	for range providers.MaxHeld/(1<<20) + 1 {
 		held.event("contentBlockDelta", map[string]any{"contentBlockIndex": 1, "delta": map[string]any{"text": strings.Repeat("y", 1<<20)}})
 	}
 	giant := new(frames).start().event("contentBlockDelta", map[string]any{"contentBlockIndex": 0, "delta": map[string]any{"text": strings.Repeat("z", 2<<20)}})

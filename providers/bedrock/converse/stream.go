@@ -172,7 +172,7 @@ func (s *StreamTranslator) onMessage(eventType string, payload []byte) error {
 			t.finish()
 		}
 	}
-	if err == nil && len(t.held) > 0 {
+	if err == nil && t.held.Len() > 0 {
 		err = t.release()
 	}
 	if err != nil {
@@ -254,7 +254,7 @@ func (s *StreamTranslator) fastDelta(payload []byte) (done bool, err error) {
 	case "toolUse.input":
 		err = s.t.toolInput(i, value)
 	}
-	if err == nil && len(s.t.held) > 0 {
+	if err == nil && s.t.held.Len() > 0 {
 		err = s.t.release()
 	}
 	if err != nil {

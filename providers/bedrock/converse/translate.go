@@ -54,7 +54,8 @@ var _ providers.Translator = (*Translator)(nil)
 // stream at once, and a delta of another block closes the open one (a
 // reasoning block signed with what it carried so far); a tool call's input
 // is never cut: while it streams, other blocks' events are held (at most
-// MaxHeld bytes) and replayed in their order at its contentBlockStop.
+// providers.MaxHeld bytes) and replayed in their order at its
+// contentBlockStop.
 type answerTranslator struct {
 	x      *providers.Exchange
 	em     *providers.Emitter
@@ -65,8 +66,7 @@ type answerTranslator struct {
 	cur     *block // the block open on the emitter
 	// held are events of other blocks that came while a tool call's
 	// input streamed.
-	held      []heldEvent
-	heldBytes int
+	held providers.HeldEvents[*block]
 
 	toolUsed     bool
 	stopReason   string
@@ -90,12 +90,6 @@ type block struct {
 	name      string
 }
 
-type heldEvent struct {
-	b     *block
-	size  int
-	apply func() error
-}
-
 type blockKind uint8
 
 const (
@@ -108,10 +102,6 @@ const (
 // MaxBlocks bounds the content blocks of one answer: each is remembered
 // until the answer ends, so that a late event finds it.
 const MaxBlocks = 4096
-
-// MaxHeld bounds the bytes of other blocks' events held while a tool
-// call's input streams.
-const MaxHeld = 4 << 20
 
 var (
 	errTooManyBlocks = awsstream.Malformed("more than 4096 content blocks in one answer")
@@ -180,39 +170,16 @@ func (t *answerTranslator) deliver(b *block, size int, apply func() error) error
 	if !t.streaming(b) {
 		return apply()
 	}
-	if t.heldBytes+size > MaxHeld {
+	if !t.held.Hold(b, size, apply) {
 		return errHeld
 	}
-	t.heldBytes += size
-	t.held = append(t.held, heldEvent{b, size, apply})
 	return nil
 }
 
-// release replays the held events that no streaming call holds back, in
-// their order; the events of the call that streams now go first, as they
-// would have had they come now. The stream calls it after each event
-// (never from an event being applied).
+// release replays the held events that no streaming call holds back. The
+// stream calls it after each event (never from an event being applied).
 func (t *answerTranslator) release() error {
-	for i := 0; i < len(t.held); {
-		h := t.held[i]
-		if t.streaming(h.b) {
-			i++
-			continue
-		}
-		t.held = append(t.held[:i], t.held[i+1:]...)
-		t.heldBytes -= h.size
-		cur := t.cur
-		if err := h.apply(); err != nil {
-			return err
-		}
-		if t.cur != cur {
-			i = 0 // another block is open: what it held back may go now
-		}
-	}
-	if len(t.held) == 0 {
-		t.held = nil
-	}
-	return nil
+	return t.held.Release(t.streaming, func() *block { return t.cur })
 }
 
 // enter makes b the block open on the emitter, closing another.
