@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/thinkgate/thinkgate/internal/golden"
 	"github.com/thinkgate/thinkgate/internal/providertest"
 	"github.com/thinkgate/thinkgate/internal/ssetest"
 	"github.com/thinkgate/thinkgate/providers"
@@ -91,25 +90,14 @@ func qFrames(t testing.TB, events ...[]qEvent) []byte {
 	return b.Bytes()
 }
 
-func alternateEvents(a, b []qEvent) []qEvent {
-	var out []qEvent
-	for i := 0; i < len(a) || i < len(b); i++ {
-		if i < len(a) {
-			out = append(out, a[i])
-		}
-		if i < len(b) {
-			out = append(out, b[i])
-		}
-	}
-	return out
-}
-
 // runInterleaved translates upstream in writes of n bytes.
 func runInterleaved(t testing.TB, upstream []byte, n int) ([]byte, error) {
 	x := exchange(t, testSettings(), basicRequest)
 	em := providers.NewEmitter(x.Settings.Form, x.Settings.Signer)
 	return providertest.RunStream(t, em, NewTranslator(x).NewStream(em), upstream, n)
 }
+
+var interleave = providertest.Interleave{Detail: ssetest.Usage | ssetest.MaskSignatures, Run: runInterleaved}
 
 // TestStreamInterleavedItems: tool calls whose fragments interleave with
 // each other's and with text and reasoning give each call its whole input
@@ -131,7 +119,7 @@ func TestStreamInterleavedItems(t *testing.T) {
 		// for its stop.
 		{"text_during_call", qStream(t, c.body()[:2], m, c.body()[2:], c.end()), ""},
 		{"reasoning_during_call", qStream(t, c.body()[:1], r, c.body()[1:], m[:1], c.end(), m[1:]), ""},
-		{"calls_alternate", qStream(t, alternateEvents(c.body(), c2.body()), c2.end(), c.end()), ""},
+		{"calls_alternate", qStream(t, providertest.Alternate(c.body(), c2.body()), c2.end(), c.end()), ""},
 		// A repeated stop, and input for a call that ended, add nothing
 		// and are not taken for a new call.
 		{"stop_repeated", qStream(t, c, c.end(), m, c.end()), ""},
@@ -154,24 +142,7 @@ func TestStreamInterleavedItems(t *testing.T) {
 		{"exception_during_call", concat(qFrames(t, c.body()[:2], m, c2.body()), exceptionFrame(t, "ThrottlingException", `{"message":"slow down"}`)), "slow down"},
 	}
 	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			var first []byte
-			for _, n := range []int{1 << 20, 1, 7, 64} {
-				out, err := runInterleaved(t, tc.upstream, n)
-				if tc.wantErr == "" && err != nil || tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)) {
-					t.Fatalf("writes of %d: error %v, want %q", n, err, tc.wantErr)
-				}
-				out = ssetest.Coalesce(out)
-				if first == nil {
-					first = out
-					lines, msg := providertest.Summary(t, out, ssetest.Usage|ssetest.MaskSignatures)
-					js, _ := json.MarshalIndent(msg, "", "  ")
-					golden.Bytes(t, "interleave/"+tc.name+".golden", []byte(strings.Join(lines, "\n")+"\n\n"+string(js)+"\n"))
-				} else if string(out) != string(first) {
-					t.Fatalf("writes of %d change the output:\n%s\n--- whole:\n%s", n, out, first)
-				}
-			}
-		})
+		t.Run(tc.name, func(t *testing.T) { interleave.Golden(t, tc.name, tc.upstream, tc.wantErr) })
 	}
 }
 
@@ -226,59 +197,21 @@ func FuzzInterleave(f *testing.F) {
 		textEvents("The ", "answer."),
 	}
 	var sequential []qEvent
-	for _, it := range items {
+	pieces := make([]providertest.Piece[qEvent], len(items))
+	for i, it := range items {
 		sequential = append(sequential, it...)
+		pieces[i] = providertest.Piece[qEvent]{Events: it, Body: len(it.body()), Call: it[0].typ == "toolUseEvent"}
 	}
-	want := interleavedMessage(f, qStream(f, sequential))
+	want := interleave.Message(f, qStream(f, sequential))
 	f.Add([]byte{0, 0, 0, 0, 0, 0})
 	f.Add([]byte{255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255})
 	f.Add([]byte{3, 9, 200, 17, 1, 2, 5, 5, 5, 1, 0, 7, 250, 3})
 	f.Fuzz(func(t *testing.T, choice []byte) {
-		next := make([]int, len(items)) // events of each item sent
-		var order []qEvent
-		for k := 0; ; k++ {
-			// Eligible: an item all of whose predecessors sent their
-			// body, or are calls that started.
-			var eligible []int
-			for j, it := range items {
-				if next[j] == len(it) {
-					continue
-				}
-				ok := true
-				for i := range j {
-					isCall := items[i][0].typ == "toolUseEvent"
-					if next[i] < len(items[i].body()) && !(isCall && next[i] > 0) {
-						ok = false
-						break
-					}
-				}
-				if ok {
-					eligible = append(eligible, j)
-				}
-			}
-			if len(eligible) == 0 {
-				break
-			}
-			j := eligible[0]
-			if k < len(choice) {
-				j = eligible[int(choice[k])%len(eligible)]
-			}
-			order = append(order, items[j][next[j]])
-			next[j]++
-		}
-		if got := interleavedMessage(t, qStream(t, order)); got != want {
-			out, _ := runInterleaved(t, qStream(t, order), 1<<20)
-			t.Fatalf("the Message differs from the sequential one:\n%s\n--- sequential:\n%s\n--- events:\n%s", got, want, strings.Join(summary(t, out), "\n"))
+		// An item's events may come once every item before it sent its
+		// body, or is a call that started.
+		order := providertest.InterleavedOrder(pieces, choice)
+		if got := interleave.Message(t, qStream(t, order)); got != want {
+			t.Fatalf("the Message differs from the sequential one:\n%s\n--- sequential:\n%s\n--- events:\n%s", got, want, interleave.Events(t, qStream(t, order)))
 		}
 	})
-}
-
-func interleavedMessage(t testing.TB, upstream []byte) string {
-	out, err := runInterleaved(t, upstream, 1<<20)
-	if err != nil {
-		t.Fatalf("stream: %v", err)
-	}
-	_, msg := providertest.Summary(t, out, ssetest.Usage|ssetest.MaskSignatures)
-	js, _ := json.Marshal(msg)
-	return string(js)
 }

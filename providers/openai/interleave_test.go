@@ -1,11 +1,9 @@
 package openai
 
 import (
-	"encoding/json"
-	"strings"
 	"testing"
 
-	"github.com/thinkgate/thinkgate/internal/golden"
+	"github.com/thinkgate/thinkgate/internal/providertest"
 	"github.com/thinkgate/thinkgate/internal/ssetest"
 	"github.com/thinkgate/thinkgate/providers/openai/openaitest"
 )
@@ -44,45 +42,14 @@ func TestStreamInterleavedItems(t *testing.T) {
 		upstream []byte
 	}{
 		{"sequential", chatStream(r, m, a, b)},
-		{"reasoning_and_content_alternate", chatStream(alternatePieces(r, m), a, b)},
+		{"reasoning_and_content_alternate", chatStream(providertest.Alternate(r, m), a, b)},
 		{"reasoning_during_call", chatStream(m, a[:2], r, a[2:], b)},
-		{"calls_alternate", chatStream(r, m, alternatePieces(a, b))},
+		{"calls_alternate", chatStream(r, m, providertest.Alternate(a, b))},
 		{"content_between_call_fragments", chatStream(r, a[:2], m[:1], b[:1], a[2:], m[1:], b[1:])},
 		{"call_index_reused_with_a_new_id", chatStream(r, a, []piece{toolStartPiece(0, "call_c", "get_time"), argsPiece(0, `{}`)})},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			var first []byte
-			for _, n := range []int{1 << 20, 1, 7, 64} {
-				x := exchange(t, nil, streamRequest)
-				out, err := runStream(t, NewTranslator(x, nil, 0), tc.upstream, n)
-				if err != nil {
-					t.Fatalf("writes of %d: %v", n, err)
-				}
-				out = ssetest.Coalesce(out)
-				if first == nil {
-					first = out
-					lines, msg := summary(t, out)
-					js, _ := json.MarshalIndent(msg, "", "  ")
-					golden.Bytes(t, "interleave/"+tc.name+".golden", []byte(strings.Join(lines, "\n")+"\n\n"+string(js)+"\n"))
-				} else if string(out) != string(first) {
-					t.Fatalf("writes of %d change the output:\n%s\n--- whole:\n%s", n, out, first)
-				}
-			}
-		})
+		t.Run(tc.name, func(t *testing.T) { interleave.Golden(t, tc.name, tc.upstream, "") })
 	}
-}
-
-func alternatePieces(a, b []piece) []piece {
-	var out []piece
-	for i := 0; i < len(a) || i < len(b); i++ {
-		if i < len(a) {
-			out = append(out, a[i])
-		}
-		if i < len(b) {
-			out = append(out, b[i])
-		}
-	}
-	return out
 }
 
 // FuzzInterleave: tool calls are independent of each other: their
@@ -96,7 +63,7 @@ func FuzzInterleave(f *testing.F) {
 		{toolStartPiece(2, "call_c", "noop"), argsPiece(2, `{}`)},
 	}
 	lead := []piece{reasoningPiece("Plan: "), reasoningPiece("three calls."), contentPiece("Calling.")}
-	want := accumulatedMessage(f, chatStream(lead, calls[0], calls[1], calls[2]))
+	want := interleave.Message(f, chatStream(lead, calls[0], calls[1], calls[2]))
 	f.Add([]byte{0, 0, 0, 0, 0, 0, 0, 0, 0})
 	f.Add([]byte{2, 1, 0, 2, 1, 0, 2, 1, 0})
 	f.Add([]byte{1, 1, 1, 2, 2, 0, 0, 0, 0})
@@ -122,19 +89,16 @@ func FuzzInterleave(f *testing.F) {
 			order = append(order, calls[i][next[i]])
 			next[i]++
 		}
-		if got := accumulatedMessage(t, chatStream(lead, order)); got != want {
+		if got := interleave.Message(t, chatStream(lead, order)); got != want {
 			t.Fatalf("the Message differs from the sequential one:\n%s\n--- sequential:\n%s", got, want)
 		}
 	})
 }
 
-func accumulatedMessage(t testing.TB, upstream []byte) string {
+// runInterleaved translates upstream in writes of n bytes.
+func runInterleaved(t testing.TB, upstream []byte, n int) ([]byte, error) {
 	x := exchange(t, nil, streamRequest)
-	out, err := runStream(t, NewTranslator(x, nil, 0), upstream, 1<<20)
-	if err != nil {
-		t.Fatalf("stream: %v", err)
-	}
-	_, msg := summary(t, out)
-	js, _ := json.Marshal(msg)
-	return string(js)
+	return runStream(t, NewTranslator(x, nil, 0), upstream, n)
 }
+
+var interleave = providertest.Interleave{Detail: ssetest.MessageJSON | ssetest.StopSequence | ssetest.Usage, Run: runInterleaved}

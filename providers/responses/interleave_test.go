@@ -1,11 +1,10 @@
 package responses
 
 import (
-	"encoding/json"
 	"strings"
 	"testing"
 
-	"github.com/thinkgate/thinkgate/internal/golden"
+	"github.com/thinkgate/thinkgate/internal/providertest"
 	"github.com/thinkgate/thinkgate/internal/ssetest"
 	rt "github.com/thinkgate/thinkgate/providers/responses/responsestest"
 )
@@ -165,7 +164,7 @@ func TestStreamInterleavedItems(t *testing.T) {
 		{"reasoning_done_last_index_only", stream(evs(withoutItemIDs(r).of(phaseAdded), withoutItemIDs(r).of(phaseBody)), withoutItemIDs(m), withoutItemIDs(r).of(phaseDone)), ""},
 		{"both_added_first", stream(r.of(phaseAdded), m.of(phaseAdded), r.of(phaseBody), m.of(phaseBody), m.of(phaseDone), r.of(phaseDone)), ""},
 		// Deltas of the two items alternate: each keeps its own text.
-		{"deltas_alternate", stream(r.of(phaseAdded), m.of(phaseAdded), alternate(r.of(phaseBody), m.of(phaseBody)), r.of(phaseDone), m.of(phaseDone)), ""},
+		{"deltas_alternate", stream(r.of(phaseAdded), m.of(phaseAdded), providertest.Alternate(r.of(phaseBody), m.of(phaseBody)), r.of(phaseDone), m.of(phaseDone)), ""},
 		// A reasoning item with no deltas: its done is its only content.
 		{"reasoning_without_deltas_done_last", stream(rQuiet.of(phaseAdded), m, rQuiet.of(phaseDone)), ""},
 		{"message_without_deltas_done_first", stream(r.of(phaseAdded), r.of(phaseBody), mQuiet, r.of(phaseDone)), ""},
@@ -173,46 +172,14 @@ func TestStreamInterleavedItems(t *testing.T) {
 		// A call's arguments are never cut: text that comes while the call
 		// streams waits for the call's end.
 		{"text_during_call", stream(m.of(phaseAdded), c2.of(phaseAdded), m.of(phaseBody)[:1], c2.of(phaseBody)[:1], m.of(phaseBody)[1:], c2.of(phaseBody)[1:], c2.of(phaseDone), m.of(phaseDone)), ""},
-		{"calls_alternate", stream(c.of(phaseAdded), c2.of(phaseAdded), alternate(c.of(phaseBody), c2.of(phaseBody)), c2.of(phaseDone), c.of(phaseDone)), ""},
+		{"calls_alternate", stream(c.of(phaseAdded), c2.of(phaseAdded), providertest.Alternate(c.of(phaseBody), c2.of(phaseBody)), c2.of(phaseDone), c.of(phaseDone)), ""},
 		{"call_done_last", stream(r.of(phaseAdded), r.of(phaseBody), c.of(phaseAdded), c.of(phaseBody), m2, r.of(phaseDone), c.of(phaseDone)), ""},
 		{"arguments_of_unannounced_call", stream(m.of(phaseAdded), []ev{{typ: "response.function_call_arguments.delta", fields: map[string]any{"item_id": "fc_9", "output_index": 3, "delta": "{}"}}}), "function call arguments for an item that is not open"},
 		{"arguments_after_call_done", stream(c, []ev{{typ: "response.function_call_arguments.delta", fields: map[string]any{"item_id": "fc_1", "output_index": 1, "delta": "{}"}}}), "function call arguments for an item that is not open"},
 	}
 	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			var first []byte
-			for _, n := range []int{1 << 20, 1, 7, 64} {
-				x := exchange(t, nil, streamRequest)
-				out, err := runStream(t, NewTranslator(x, nil), tc.upstream, n)
-				if tc.wantErr == "" && err != nil || tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)) {
-					t.Fatalf("writes of %d: error %v, want %q", n, err, tc.wantErr)
-				}
-				out = ssetest.Coalesce(out)
-				if first == nil {
-					first = out
-					lines, msg := summary(t, out)
-					js, _ := json.MarshalIndent(msg, "", "  ")
-					golden.Bytes(t, "interleave/"+tc.name+".golden", []byte(strings.Join(lines, "\n")+"\n\n"+string(js)+"\n"))
-				} else if string(out) != string(first) {
-					t.Fatalf("writes of %d change the output:\n%s\n--- whole:\n%s", n, out, first)
-				}
-			}
-		})
+		t.Run(tc.name, func(t *testing.T) { interleave.Golden(t, tc.name, tc.upstream, tc.wantErr) })
 	}
-}
-
-// alternate interleaves a and b, one event of each in turn.
-func alternate(a, b []ev) []ev {
-	var out []ev
-	for i := 0; i < len(a) || i < len(b); i++ {
-		if i < len(a) {
-			out = append(out, a[i])
-		}
-		if i < len(b) {
-			out = append(out, b[i])
-		}
-	}
-	return out
 }
 
 // FuzzInterleave: moving an item's output_item.added earlier or its done
@@ -244,7 +211,7 @@ func FuzzInterleave(f *testing.F) {
 	for _, it := range items {
 		sequential = append(sequential, it...)
 	}
-	want := interleavedMessage(f, stream(sequential))
+	want := interleave.Message(f, stream(sequential))
 	f.Add([]byte{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0})
 	f.Add([]byte{0, 255, 0, 255, 0, 255, 0, 255, 0, 255, 0, 255})
 	f.Add([]byte{3, 9, 200, 17, 1, 2, 80, 40, 5, 6, 7, 250})
@@ -275,29 +242,17 @@ func FuzzInterleave(f *testing.F) {
 			order = append(order, body[k])
 		}
 		order = append(order, at[len(body)]...)
-		got := interleavedMessage(t, stream(order))
+		got := interleave.Message(t, stream(order))
 		if got != want {
-			t.Fatalf("the Message differs from the sequential one:\n%s\n--- sequential:\n%s\n--- events:\n%s", got, want, interleavedEvents(t, order))
+			t.Fatalf("the Message differs from the sequential one:\n%s\n--- sequential:\n%s\n--- events:\n%s", got, want, interleave.Events(t, stream(order)))
 		}
 	})
 }
 
-// interleavedMessage is the Message the SDK accumulates from the client's
-// events for upstream.
-func interleavedMessage(t testing.TB, upstream []byte) string {
+// runInterleaved translates upstream in writes of n bytes.
+func runInterleaved(t testing.TB, upstream []byte, n int) ([]byte, error) {
 	x := exchange(t, nil, streamRequest)
-	out, err := runStream(t, NewTranslator(x, nil), upstream, 1<<20)
-	if err != nil {
-		t.Fatalf("stream: %v", err)
-	}
-	_, msg := summary(t, out)
-	js, _ := json.Marshal(msg)
-	return string(js)
+	return runStream(t, NewTranslator(x, nil), upstream, n)
 }
 
-func interleavedEvents(t testing.TB, order []ev) string {
-	x := exchange(t, nil, streamRequest)
-	out, _ := runStream(t, NewTranslator(x, nil), stream(order), 1<<20)
-	lines, _ := summary(t, out)
-	return strings.Join(lines, "\n")
-}
+var interleave = providertest.Interleave{Detail: ssetest.StopSequence | ssetest.Usage, Run: runInterleaved}

@@ -1,11 +1,9 @@
 package converse
 
 import (
-	"encoding/json"
-	"strings"
 	"testing"
 
-	"github.com/thinkgate/thinkgate/internal/golden"
+	"github.com/thinkgate/thinkgate/internal/providertest"
 	"github.com/thinkgate/thinkgate/internal/ssetest"
 )
 
@@ -81,18 +79,18 @@ func converseStream(events ...[]blockEvent) []byte {
 	return f.stop("end_turn").metadata(10, 20, 0, 0).bytes()
 }
 
-func alternateEvents(a, b []blockEvent) []blockEvent {
-	var out []blockEvent
-	for i := 0; i < len(a) || i < len(b); i++ {
-		if i < len(a) {
-			out = append(out, a[i])
-		}
-		if i < len(b) {
-			out = append(out, b[i])
-		}
+// runInterleaved translates upstream in writes of n bytes; the answer
+// is a stream, never an HTTP error.
+func runInterleaved(t testing.TB, upstream []byte, n int) ([]byte, error) {
+	x := exchange(t, nil, "", streamRequest)
+	out, err, httpErr := runStream(t, x, upstream, n)
+	if httpErr != nil {
+		t.Fatalf("writes of %d: HTTP error %v", n, httpErr)
 	}
-	return out
+	return out, err
 }
+
+var interleave = providertest.Interleave{Detail: ssetest.StopSequence | ssetest.Usage, Run: runInterleaved}
 
 // TestStreamInterleavedBlocks: blocks whose events interleave give each
 // block's content once, in the blocks docs/thinking.md ("Items that
@@ -116,36 +114,15 @@ func TestStreamInterleavedBlocks(t *testing.T) {
 		// The signature comes after the answer began: the reasoning block
 		// closed without it.
 		{"signature_after_text", converseStream(rText, m.body(), sig, r.end(), m.end()), ""},
-		{"deltas_alternate", converseStream(alternateEvents(r.body(), m.body()), r.end(), m.end()), ""},
+		{"deltas_alternate", converseStream(providertest.Alternate(r.body(), m.body()), r.end(), m.end()), ""},
 		{"text_during_call", converseStream(m2.body()[:1], c.body()[:2], m2.body()[1:], c.body()[2:], c.end(), m2.end()), ""},
-		{"calls_alternate", converseStream(alternateEvents(c.body(), c2.body()), c2.end(), c.end()), ""},
+		{"calls_alternate", converseStream(providertest.Alternate(c.body(), c2.body()), c2.end(), c.end()), ""},
 		{"stop_repeated", converseStream(r, r.end(), m, m.end()), ""},
 		{"tool_input_for_a_text_block", converseStream(m.body(), []blockEvent{deltaEvent(1, map[string]any{"toolUse": map[string]any{"input": "{}"}})}), "tool input for a content block that is not a tool call"},
 		{"tool_input_after_its_stop", converseStream(c, []blockEvent{deltaEvent(1, map[string]any{"toolUse": map[string]any{"input": "{}"}})}), "tool input for a content block that is not a tool call"},
 	}
 	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			var first []byte
-			for _, n := range []int{1 << 20, 1, 7, 64} {
-				x := exchange(t, nil, "", streamRequest)
-				out, err, httpErr := runStream(t, x, tc.upstream, n)
-				if httpErr != nil {
-					t.Fatalf("writes of %d: HTTP error %v", n, httpErr)
-				}
-				if tc.wantErr == "" && err != nil || tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)) {
-					t.Fatalf("writes of %d: error %v, want %q", n, err, tc.wantErr)
-				}
-				out = ssetest.Coalesce(out)
-				if first == nil {
-					first = out
-					lines, msg := summary(t, out)
-					js, _ := json.MarshalIndent(msg, "", "  ")
-					golden.Bytes(t, "interleave/"+tc.name+".golden", []byte(strings.Join(lines, "\n")+"\n\n"+string(js)+"\n"))
-				} else if string(out) != string(first) {
-					t.Fatalf("writes of %d change the output:\n%s\n--- whole:\n%s", n, out, first)
-				}
-			}
-		})
+		t.Run(tc.name, func(t *testing.T) { interleave.Golden(t, tc.name, tc.upstream, tc.wantErr) })
 	}
 }
 
@@ -165,67 +142,21 @@ func FuzzInterleave(f *testing.F) {
 		textEvents(5, "The ", "answer."),
 	}
 	var sequential []blockEvent
-	for _, b := range blocks {
+	pieces := make([]providertest.Piece[blockEvent], len(blocks))
+	for i, b := range blocks {
 		sequential = append(sequential, b...)
+		pieces[i] = providertest.Piece[blockEvent]{Events: b, Body: len(b.body()), Call: b[0].typ == "contentBlockStart"}
 	}
-	want := interleavedMessage(f, converseStream(sequential))
+	want := interleave.Message(f, converseStream(sequential))
 	f.Add([]byte{0, 0, 0, 0, 0, 0})
 	f.Add([]byte{255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255})
 	f.Add([]byte{3, 9, 200, 17, 1, 2, 5, 5, 5, 1, 0, 7, 250, 3})
 	f.Fuzz(func(t *testing.T, choice []byte) {
-		next := make([]int, len(blocks)) // events of each block sent
-		var order []blockEvent
-		for k := 0; ; k++ {
-			// Eligible: a block all of whose predecessors finished their
-			// deltas, or are tool calls that started.
-			var eligible []int
-			for j, b := range blocks {
-				if next[j] == len(b) {
-					continue
-				}
-				ok := true
-				for i := range j {
-					body := len(blocks[i].body())
-					isTool := blocks[i][0].typ == "contentBlockStart"
-					if next[i] < body && !(isTool && next[i] > 0) {
-						ok = false
-						break
-					}
-				}
-				if ok {
-					eligible = append(eligible, j)
-				}
-			}
-			if len(eligible) == 0 {
-				break
-			}
-			j := eligible[0]
-			if k < len(choice) {
-				j = eligible[int(choice[k])%len(eligible)]
-			}
-			order = append(order, blocks[j][next[j]])
-			next[j]++
-		}
-		if got := interleavedMessage(t, converseStream(order)); got != want {
-			t.Fatalf("the Message differs from the sequential one:\n%s\n--- sequential:\n%s\n--- events:\n%s", got, want, interleavedEvents(t, order))
+		// A block's events may come once every block before it finished
+		// its deltas, or is a tool call that started.
+		order := providertest.InterleavedOrder(pieces, choice)
+		if got := interleave.Message(t, converseStream(order)); got != want {
+			t.Fatalf("the Message differs from the sequential one:\n%s\n--- sequential:\n%s\n--- events:\n%s", got, want, interleave.Events(t, converseStream(order)))
 		}
 	})
-}
-
-func interleavedMessage(t testing.TB, upstream []byte) string {
-	x := exchange(t, nil, "", streamRequest)
-	out, err, httpErr := runStream(t, x, upstream, 1<<20)
-	if err != nil || httpErr != nil {
-		t.Fatalf("stream: %v %v", err, httpErr)
-	}
-	_, msg := summary(t, out)
-	js, _ := json.Marshal(msg)
-	return string(js)
-}
-
-func interleavedEvents(t testing.TB, order []blockEvent) string {
-	x := exchange(t, nil, "", streamRequest)
-	out, _, _ := runStream(t, x, converseStream(order), 1<<20)
-	lines, _ := summary(t, out)
-	return strings.Join(lines, "\n")
 }
