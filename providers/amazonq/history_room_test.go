@@ -1,11 +1,9 @@
 package amazonq
 
 import (
-	"runtime"
 	"testing"
 
 	"github.com/thinkgate/thinkgate/internal/providertest"
-	"github.com/thinkgate/thinkgate/internal/requestshapes"
 	"github.com/thinkgate/thinkgate/providers"
 )
 
@@ -21,30 +19,17 @@ import (
 // holding the old one.
 func TestHistoryCostsItsBytes(t *testing.T) {
 	p := testProvider(Config{})
-	for _, shape := range []struct {
-		name  string
-		build func(int) []byte
-	}{
-		{"tiny_blocks", requestshapes.TinyBlocks},
-		{"many_messages", requestshapes.ManyMessages},
-		{"nested_inputs", requestshapes.NestedInputs},
-		{"empty_strings", requestshapes.EmptyStrings},
-	} {
-		t.Run(shape.name, func(t *testing.T) {
-			body := shape.build(4 << 20)
-			out, alloc := convertAllocs(t, p, body)
-			t.Logf("body %d, upstream body %d, allocated %d", len(body), len(out), alloc)
-			if !providertest.RaceEnabled && alloc > uint64(len(out))+uint64(len(body))*3/4 {
-				t.Errorf("converting %d bytes to %d allocated %d bytes, want at most the upstream body and three quarters of the client's", len(body), len(out), alloc)
-			}
-		})
-	}
+	providertest.ConversionCost{
+		Prepare: func(t *testing.T, body []byte) func() ([]byte, error) { return conversion(t, p, body) },
+		Bound:   func(body, out int) int { return out + body*3/4 },
+		Want:    "the upstream body and three quarters of the client's",
+	}.Check(t, providertest.HistoryShapes, 4<<20)
 }
 
-// convertAllocs converts body (a request shape) after checking the
-// converters agree on it, and returns the upstream body and the bytes the
-// conversion allocated.
-func convertAllocs(t *testing.T, p *Provider, body []byte) ([]byte, uint64) {
+// conversion readies body (a request shape) as the handler does after
+// checking the converters agree on it, and returns the conversion, for
+// providertest.ConversionCost.
+func conversion(t *testing.T, p *Provider, body []byte) func() ([]byte, error) {
 	t.Helper()
 	checkFastMatchesTyped(t, p, testSettings(), body)
 	req, err := providers.ScanRequest(body)
@@ -52,12 +37,8 @@ func convertAllocs(t *testing.T, p *Provider, body []byte) ([]byte, uint64) {
 		t.Fatal(err)
 	}
 	x := providers.NewExchange(testSettings(), req, body, providers.ExchangeOptions{Path: "/v1/messages"})
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	out, _, err := p.convert(x)
-	runtime.ReadMemStats(&after)
-	if err != nil {
-		t.Fatal(err)
+	return func() ([]byte, error) {
+		out, _, err := p.convert(x)
+		return out, err
 	}
-	return out, after.TotalAlloc - before.TotalAlloc
 }

@@ -4,7 +4,6 @@ import (
 	"testing"
 
 	"github.com/thinkgate/thinkgate/internal/providertest"
-	"github.com/thinkgate/thinkgate/internal/requestshapes"
 )
 
 // TestToolsCostTheirBytes: many tools with large schemas, or schemas
@@ -16,16 +15,9 @@ import (
 // history). The body is the typed converter's.
 func TestToolsCostTheirBytes(t *testing.T) {
 	p := testProvider(Config{})
-	for _, shape := range []struct {
-		name  string
-		build func(int) []byte
-	}{{"many_tools", requestshapes.ManyTools}, {"deep_schemas", requestshapes.DeepSchemas}} {
-		t.Run(shape.name, func(t *testing.T) {
-			body := shape.build(4 << 20)
-			out, alloc := convertAllocs(t, p, body)
-			if !providertest.RaceEnabled && alloc > uint64(len(out))*5/4 {
-				t.Errorf("converting %d bytes to %d allocated %d bytes, want at most 1.25 times the upstream body", len(body), len(out), alloc)
-			}
-		})
-	}
+	providertest.ConversionCost{
+		Prepare: func(t *testing.T, body []byte) func() ([]byte, error) { return conversion(t, p, body) },
+		Bound:   func(_, out int) int { return out * 5 / 4 },
+		Want:    "1.25 times the upstream body",
+	}.Check(t, providertest.ToolShapes, 4<<20)
 }

@@ -1,17 +1,15 @@
 package gemini
 
 import (
-	"runtime"
 	"testing"
 
 	"github.com/thinkgate/thinkgate/internal/providertest"
-	"github.com/thinkgate/thinkgate/internal/requestshapes"
 	"github.com/thinkgate/thinkgate/providers"
 )
 
-// convertCost converts body as the handler does (ScanRequest, then the
-// converter) and returns the upstream body and the bytes allocated.
-func convertCost(t *testing.T, body []byte) (out []byte, alloc uint64) {
+// convertCost readies body as the handler does (ScanRequest) and returns
+// the converter's conversion of it, for providertest.ConversionCost.
+func convertCost(t *testing.T, body []byte) func() ([]byte, error) {
 	t.Helper()
 	s := testSettings()
 	s.Models = []providers.ModelRule{{From: "claude-*", To: "gemini-2.5-pro"}}
@@ -21,14 +19,7 @@ func convertCost(t *testing.T, body []byte) (out []byte, alloc uint64) {
 		t.Fatal(err)
 	}
 	x := providers.NewExchange(s, req, body, providers.ExchangeOptions{Path: "/v1/messages"})
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	out, err = p.requestBody(x, "gemini-2.5-pro")
-	runtime.ReadMemStats(&after)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out, after.TotalAlloc - before.TotalAlloc
+	return func() ([]byte, error) { return p.requestBody(x, "gemini-2.5-pro") }
 }
 
 // TestHistoryCostsItsBytes holds the conversion of the history-heavy
@@ -40,24 +31,11 @@ func convertCost(t *testing.T, body []byte) (out []byte, alloc uint64) {
 // turns, or tool loops, outgrew a room of the client's body's size, and
 // growing it held the old buffer and one a quarter larger.
 func TestHistoryCostsItsBytes(t *testing.T) {
-	for _, shape := range []struct {
-		name  string
-		build func(int) []byte
-	}{
-		{"tiny_blocks", requestshapes.TinyBlocks},
-		{"many_messages", requestshapes.ManyMessages},
-		{"nested_inputs", requestshapes.NestedInputs},
-		{"empty_strings", requestshapes.EmptyStrings},
-	} {
-		t.Run(shape.name, func(t *testing.T) {
-			body := shape.build(8 << 20)
-			out, alloc := convertCost(t, body)
-			t.Logf("body %d, upstream body %d, allocated %d", len(body), len(out), alloc)
-			if !providertest.RaceEnabled && alloc > uint64(max(len(out), len(body))+len(body)/2) {
-				t.Errorf("converting %d bytes to %d allocated %d bytes, want at most the larger of the two and half the client's", len(body), len(out), alloc)
-			}
-		})
-	}
+	providertest.ConversionCost{
+		Prepare: convertCost,
+		Bound:   func(body, out int) int { return max(out, body) + body/2 },
+		Want:    "the larger of the two and half the client's",
+	}.Check(t, providertest.HistoryShapes, 8<<20)
 }
 
 // TestToolsCostTheirBytes holds the conversion of thousands of tools with
@@ -67,17 +45,9 @@ func TestHistoryCostsItsBytes(t *testing.T) {
 // allocated about fifty times the schemas' bytes, which took the peak
 // heap past three times the body.
 func TestToolsCostTheirBytes(t *testing.T) {
-	for _, shape := range []struct {
-		name  string
-		build func(int) []byte
-	}{{"many_tools", requestshapes.ManyTools}, {"deep_schemas", requestshapes.DeepSchemas}} {
-		t.Run(shape.name, func(t *testing.T) {
-			body := shape.build(4 << 20)
-			out, alloc := convertCost(t, body)
-			t.Logf("body %d, upstream body %d, allocated %d", len(body), len(out), alloc)
-			if !providertest.RaceEnabled && alloc > uint64(max(len(out), len(body))+len(body)/4) {
-				t.Errorf("converting %d bytes to %d allocated %d bytes, want at most the larger of the two and a quarter of the client's", len(body), len(out), alloc)
-			}
-		})
-	}
+	providertest.ConversionCost{
+		Prepare: convertCost,
+		Bound:   func(body, out int) int { return max(out, body) + body/4 },
+		Want:    "the larger of the two and a quarter of the client's",
+	}.Check(t, providertest.ToolShapes, 4<<20)
 }

@@ -3,7 +3,6 @@ package responses
 import (
 	"encoding/json"
 	"fmt"
-	"runtime"
 	"strings"
 	"testing"
 
@@ -46,14 +45,10 @@ func signedHistory(n int) []byte {
 func TestSignedHistoryCostsItsBytes(t *testing.T) {
 	body := signedHistory(2000)
 	x := exchange(t, nil, string(body))
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	out, _, err := ConvertRequest(x, Config{})
-	runtime.ReadMemStats(&after)
-	if err != nil {
-		t.Fatal(err)
-	}
-	alloc := after.TotalAlloc - before.TotalAlloc
+	out, alloc := providertest.Allocated(t, func() ([]byte, error) {
+		out, _, err := ConvertRequest(x, Config{})
+		return out, err
+	})
 	t.Logf("body %d, upstream body %d, allocated %d", len(body), len(out), alloc)
 	if !providertest.RaceEnabled && alloc > uint64(len(out))*5/4 {
 		t.Errorf("converting %d bytes to %d allocated %d bytes, want at most 1.25 times the upstream body", len(body), len(out), alloc)

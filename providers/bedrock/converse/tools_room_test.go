@@ -1,7 +1,6 @@
 package converse
 
 import (
-	"runtime"
 	"testing"
 
 	"github.com/thinkgate/thinkgate/internal/providertest"
@@ -15,26 +14,11 @@ import (
 // buffer, sized at the body, grew by a quarter once the framing
 // overflowed it).
 func TestToolsCostTheirBytes(t *testing.T) {
-	for _, shape := range []struct {
-		name  string
-		build func(int) []byte
-	}{{"many_tools", requestshapes.ManyTools}, {"deep_schemas", requestshapes.DeepSchemas}} {
-		t.Run(shape.name, func(t *testing.T) {
-			body := shape.build(4 << 20)
-			x := exchange(t, nil, "", string(body))
-			var before, after runtime.MemStats
-			runtime.ReadMemStats(&before)
-			out, _, err := ConvertRequest(x, Options{}, nil)
-			runtime.ReadMemStats(&after)
-			if err != nil {
-				t.Fatal(err)
-			}
-			alloc := after.TotalAlloc - before.TotalAlloc
-			if !providertest.RaceEnabled && alloc > uint64(len(out))*5/4 {
-				t.Errorf("converting %d bytes to %d allocated %d bytes, want at most 1.25 times the upstream body", len(body), len(out), alloc)
-			}
-		})
-	}
+	providertest.ConversionCost{
+		Prepare: convertShape,
+		Bound:   func(_, out int) int { return out * 5 / 4 },
+		Want:    "1.25 times the upstream body",
+	}.Check(t, providertest.ToolShapes, 4<<20)
 }
 
 // TestShapesCostTheirBytes: on every hostile request shape (a million tiny
@@ -45,21 +29,20 @@ func TestToolsCostTheirBytes(t *testing.T) {
 // typed converter it replaced allocated 27 times the body on tiny blocks
 // (which a bound on blocks refused) and 6.8 times it on empty strings.
 func TestShapesCostTheirBytes(t *testing.T) {
-	for _, shape := range requestshapes.Shapes {
-		t.Run(shape.Name, func(t *testing.T) {
-			body := shape.Build(4 << 20)
-			x := exchange(t, nil, "", string(body))
-			var before, after runtime.MemStats
-			runtime.ReadMemStats(&before)
-			out, _, err := ConvertRequest(x, Options{}, nil)
-			runtime.ReadMemStats(&after)
-			if err != nil {
-				t.Fatal(err)
-			}
-			alloc := after.TotalAlloc - before.TotalAlloc
-			if !providertest.RaceEnabled && alloc > uint64(len(body))*2 {
-				t.Errorf("converting %d bytes to %d allocated %d bytes, want at most twice the body", len(body), len(out), alloc)
-			}
-		})
+	providertest.ConversionCost{
+		Prepare: convertShape,
+		Bound:   func(body, _ int) int { return body * 2 },
+		Want:    "twice the body",
+	}.Check(t, requestshapes.Shapes, 4<<20)
+}
+
+// convertShape readies body as the handler does and returns its
+// conversion, for providertest.ConversionCost.
+func convertShape(t *testing.T, body []byte) func() ([]byte, error) {
+	t.Helper()
+	x := exchange(t, nil, "", string(body))
+	return func() ([]byte, error) {
+		out, _, err := ConvertRequest(x, Options{}, nil)
+		return out, err
 	}
 }
