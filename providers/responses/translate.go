@@ -71,6 +71,20 @@ const (
 	itemCall
 )
 
+// kindOf returns the kind of an output item of type typ, 0 for the items
+// of hosted tools.
+func kindOf(typ string) itemKind {
+	switch typ {
+	case "reasoning":
+		return itemReasoning
+	case "message":
+		return itemMessage
+	case "function_call":
+		return itemCall
+	}
+	return 0
+}
+
 // MaxItems bounds the output items one response may announce: each is
 // remembered until the response ends, so that a late done event finds it.
 const MaxItems = 4096
@@ -143,15 +157,8 @@ func (t *answerTranslator) add(id []byte, index int, kind itemKind) (*item, erro
 // added registers an item announced by output_item.added. Its block opens
 // with its first content.
 func (t *answerTranslator) added(s streamItem, index int) error {
-	var kind itemKind
-	switch s.Type {
-	case "reasoning":
-		kind = itemReasoning
-	case "message":
-		kind = itemMessage
-	case "function_call":
-		kind = itemCall
-	default:
+	kind := kindOf(s.Type)
+	if kind == 0 {
 		return nil // hosted tools' items carry nothing the client gets
 	}
 	if t.find([]byte(s.ID), index) != nil && (s.ID != "" || index >= 0) {
@@ -347,15 +354,8 @@ func (t *answerTranslator) startCall(it *item) {
 
 // itemDone ends an item with what output_item.done carries.
 func (t *answerTranslator) itemDone(s streamItem, index int) error {
-	var kind itemKind
-	switch s.Type {
-	case "reasoning":
-		kind = itemReasoning
-	case "message":
-		kind = itemMessage
-	case "function_call":
-		kind = itemCall
-	default:
+	kind := kindOf(s.Type)
+	if kind == 0 {
 		return nil
 	}
 	it := t.find([]byte(s.ID), index)

@@ -253,16 +253,10 @@ func (t *answerTranslator) reasoningSignature(index int, p []byte) error {
 	if err != nil || !ok {
 		return err
 	}
-	if len(b.signature)+len(p) > MaxForeign {
-		return errForeignTooLarge
-	}
-	p = t.keep(b, p)
-	return t.deliver(b, len(p), func() error {
-		b.signature = append(b.signature, p...)
+	return t.collect(b, &b.signature, p, func() {
 		if t.cur == b {
 			t.em.Signature(providers.OriginBedrock, b.signature)
 		}
-		return nil
 	})
 }
 
@@ -273,12 +267,20 @@ func (t *answerTranslator) redactedContent(index int, p []byte) error {
 	if err != nil || !ok {
 		return err
 	}
-	if len(b.redacted)+len(p) > MaxForeign {
+	return t.collect(b, &b.redacted, p, func() {})
+}
+
+// collect appends p, a piece of what block b collects whole (its
+// signature, its redacted content), to *dst when its event is applied,
+// then runs then. The pieces together may not pass MaxForeign.
+func (t *answerTranslator) collect(b *block, dst *[]byte, p []byte, then func()) error {
+	if len(*dst)+len(p) > MaxForeign {
 		return errForeignTooLarge
 	}
 	p = t.keep(b, p)
 	return t.deliver(b, len(p), func() error {
-		b.redacted = append(b.redacted, p...)
+		*dst = append(*dst, p...)
+		then()
 		return nil
 	})
 }
