@@ -21,30 +21,27 @@ type Interleave struct {
 	Run func(t testing.TB, upstream []byte, n int) ([]byte, error)
 }
 
-// interleaveWrites are the write sizes a golden case is translated in:
-// whole, and cut in every place a frame or an event can be cut.
-var interleaveWrites = []int{1 << 20, 1, 7, 64}
-
-// Golden translates upstream in writes of every size of interleaveWrites.
+// Golden translates upstream in writes of every size of ssetest.WriteSizes.
 // The stream's error must hold wantErr ("": no error), the events must not
 // depend on the write size, and testdata/interleave/<name>.golden holds
 // them with the Message the SDK accumulates from them.
 func (k Interleave) Golden(t *testing.T, name string, upstream []byte, wantErr string) {
 	t.Helper()
 	var first []byte
-	for _, n := range interleaveWrites {
+	firstN := 0
+	for _, n := range ssetest.WriteSizes {
 		out, err := k.Run(t, upstream, n)
 		if wantErr == "" && err != nil || wantErr != "" && (err == nil || !strings.Contains(err.Error(), wantErr)) {
 			t.Fatalf("writes of %d: error %v, want %q", n, err, wantErr)
 		}
 		out = ssetest.Coalesce(out)
 		if first == nil {
-			first = out
+			first, firstN = out, n
 			lines, msg := Summary(t, out, k.Detail)
 			js, _ := json.MarshalIndent(msg, "", "  ")
 			golden.Bytes(t, "interleave/"+name+".golden", []byte(strings.Join(lines, "\n")+"\n\n"+string(js)+"\n"))
 		} else if string(out) != string(first) {
-			t.Fatalf("writes of %d change the output:\n%s\n--- whole:\n%s", n, out, first)
+			t.Fatalf("writes of %d change the output:\n%s\n--- writes of %d:\n%s", n, out, firstN, first)
 		}
 	}
 }
