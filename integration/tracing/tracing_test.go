@@ -296,6 +296,69 @@ func TestAnthropic(t *testing.T) {
 	}
 }
 
+// TestAnthropicNamedClient: one passed-through response, read once, gives
+// the span and the named client's count (thinkgate_clients, seen in its
+// tokens_total) the same usage, streamed and not.
+func TestAnthropicNamedClient(t *testing.T) {
+	up := testgw.NewUpstream(t, func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		if strings.Contains(string(body), `"stream":true`) {
+			testgw.WriteChunks(w, "text/event-stream", anthropicStream, 13)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, anthropicMessage)
+	})
+	gw := testgw.Start(t, slot, `handle /metrics {
+	metrics
+}
+thinkgate_clients /v1/* {
+	client metered {
+		key metered-key
+		tokens_per_day 1000000
+	}
+}
+`+site(`thinkgate anthropic {
+	api_key sk-ant
+}`, up.Addr()))
+	counted := func(direction string) float64 {
+		return gw.Metric(t, "caddy_thinkgate_tokens_total", map[string]string{"client": "metered", "provider": "anthropic", "direction": direction})
+	}
+	usage := []struct {
+		direction, attr string
+		want            float64 // the upstream's usage
+	}{
+		{"input", "gen_ai.usage.input_tokens", 20},
+		{"output", "gen_ai.usage.output_tokens", 9},
+		{"cache_read", "gen_ai.usage.cache_read.input_tokens", 7},
+		{"cache_creation", "gen_ai.usage.cache_creation.input_tokens", 5},
+	}
+	for _, stream := range []bool{true, false} {
+		t.Run(fmt.Sprintf("stream=%v", stream), func(t *testing.T) {
+			before := map[string]float64{}
+			for _, u := range usage {
+				before[u.direction] = counted(u.direction)
+			}
+			x := send(t, gw, up, request(stream), "x-api-key", "metered-key")
+			if x.status != http.StatusOK || x.id != "msg_01UpstreamId" {
+				t.Fatalf("the client got %d, message id %q: %s", x.status, x.id, x.body)
+			}
+			if got := attr(x.span.Attributes, "thinkgate.client"); got != "metered" {
+				t.Errorf("span's client %q", got)
+			}
+			// The metrics are recorded before the handler returns, so
+			// before the span ends and is exported.
+			for _, u := range usage {
+				span := attr(x.span.Attributes, u.attr)
+				client := counted(u.direction) - before[u.direction]
+				if span != fmt.Sprint(u.want) || client != u.want {
+					t.Errorf("%s: the span says %q, the client counted %v, want both %v", u.direction, span, client, u.want)
+				}
+			}
+		})
+	}
+}
+
 // TestFailure: an upstream error sets the span's error status and
 // error.type, the Anthropic error type the client got.
 func TestFailure(t *testing.T) {
