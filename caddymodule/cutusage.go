@@ -4,6 +4,8 @@ import (
 	"bytes"
 
 	"github.com/buger/jsonparser"
+
+	"github.com/thinkgate/thinkgate/providers"
 )
 
 // A translated stream cut before the upstream reported its usage (Chat
@@ -18,9 +20,17 @@ var (
 	deltaTextFields  = [][]string{{"delta", "text"}, {"delta", "thinking"}, {"delta", "partial_json"}}
 )
 
+// cutUsage counts a named client's usage of a translated stream cut
+// before the upstream reported it.
+type cutUsage struct {
+	x *providers.Exchange
+	// sentBytes is the content the stream sent.
+	sentBytes int64
+}
+
 // observeSent adds the content of the delta events in events (whole SSE
 // events) to the bytes a stream has sent.
-func (s *usageScanner) observeSent(events []byte) {
+func (s *cutUsage) observeSent(events []byte) {
 	for len(events) > 0 {
 		line := events
 		if i := bytes.IndexByte(events, '\n'); i >= 0 {
@@ -43,7 +53,7 @@ func (s *usageScanner) observeSent(events []byte) {
 // estimateCut fills the usage of a stream cut before the upstream reported
 // it: the tokens the upstream did not report are estimated from what was
 // sent.
-func (s *usageScanner) estimateCut() {
+func (s *cutUsage) estimateCut() {
 	u := &s.x.Usage
 	if u.OutputTokens == 0 && s.sentBytes > 0 {
 		u.OutputTokens = (s.sentBytes + bytesPerToken - 1) / bytesPerToken

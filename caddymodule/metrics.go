@@ -17,6 +17,7 @@ import (
 // registry (Caddy makes a fresh registry per config load).
 var metrics = struct {
 	once            sync.Once
+	all             []prometheus.Collector // every collector below, to register
 	requests        *prometheus.CounterVec
 	streamDuration  *prometheus.HistogramVec
 	timeToFirstByte *prometheus.HistogramVec
@@ -38,82 +39,75 @@ var metrics = struct {
 }{}
 
 func initMetrics(registry *prometheus.Registry) error {
-	const ns, sub = "caddy", "thinkgate"
 	metrics.once.Do(func() {
-		metrics.requests = prometheus.NewCounterVec(prometheus.CounterOpts{
-			Namespace: ns, Subsystem: sub, Name: "requests_total",
-			Help: "Messages API requests handled, by provider, client model, response status and named client (thinkgate_clients; empty without).",
-		}, []string{"provider", "model", "status", "client"})
-		metrics.streamDuration = prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Namespace: ns, Subsystem: sub, Name: "stream_duration_seconds",
-			Help:    "Duration of streamed responses, from request to the end of the stream.",
-			Buckets: []float64{0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600},
-		}, []string{"provider"})
-		metrics.timeToFirstByte = prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Namespace: ns, Subsystem: sub, Name: "time_to_first_byte_seconds",
-			Help:    "Time from the request to the first response byte sent to the client (for a stream: message_start, sent when the upstream's headers arrive).",
-			Buckets: []float64{0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30},
-		}, []string{"provider"})
-		metrics.timeToContent = prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Namespace: ns, Subsystem: sub, Name: "time_to_first_content_seconds",
-			Help:    "Time from the request to the first content delta (text, thinking or tool input) of a streamed response.",
-			Buckets: []float64{0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120},
-		}, []string{"provider"})
-		metrics.thinkingBlocks = prometheus.NewCounterVec(prometheus.CounterOpts{
-			Namespace: ns, Subsystem: sub, Name: "thinking_blocks_total",
-			Help: "Thinking blocks sent to clients.",
-		}, []string{"provider"})
-		metrics.tokens = prometheus.NewCounterVec(prometheus.CounterOpts{
-			Namespace: ns, Subsystem: sub, Name: "tokens_total",
-			Help: "Tokens reported by upstreams, by direction (input, output, cache_read, cache_creation) and named client (thinkgate_clients; empty without).",
-		}, []string{"provider", "model", "direction", "client"})
-		metrics.timePerToken = prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Namespace: ns, Subsystem: sub, Name: "time_per_output_token_seconds",
-			Help:    "Time per output token of a streamed response after its first content: (end - first content) / (output tokens - 1).",
-			Buckets: []float64{0.001, 0.0025, 0.005, 0.01, 0.02, 0.035, 0.05, 0.075, 0.1, 0.25, 0.5, 1},
-		}, []string{"provider", "model"})
-		metrics.tokensPerSecond = prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Namespace: ns, Subsystem: sub, Name: "output_tokens_per_second",
-			Help:    "Output tokens per second of a response, streamed or not, from request to end.",
-			Buckets: []float64{1, 5, 10, 20, 35, 50, 75, 100, 150, 250, 500, 1000},
-		}, []string{"provider", "model"})
-		metrics.upstreamErrors = prometheus.NewCounterVec(prometheus.CounterOpts{
-			Namespace: ns, Subsystem: sub, Name: "upstream_errors_total",
-			Help: "Upstream failures: non-2xx statuses, broken or malformed streams (status \"stream\").",
-		}, []string{"provider", "status"})
-		metrics.clientAborts = prometheus.NewCounterVec(prometheus.CounterOpts{
-			Namespace: ns, Subsystem: sub, Name: "client_aborts_total",
-			Help: "Requests whose client went away before the response was complete.",
-		}, []string{"provider"})
-		metrics.clientStreams = prometheus.NewGaugeVec(prometheus.GaugeOpts{
-			Namespace: ns, Subsystem: sub, Name: "client_open_streams",
-			Help: "Messages calls in progress on this gateway, by named client (what max_streams counts).",
-		}, []string{"client"})
-		metrics.clientRefusals = prometheus.NewCounterVec(prometheus.CounterOpts{
-			Namespace: ns, Subsystem: sub, Name: "client_rate_limited_total",
-			Help: "Requests refused with 429 because a named client was over a limit, by client and limit.",
-		}, []string{"client", "limit"})
-		metrics.clientStoreErrors = prometheus.NewCounterVec(prometheus.CounterOpts{
-			Namespace: ns, Subsystem: sub, Name: "client_store_errors_total",
-			Help: "Calls to the limit store that failed or timed out, by operation (acquire, release, peek).",
-		}, []string{"op"})
-		metrics.clientLimits = prometheus.NewGaugeVec(prometheus.GaugeOpts{
-			Namespace: ns, Subsystem: sub, Name: "client_limit",
-			Help: "The configured limits of the named clients, by client and limit (requests_per_minute, tokens_per_minute, tokens_per_day, max_streams).",
-		}, []string{"client", "limit"})
-		metrics.upstreamKeys = prometheus.NewCounterVec(prometheus.CounterOpts{
-			Namespace: ns, Subsystem: sub, Name: "upstream_key_attempts_total",
-			Help: "Upstream requests by pooled api_key, by provider, key position (1-based, never the key) and outcome: answered, rate_limited (429: the key cools down) or set_aside (401/403: unused until the next reload).",
-		}, []string{"provider", "key", "outcome"})
-		metrics.upstreamKeysCooling = prometheus.NewCounterVec(prometheus.CounterOpts{
-			Namespace: ns, Subsystem: sub, Name: "upstream_keys_exhausted_total",
-			Help: "Requests answered 429 by the gateway because every pooled api_key of the provider was cooling down or set aside.",
-		}, []string{"provider"})
+		const ns, sub = "caddy", "thinkgate"
+		// Each collector is made and listed for registration at once, so
+		// none is made and left unregistered.
+		counter := func(name, help string, labels ...string) *prometheus.CounterVec {
+			c := prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: ns, Subsystem: sub, Name: name, Help: help}, labels)
+			metrics.all = append(metrics.all, c)
+			return c
+		}
+		gauge := func(name, help string, labels ...string) *prometheus.GaugeVec {
+			g := prometheus.NewGaugeVec(prometheus.GaugeOpts{Namespace: ns, Subsystem: sub, Name: name, Help: help}, labels)
+			metrics.all = append(metrics.all, g)
+			return g
+		}
+		histogram := func(name, help string, buckets []float64, labels ...string) *prometheus.HistogramVec {
+			h := prometheus.NewHistogramVec(prometheus.HistogramOpts{Namespace: ns, Subsystem: sub, Name: name, Help: help, Buckets: buckets}, labels)
+			metrics.all = append(metrics.all, h)
+			return h
+		}
+		metrics.requests = counter("requests_total",
+			"Messages API requests handled, by provider, client model, response status and named client (thinkgate_clients; empty without).",
+			"provider", "model", "status", "client")
+		metrics.streamDuration = histogram("stream_duration_seconds",
+			"Duration of streamed responses, from request to the end of the stream.",
+			[]float64{0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600}, "provider")
+		metrics.timeToFirstByte = histogram("time_to_first_byte_seconds",
+			"Time from the request to the first response byte sent to the client (for a stream: message_start, sent when the upstream's headers arrive).",
+			[]float64{0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30}, "provider")
+		metrics.timeToContent = histogram("time_to_first_content_seconds",
+			"Time from the request to the first content delta (text, thinking or tool input) of a streamed response.",
+			[]float64{0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120}, "provider")
+		metrics.thinkingBlocks = counter("thinking_blocks_total",
+			"Thinking blocks sent to clients.",
+			"provider")
+		metrics.tokens = counter("tokens_total",
+			"Tokens reported by upstreams, by direction (input, output, cache_read, cache_creation) and named client (thinkgate_clients; empty without).",
+			"provider", "model", "direction", "client")
+		metrics.timePerToken = histogram("time_per_output_token_seconds",
+			"Time per output token of a streamed response after its first content: (end - first content) / (output tokens - 1).",
+			[]float64{0.001, 0.0025, 0.005, 0.01, 0.02, 0.035, 0.05, 0.075, 0.1, 0.25, 0.5, 1}, "provider", "model")
+		metrics.tokensPerSecond = histogram("output_tokens_per_second",
+			"Output tokens per second of a response, streamed or not, from request to end.",
+			[]float64{1, 5, 10, 20, 35, 50, 75, 100, 150, 250, 500, 1000}, "provider", "model")
+		metrics.upstreamErrors = counter("upstream_errors_total",
+			"Upstream failures: non-2xx statuses, broken or malformed streams (status \"stream\").",
+			"provider", "status")
+		metrics.clientAborts = counter("client_aborts_total",
+			"Requests whose client went away before the response was complete.",
+			"provider")
+		metrics.clientStreams = gauge("client_open_streams",
+			"Messages calls in progress on this gateway, by named client (what max_streams counts).",
+			"client")
+		metrics.clientRefusals = counter("client_rate_limited_total",
+			"Requests refused with 429 because a named client was over a limit, by client and limit.",
+			"client", "limit")
+		metrics.clientStoreErrors = counter("client_store_errors_total",
+			"Calls to the limit store that failed or timed out, by operation (acquire, release, peek).",
+			"op")
+		metrics.clientLimits = gauge("client_limit",
+			"The configured limits of the named clients, by client and limit (requests_per_minute, tokens_per_minute, tokens_per_day, max_streams).",
+			"client", "limit")
+		metrics.upstreamKeys = counter("upstream_key_attempts_total",
+			"Upstream requests by pooled api_key, by provider, key position (1-based, never the key) and outcome: answered, rate_limited (429: the key cools down) or set_aside (401/403: unused until the next reload).",
+			"provider", "key", "outcome")
+		metrics.upstreamKeysCooling = counter("upstream_keys_exhausted_total",
+			"Requests answered 429 by the gateway because every pooled api_key of the provider was cooling down or set aside.",
+			"provider")
 	})
-	for _, c := range []prometheus.Collector{metrics.requests, metrics.streamDuration, metrics.timeToFirstByte, metrics.timeToContent,
-		metrics.thinkingBlocks, metrics.tokens, metrics.timePerToken, metrics.tokensPerSecond, metrics.upstreamErrors, metrics.clientAborts,
-		metrics.clientStreams, metrics.clientRefusals, metrics.clientStoreErrors, metrics.clientLimits,
-		metrics.upstreamKeys, metrics.upstreamKeysCooling} {
+	for _, c := range metrics.all {
 		if err := registry.Register(c); err != nil && !errors.As(err, &prometheus.AlreadyRegisteredError{}) {
 			return err
 		}

@@ -1,8 +1,11 @@
 package caddymodule
 
 import (
+	"errors"
+	"reflect"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -51,5 +54,32 @@ func TestTokenTimingMetrics(t *testing.T) {
 		if g := got[name]; g != w {
 			t.Errorf("%s: count and sum %v, want %v", name, g, w)
 		}
+	}
+}
+
+// TestEveryMetricRegistered: every collector thinkgate makes is in the
+// registry initMetrics fills (one made and not listed would never be
+// scraped).
+func TestEveryMetricRegistered(t *testing.T) {
+	registry := prometheus.NewRegistry()
+	if err := initMetrics(registry); err != nil {
+		t.Fatal(err)
+	}
+	v := reflect.ValueOf(&metrics).Elem()
+	n := 0
+	for i := range v.NumField() {
+		f := v.Field(i)
+		// The fields are unexported: read them through their address.
+		c, ok := reflect.NewAt(f.Type(), unsafe.Pointer(f.UnsafeAddr())).Elem().Interface().(prometheus.Collector)
+		if !ok {
+			continue
+		}
+		n++
+		if err := registry.Register(c); !errors.As(err, &prometheus.AlreadyRegisteredError{}) {
+			t.Errorf("metrics.%s is not registered (Register: %v)", v.Type().Field(i).Name, err)
+		}
+	}
+	if n != len(metrics.all) {
+		t.Errorf("%d collectors, %d listed", n, len(metrics.all))
 	}
 }

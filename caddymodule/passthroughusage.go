@@ -8,110 +8,115 @@ import (
 	"github.com/thinkgate/thinkgate/providers"
 )
 
-// usageScanner reads the usage of an Anthropic-format response the gateway
-// passes through untouched (the anthropic and azure providers without
-// split_tags), so that a named client's token limits count it as they
-// count a translated one. It keeps at most maxUsageLine bytes: a stream's
-// current line (usage lines are short; a longer line is skipped), or the
-// end of a Message body, where its usage is.
-type usageScanner struct {
-	x      *providers.Exchange
+// passthroughReader reads a response the gateway passes through untouched
+// (the anthropic and azure providers without split_tags) once, for all
+// that need it: the request's span (tracing.go) and a named client's token
+// limits, which count a passed-through response's usage as they count a
+// translated one. Both therefore see the same numbers. The bytes it reads
+// are the ones the client gets: the gateway drops the client's
+// Accept-Encoding (thinkgate.go), so the transport asks for gzip itself
+// and hands over the body decompressed.
+type passthroughReader struct {
+	x *providers.Exchange
+	// read is the span's reading, or the reader's own when no span records.
+	read  *responseReading
+	trace *exchangeTrace // nil when the span does not record
+	// count: a named client counts the usage (only a 2xx's).
+	count  bool
+	status int
 	stream bool
-	buf    []byte
-	skip   bool // the current stream line is over the bound
-	// sentBytes is the content a translated stream sent (cutusage.go).
-	sentBytes int64
+	// body is a whole body: all of it, up to maxObservedBody, while a span
+	// reads it; past that bound, or without a span, only its last
+	// maxUsageTail bytes, where a Message's usage is.
+	body []byte
+	tail bool
 }
 
-const maxUsageLine = 64 << 10
+// maxObservedBody bounds the passed-through non-streaming body kept whole
+// to read its id, stop reason, content and usage for the span.
+const maxObservedBody = 1 << 20
 
-var (
-	dataPrefix = []byte("data:")
-	usageKey   = []byte(`"usage"`)
-)
+// maxUsageTail bounds the end of a body kept to read only its usage.
+const maxUsageTail = 64 << 10
+
+var usageKey = []byte(`"usage"`)
+
+// newPassthroughReader returns the reader of a response with status, or
+// nil when nothing reads it.
+func newPassthroughReader(x *providers.Exchange, trace *exchangeTrace, count bool, status int) *passthroughReader {
+	count = count && status < 300
+	if trace == nil && !count {
+		return nil
+	}
+	r := &passthroughReader{x: x, trace: trace, count: count, status: status, stream: x.Stream}
+	if trace != nil {
+		r.read = &trace.responseReading
+	} else {
+		r.read = &responseReading{partIdx: -1}
+		r.tail = true
+	}
+	return r
+}
 
 // write takes the next bytes of the body.
-func (s *usageScanner) write(p []byte) {
-	if !s.stream {
-		s.buf = append(s.buf, p...)
-		if len(s.buf) > maxUsageLine {
-			s.buf = append(s.buf[:0], s.buf[len(s.buf)-maxUsageLine:]...)
-		}
+func (r *passthroughReader) write(p []byte) {
+	if r.stream {
+		r.read.observeEvents(p)
 		return
 	}
-	for len(p) > 0 {
-		i := bytes.IndexByte(p, '\n')
-		if i < 0 {
-			s.keep(p)
+	if !r.tail {
+		if len(r.body)+len(p) <= maxObservedBody {
+			r.body = append(r.body, p...)
 			return
 		}
-		s.keep(p[:i])
-		if !s.skip {
-			s.line(s.buf)
-		}
-		s.buf, s.skip = s.buf[:0], false
-		p = p[i+1:]
+		// Past the bound only a Message's usage is read, from its end.
+		r.tail, r.body = true, bytes.Clone(r.body[max(0, len(r.body)-maxUsageTail):])
+	}
+	if r.status >= 300 {
+		r.body = nil // an error's body is read whole or not at all
+		return
+	}
+	r.body = append(r.body, p...)
+	if len(r.body) > maxUsageTail {
+		r.body = append(r.body[:0], r.body[len(r.body)-maxUsageTail:]...)
 	}
 }
 
-// end reads a Message body's usage once the body is complete: its last
-// "usage" member (a Message's own follows its content).
-func (s *usageScanner) end() {
-	if s.stream {
-		return
+// end reads a whole body once it is complete and hands the usage to the
+// named client's count.
+func (r *passthroughReader) end() {
+	switch {
+	case r.stream:
+	case !r.tail && r.status < 300:
+		r.read.observeMessage(r.body)
+	case !r.tail:
+		if s, err := jsonparser.GetString(r.body, "error", "type"); err == nil && r.trace.errType == "" {
+			r.trace.errType = s
+		}
+	case r.status < 300:
+		if u := lastUsage(r.body); u != nil {
+			r.read.observeUsage(u)
+		}
 	}
-	i := bytes.LastIndex(s.buf, usageKey)
+	r.body = nil
+	if r.count && r.read.sawUsage {
+		r.x.Usage = r.read.usage
+	}
+}
+
+// lastUsage returns the object of the last "usage" member in the end of a
+// Message body: the Message's own, which follows its content.
+func lastUsage(tail []byte) []byte {
+	i := bytes.LastIndex(tail, usageKey)
 	if i < 0 {
-		return
+		return nil
 	}
-	rest := bytes.TrimLeft(s.buf[i+len(usageKey):], " \t\r\n")
+	rest := bytes.TrimLeft(tail[i+len(usageKey):], " \t\r\n")
 	if len(rest) == 0 || rest[0] != ':' {
-		return
+		return nil
 	}
 	if u, typ, _, err := jsonparser.Get(rest[1:]); err == nil && typ == jsonparser.Object {
-		s.x.Usage = mergeUsage(u, s.x.Usage)
+		return u
 	}
-}
-
-func (s *usageScanner) keep(p []byte) {
-	if s.skip || len(s.buf)+len(p) > maxUsageLine {
-		s.skip, s.buf = true, s.buf[:0]
-		return
-	}
-	s.buf = append(s.buf, p...)
-}
-
-// line reads a stream line: message_start's and message_delta's usage.
-func (s *usageScanner) line(l []byte) {
-	l = bytes.TrimSuffix(l, []byte("\r"))
-	if !bytes.HasPrefix(l, dataPrefix) || !bytes.Contains(l, usageKey) {
-		return
-	}
-	data := l[len(dataPrefix):]
-	typ, _ := jsonparser.GetString(data, "type")
-	path := []string{"usage"}
-	if typ == "message_start" {
-		path = []string{"message", "usage"}
-	} else if typ != "message_delta" {
-		return
-	}
-	if u, _, _, err := jsonparser.Get(data, path...); err == nil {
-		s.x.Usage = mergeUsage(u, s.x.Usage)
-	}
-}
-
-// mergeUsage updates prev with the counts u gives.
-func mergeUsage(u []byte, prev providers.Usage) providers.Usage {
-	get := func(k string, old int64) int64 {
-		if n, err := jsonparser.GetInt(u, k); err == nil {
-			return n
-		}
-		return old
-	}
-	return providers.Usage{
-		InputTokens:              get("input_tokens", prev.InputTokens),
-		OutputTokens:             get("output_tokens", prev.OutputTokens),
-		CacheCreationInputTokens: get("cache_creation_input_tokens", prev.CacheCreationInputTokens),
-		CacheReadInputTokens:     get("cache_read_input_tokens", prev.CacheReadInputTokens),
-	}
+	return nil
 }

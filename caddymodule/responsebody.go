@@ -17,13 +17,16 @@ import (
 type passthroughBody struct {
 	rw       *responseWriter
 	deadline bodyDeadline
+	// read reads the body once for the span and a named client's usage;
+	// nil when neither wants it.
+	read *passthroughReader
 }
 
 // newPassthroughBody relays the body; timed bounds a body the client did
 // not ask to stream by upstream_body_timeout. The status line is already
 // committed.
 func newPassthroughBody(rw *responseWriter, timed bool) *passthroughBody {
-	b := &passthroughBody{rw: rw}
+	b := &passthroughBody{rw: rw, read: newPassthroughReader(rw.x, rw.trace, rw.cut != nil, rw.status)}
 	if timed {
 		b.deadline.arm(rw, nil)
 	}
@@ -32,11 +35,8 @@ func newPassthroughBody(rw *responseWriter, timed bool) *passthroughBody {
 
 func (b *passthroughBody) write(p []byte) (int, error) {
 	rw := b.rw
-	if rw.trace != nil {
-		rw.trace.observePassthrough(p, rw.x.Stream)
-	}
-	if rw.usage != nil && rw.status < 300 {
-		rw.usage.write(p)
+	if b.read != nil {
+		b.read.write(p)
 	}
 	if rw.x.Stream && rw.m.firstContent.IsZero() && rw.status < 300 && bytes.Contains(p, contentDeltaEvent) {
 		rw.m.firstContent = time.Now()
@@ -56,6 +56,9 @@ func (b *passthroughBody) halt() { b.deadline.halt() }
 // finish leaves the response as relayed: next's error, if any, is the
 // handler's.
 func (b *passthroughBody) finish(end *upstreamEnd) error {
+	if b.read != nil {
+		b.read.end() // before the metrics and the client's count read the usage
+	}
 	end.relayed = true
 	return end.err
 }

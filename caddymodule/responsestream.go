@@ -216,8 +216,8 @@ func (s *streamBody) take(events []byte, status providers.StreamStatus) []byte {
 	if rw.trace != nil {
 		rw.trace.observeEvents(events)
 	}
-	if rw.usage != nil {
-		rw.usage.observeSent(events)
+	if rw.cut != nil {
+		rw.cut.observeSent(events)
 	}
 	if status.Finished {
 		// The last events hold the error event, if any, whose message

@@ -35,9 +35,10 @@ type responseWriter struct {
 	x  *providers.Exchange
 	tr providers.Translator
 	m  *exchangeMetrics
-	// usage reads a passed-through response's usage for thinkgate_clients
-	// (nil without a named client).
-	usage *usageScanner
+	// cut estimates the usage of a translated stream cut short; nil
+	// without a named client (thinkgate_clients), whose limits count the
+	// exchange's usage.
+	cut *cutUsage
 	// trace reads the response for the request's span; nil when the span
 	// does not record.
 	trace *exchangeTrace
@@ -130,11 +131,8 @@ func (rw *responseWriter) serve(r *http.Request, next caddyhttp.Handler) (err er
 	sb, streamed := rw.mode.(*streamBody)
 	cut := streamed && (end.aborted || end.err != nil || end.clientGone) && !sb.status.Finished
 	err = rw.finish(&end)
-	if rw.usage != nil {
-		rw.usage.end() // before the metrics read the usage
-		if cut {
-			rw.usage.estimateCut()
-		}
+	if cut && rw.cut != nil {
+		rw.cut.estimateCut() // before the metrics read the usage
 	}
 	rw.recordMetrics(end.clientGone)
 	if end.aborted && (end.clientGone || end.relayed) {

@@ -451,8 +451,7 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, next caddyhttp.H
 		rw := newResponseWriter(w, h, x, tr, m)
 		rw.trace = tc
 		if named != nil {
-			// A response passed through untouched is read for its usage too.
-			rw.usage = &usageScanner{x: x, stream: x.Stream}
+			rw.cut = &cutUsage{x: x}
 		}
 		return rw
 	}

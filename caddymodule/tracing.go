@@ -53,10 +53,6 @@ const (
 	eventFallbackStepFailed = "thinkgate.fallback.step_failed"
 )
 
-// maxObservedBody bounds the passthrough non-streaming body kept to read
-// its id, stop reason and usage for the span; a larger one is not read.
-const maxObservedBody = 1 << 20
-
 // maxObservedLine bounds one event-stream line kept across writes while
 // reading a stream for the span; a longer line (a huge delta) is skipped.
 const maxObservedLine = 64 << 10
@@ -68,8 +64,7 @@ const maxTraceContent = 16 << 20
 // only while the span records (Caddy's tracing directive, sampled), so an
 // untraced request pays one IsRecording check.
 type exchangeTrace struct {
-	span       trace.Span
-	contentCap int
+	span trace.Span
 
 	// What the handler tells it: x is nil when the request failed before
 	// it was parsed, m when it was no Messages API call.
@@ -78,14 +73,24 @@ type exchangeTrace struct {
 	client  string
 	errType string // the Anthropic error type the client got, if any
 
-	// Read from the response the client gets.
+	// What the response the client gets says.
+	responseReading
+}
+
+// responseReading is what a client-facing Anthropic response says: read
+// from a stream's events or a whole Message, for the span and, for a
+// response passed through, a named client's usage (passthroughReader).
+type responseReading struct {
+	contentCap int // trace_content; 0 collects no content
+
 	id, model, stopReason string
 	usage                 providers.Usage
 	sawUsage              bool
 	thinkingBlocks        int
-	line                  []byte // a stream line split across writes
-	body                  []byte // a passthrough body, up to maxObservedBody
-	bodyOver              bool
+	// line is a stream line split across writes, up to maxObservedLine;
+	// skip: the current line is over it, and is not read.
+	line []byte
+	skip bool
 	// Content the client got, collected when trace_content is set.
 	parts    []contentPart
 	partsLen int
@@ -105,40 +110,45 @@ func newExchangeTrace(r *http.Request, contentCap int64) *exchangeTrace {
 	if !span.IsRecording() {
 		return nil
 	}
-	return &exchangeTrace{span: span, contentCap: int(contentCap), partIdx: -1}
+	return &exchangeTrace{span: span, responseReading: responseReading{contentCap: int(contentCap), partIdx: -1}}
 }
 
 // observeEvents reads client-facing Anthropic events (a stream's bytes,
 // split anywhere) for the message id, model, stop reason, usage, thinking
-// blocks and, with trace_content, the text.
-func (t *exchangeTrace) observeEvents(p []byte) {
+// blocks and, with trace_content, the text. A line over maxObservedLine (a
+// huge delta) is skipped whole, never read from its middle.
+func (t *responseReading) observeEvents(p []byte) {
 	for len(p) > 0 {
 		i := bytes.IndexByte(p, '\n')
 		if i < 0 {
-			if len(t.line)+len(p) <= maxObservedLine {
-				t.line = append(t.line, p...)
-			} else {
-				t.line = t.line[:0]
-			}
+			t.keep(p)
 			return
 		}
 		line := p[:i]
-		if len(t.line) > 0 {
-			if len(t.line)+len(line) <= maxObservedLine {
-				line = append(t.line, line...)
-			} else {
-				line = nil
-			}
-			t.line = t.line[:0]
+		if len(t.line) > 0 || t.skip {
+			t.keep(line)
+			line = t.line
 		}
-		p = p[i+1:]
-		if data, ok := bytes.CutPrefix(line, []byte("data:")); ok {
+		if data, ok := bytes.CutPrefix(line, dataPrefix); ok {
 			t.observeEvent(bytes.TrimSpace(data))
 		}
+		t.line, t.skip = t.line[:0], false
+		p = p[i+1:]
 	}
 }
 
-func (t *exchangeTrace) observeEvent(data []byte) {
+// keep adds p to the current stream line, within maxObservedLine.
+func (t *responseReading) keep(p []byte) {
+	if t.skip || len(t.line)+len(p) > maxObservedLine {
+		t.skip, t.line = true, t.line[:0]
+		return
+	}
+	t.line = append(t.line, p...)
+}
+
+var dataPrefix = []byte("data:")
+
+func (t *responseReading) observeEvent(data []byte) {
 	if t.contentCap == 0 && bytes.HasPrefix(data, contentDeltaData) {
 		return // the bulk of a stream, and nothing the span needs
 	}
@@ -178,7 +188,7 @@ func (t *exchangeTrace) observeEvent(data []byte) {
 var contentDeltaData = []byte(`{"type":"content_block_delta"`)
 
 // observeMessage reads a whole Message the client gets.
-func (t *exchangeTrace) observeMessage(msg []byte) {
+func (t *responseReading) observeMessage(msg []byte) {
 	t.observeMessageFields(msg)
 	if s, err := jsonparser.GetString(msg, "stop_reason"); err == nil && s != "" {
 		t.stopReason = s
@@ -200,7 +210,7 @@ func (t *exchangeTrace) observeMessage(msg []byte) {
 	}, "content")
 }
 
-func (t *exchangeTrace) observeMessageFields(msg []byte) {
+func (t *responseReading) observeMessageFields(msg []byte) {
 	if s, err := jsonparser.GetString(msg, "id"); err == nil && s != "" {
 		t.id = s
 	}
@@ -214,7 +224,7 @@ func (t *exchangeTrace) observeMessageFields(msg []byte) {
 
 // observeUsage reads an Anthropic usage object; message_delta's fields are
 // whole-message totals that replace message_start's.
-func (t *exchangeTrace) observeUsage(u []byte) {
+func (t *responseReading) observeUsage(u []byte) {
 	read := func(key string, v *int64) {
 		if n, err := jsonparser.GetInt(u, key); err == nil {
 			*v = n
@@ -229,7 +239,7 @@ func (t *exchangeTrace) observeUsage(u []byte) {
 
 // addContent appends the string at keys of data to the output part of
 // block idx, within trace_content.
-func (t *exchangeTrace) addContent(idx int, typ string, data []byte, keys ...string) {
+func (t *responseReading) addContent(idx int, typ string, data []byte, keys ...string) {
 	room := t.contentCap - t.partsLen
 	if room <= 0 {
 		return
@@ -248,32 +258,11 @@ func (t *exchangeTrace) addContent(idx int, typ string, data []byte, keys ...str
 	t.parts = append(t.parts, contentPart{Type: typ, Content: s})
 }
 
-// observePassthrough reads a response passed through untouched: a stream
-// as events, a body whole (up to maxObservedBody) at the end.
-func (t *exchangeTrace) observePassthrough(p []byte, stream bool) {
-	if stream {
-		t.observeEvents(p)
-		return
-	}
-	if t.bodyOver || len(t.body)+len(p) > maxObservedBody {
-		t.bodyOver, t.body = true, nil
-		return
-	}
-	t.body = append(t.body, p...)
-}
-
 // finish sets the span's attributes once the exchange is done.
 func (t *exchangeTrace) finish(h *Handler, r *http.Request) {
 	x, m, client := t.x, t.m, t.client
 	if m == nil {
 		return // not a Messages API call
-	}
-	if t.body != nil && !t.bodyOver {
-		if m.status < 300 {
-			t.observeMessage(t.body)
-		} else if s, err := jsonparser.GetString(t.body, "error", "type"); err == nil && t.errType == "" {
-			t.errType = s
-		}
 	}
 	attempt := upstreamAttemptFrom(r.Context())
 	attrs := make([]attribute.KeyValue, 0, 24)

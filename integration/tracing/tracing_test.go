@@ -4,6 +4,7 @@
 package tracing_test
 
 import (
+	"compress/gzip"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
@@ -12,6 +13,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
@@ -292,6 +294,85 @@ func TestAnthropic(t *testing.T) {
 				"thinkgate.thinking_blocks=1",
 			})
 			checkUpstreamTrace(t, x)
+		})
+	}
+}
+
+// TestAnthropicNamedClient: one passed-through response, read once, gives
+// the span and the named client's count (thinkgate_clients, seen in its
+// tokens_total) the same usage, streamed and not, from an upstream that
+// answers plain or, asked by the transport, gzip-compressed.
+func TestAnthropicNamedClient(t *testing.T) {
+	var compress atomic.Bool
+	up := testgw.NewUpstream(t, func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		stream := strings.Contains(string(body), `"stream":true`)
+		if compress.Load() && strings.Contains(r.Header.Get("Accept-Encoding"), "gzip") {
+			w.Header().Set("Content-Type", map[bool]string{true: "text/event-stream", false: "application/json"}[stream])
+			w.Header().Set("Content-Encoding", "gzip")
+			zw := gzip.NewWriter(w)
+			_, _ = io.WriteString(zw, map[bool]string{true: string(anthropicStream), false: anthropicMessage}[stream])
+			_ = zw.Close()
+			return
+		}
+		if stream {
+			testgw.WriteChunks(w, "text/event-stream", anthropicStream, 13)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, anthropicMessage)
+	})
+	gw := testgw.Start(t, slot, `handle /metrics {
+	metrics
+}
+thinkgate_clients /v1/* {
+	client metered {
+		key metered-key
+		tokens_per_day 1000000
+	}
+}
+`+site(`thinkgate anthropic {
+	api_key sk-ant
+}`, up.Addr()))
+	counted := func(direction string) float64 {
+		return gw.Metric(t, "caddy_thinkgate_tokens_total", map[string]string{"client": "metered", "provider": "anthropic", "direction": direction})
+	}
+	usage := []struct {
+		direction, attr string
+		want            float64 // the upstream's usage
+	}{
+		{"input", "gen_ai.usage.input_tokens", 20},
+		{"output", "gen_ai.usage.output_tokens", 9},
+		{"cache_read", "gen_ai.usage.cache_read.input_tokens", 7},
+		{"cache_creation", "gen_ai.usage.cache_creation.input_tokens", 5},
+	}
+	for _, c := range []struct{ stream, gzip bool }{{true, false}, {false, false}, {true, true}, {false, true}} {
+		stream := c.stream
+		t.Run(fmt.Sprintf("stream=%v/gzip=%v", c.stream, c.gzip), func(t *testing.T) {
+			compress.Store(c.gzip)
+			before := map[string]float64{}
+			for _, u := range usage {
+				before[u.direction] = counted(u.direction)
+			}
+			x := send(t, gw, up, request(stream), "x-api-key", "metered-key")
+			if x.status != http.StatusOK || x.id != "msg_01UpstreamId" {
+				t.Fatalf("the client got %d, message id %q: %s", x.status, x.id, x.body)
+			}
+			if got := up.Last(t).Header.Get("Accept-Encoding"); got != "gzip" {
+				t.Errorf("upstream Accept-Encoding %q, want the transport's gzip", got)
+			}
+			if got := attr(x.span.Attributes, "thinkgate.client"); got != "metered" {
+				t.Errorf("span's client %q", got)
+			}
+			// The metrics are recorded before the handler returns, so
+			// before the span ends and is exported.
+			for _, u := range usage {
+				span := attr(x.span.Attributes, u.attr)
+				client := counted(u.direction) - before[u.direction]
+				if span != fmt.Sprint(u.want) || client != u.want {
+					t.Errorf("%s: the span says %q, the client counted %v, want both %v", u.direction, span, client, u.want)
+				}
+			}
 		})
 	}
 }
