@@ -143,10 +143,24 @@ func (r *Request) SignedHistory() bool {
 // UTF-8 and any escape in them, which the walk leaves to it (Complete then
 // does too).
 func scanRequest(body []byte) (_ *Request, ok bool) {
-	w := &walker{data: body}
+	w := &walker{data: body, oddMembers: true}
 	sc := &requestScan{body: body, messages: -1, system: -1}
 	r := &Request{Fields: make(map[string]json.RawMessage, 16), scan: sc}
+	// given is a messages array since the last null; merged, two.
+	var given, merged bool
 	ok = w.request(r, func(i int) (int, bool) {
+		// A null or another messages array replaces the findings of the
+		// one before.
+		*sc = requestScan{body: body, messages: -1, system: sc.system}
+		r.GatewayThinking = false
+		if jsonbytes.HasAt(body, i, "null") {
+			given, merged = false, false
+			return i + len("null"), true
+		}
+		// encoding/json decodes an array into the elements the one before
+		// left (HistoryReader.EachMessage): each is checked here, and the
+		// merged history left to ParseRequest.
+		merged, given = given, true
 		sc.messages = i
 		return w.array(i, func(i int) (int, bool) {
 			if sc.nMessages == MaxMessages {
@@ -159,14 +173,20 @@ func scanRequest(body []byte) (_ *Request, ok bool) {
 			return end, ok
 		})
 	}, func(i int) (int, bool) {
+		if jsonbytes.HasAt(body, i, "null") {
+			sc.system = -1 // an empty system prompt, as Content decodes null
+			return i + len("null"), true
+		}
 		sc.system = i
 		return w.scanContent(i)
 	})
-	if !ok {
+	if !ok || merged {
 		return nil, false
 	}
-	if _, ok := r.Fields["messages"]; !ok {
-		return nil, false // ParseRequest words the error
+	if raw, ok := r.Fields["messages"]; !ok || string(raw) == "null" {
+		// checkRequest's first check: messages named in another case
+		// are not messages to it.
+		sc.badRole = InvalidRequest("messages: Field required")
 	}
 	return r, true
 }
@@ -329,21 +349,37 @@ func (w *walker) scanBlocks(i int, signed, unsettled *bool) (end int, ok bool) {
 // is surely no thinking without another's signature: not thinking or
 // redacted_thinking, or one whose signature or data is there, not empty
 // and not the gateway's envelope, its type and that string without escapes
-// (otherSigned).
+// (otherSigned). Members are read by encoding/json's rules, as
+// HistoryReader reads them: a name matched without regard to case or
+// escapes, a repeated member's last value, a null that leaves a string as
+// it was. A block with such a member is never otherSigned: a passthrough's
+// own walk of the history (azure's cleaner) decides it.
 func (w *walker) scanBlock(i int) (end int, gatewaySigned, otherSigned, ok bool) {
 	data := w.data
 	seen := 0
-	var thinking, redacted, envelope, dataEnvelope, escapedType bool
+	var thinking, redacted, envelope, dataEnvelope, escapedType, odd bool
 	var sigLen, dataLen int // -1: with an escape
 	end, ok = w.object(i, func(name []byte, i int) (int, bool) {
-		f, end, ok := w.field(name, i, blockFields, &seen)
+		f, plain := rawBlockField(name)
+		if !plain {
+			f = w.names.blockField(name)
+			odd = odd || f != 0
+		}
 		if f == 0 {
-			return end, ok
+			return w.skip(i)
+		}
+		odd = odd || seen&f != 0
+		seen |= f
+		if jsonbytes.HasAt(data, i, "null") {
+			// A string or is_error stays as it was; a source or content
+			// is emptied, which the findings do not look at.
+			odd = true
+			return i + len("null"), true
 		}
 		switch f {
-		case fInput:
+		case rbInput:
 			return w.skip(i)
-		case fIsError:
+		case rbIsError:
 			switch {
 			case jsonbytes.HasAt(data, i, "true"):
 				return i + 4, true
@@ -351,23 +387,21 @@ func (w *walker) scanBlock(i int) (end int, gatewaySigned, otherSigned, ok bool)
 				return i + 5, true
 			}
 			return 0, false
-		case fSource:
+		case rbSource:
 			return w.scanSource(i)
-		case fContent:
+		case rbContent:
 			return w.scanContent(i)
-		}
-		switch f {
-		case fType, fSignature, fData:
+		case rbType, rbSignature, rbData:
 			s, end, ok := w.strBytes(i)
 			n := len(s)
 			if ok && end-i-2 != n {
 				n = -1 // escaped: every escape is longer than what it stands for
 			}
 			switch f {
-			case fType:
+			case rbType:
 				thinking, redacted = string(s) == "thinking", string(s) == "redacted_thinking"
 				escapedType = n < 0
-			case fSignature:
+			case rbSignature:
 				envelope, sigLen = isGatewaySignature(s), n
 			default:
 				dataEnvelope, dataLen = isGatewaySignature(s), n
@@ -382,7 +416,7 @@ func (w *walker) scanBlock(i int) (end int, gatewaySigned, otherSigned, ok bool)
 		end = jsonbytes.ValidString(data, i)
 		return end, end >= 0
 	})
-	otherSigned = !escapedType && (!thinking && !redacted ||
+	otherSigned = !odd && !escapedType && (!thinking && !redacted ||
 		thinking && sigLen > 0 && !envelope || redacted && dataLen > 0 && !dataEnvelope)
 	return end, thinking && envelope || redacted && dataEnvelope, otherSigned, ok
 }
@@ -392,13 +426,11 @@ func isGatewaySignature(sig []byte) bool {
 	return len(sig) > len(sigPrefix)+1 && bytes.HasPrefix(sig, []byte(sigPrefix)) && sig[len(sigPrefix)+1] == '.'
 }
 
-// sourceFields are Source's JSON names.
-var sourceFields = map[string]bool{"type": true, "media_type": true, "data": true, "url": true}
-
 // scanSource checks a block's source at i: ok when Source.UnmarshalJSON
-// accepts it, which for a plain object means every field it knows is a
-// string or null. An image's base64 data is stepped over a vector at a time
-// instead of decoded.
+// accepts it, which for an object means every member encoding/json
+// matches to a field it knows (in any case, escaped or not, repeated or
+// not) is a string or null. An image's base64 data is stepped over a
+// vector at a time instead of decoded.
 func (w *walker) scanSource(i int) (end int, ok bool) {
 	data := w.data
 	if data[i] == '"' {
@@ -406,10 +438,7 @@ func (w *walker) scanSource(i int) (end int, ok bool) {
 		return end, end >= 0
 	}
 	return w.object(i, func(name []byte, i int) (int, bool) {
-		if !jsonbytes.PlainName(name, sourceFields) {
-			return 0, false
-		}
-		if !sourceFields[string(name)] {
+		if !w.sourceField(name) {
 			return w.skip(i)
 		}
 		switch data[i] {
@@ -423,6 +452,17 @@ func (w *walker) scanSource(i int) (end int, ok bool) {
 		}
 		return 0, false
 	})
+}
+
+// sourceField reports whether encoding/json matches the member name raw
+// to a field of Source.
+func (w *walker) sourceField(raw []byte) bool {
+	switch string(raw) {
+	case "type", "media_type", "data", "url":
+		return true
+	}
+	return w.names.nameIs(raw, "type") || w.names.nameIs(raw, "media_type") ||
+		w.names.nameIs(raw, "data") || w.names.nameIs(raw, "url")
 }
 
 // hasGatewayThinking reports an assistant turn with a thinking block whose
