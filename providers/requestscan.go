@@ -362,8 +362,12 @@ func (w *walker) scanBlock(i int) (end int, gatewaySigned, otherSigned, ok bool)
 	end, ok = w.object(i, func(name []byte, i int) (int, bool) {
 		f, plain := rawBlockField(name)
 		if !plain {
-			f = w.names.blockField(name)
-			odd = odd || f != 0
+			for field, bit := range rawBlockFields {
+				if w.names.nameIs(name, field) {
+					f, odd = bit, true
+					break
+				}
+			}
 		}
 		if f == 0 {
 			return w.skip(i)
