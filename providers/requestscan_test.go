@@ -121,6 +121,9 @@ var scanSeeds = []string{
 	`{"model":"m","messages":[],"Messages":5}`,
 	`{"model":"m","messages":[],"Thinking":{"type":"x"}}`,
 	`{"model":"m","messages":[],"Model":"a",}`,
+	`{"model":n000}`,
+	`{"model":"m","messages":[],"stream":nul}`,
+	`{"model":"m","messages":[{"role":"user","content":[{"type":"text","text":nul}]}]}`,
 	"{\"model\":\"m\",\"messages\":[],\"mod\xffel\":1,\"mod\xffel\":2}",
 }
 

@@ -534,7 +534,7 @@ func (w *walker) request(r *Request, messages, system func(i int) (end int, ok b
 	body := w.data
 	odd := false
 	end, ok := w.object(jsonbytes.SkipSpace(body, 0), func(name []byte, i int) (end int, ok bool) {
-		null := body[i] == 'n'
+		null := jsonbytes.HasAt(body, i, "null")
 		plain := jsonbytes.PlainName(name, requestFields)
 		var key string
 		field := requestFields[string(name)]
