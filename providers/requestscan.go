@@ -401,6 +401,13 @@ func (w *walker) scanBlock(i int) (end int, gatewaySigned, otherSigned, ok bool)
 			if ok && end-i-2 != n {
 				n = -1 // escaped: every escape is longer than what it stands for
 			}
+			if !ok {
+				// Invalid UTF-8 or a lone surrogate escape: the text
+				// encoding/json makes of it (U+FFFD for each), never
+				// surely another's signature.
+				s, end, ok = w.decodedBytes(i)
+				n = -1
+			}
 			switch f {
 			case rbType:
 				thinking, redacted = string(s) == "thinking", string(s) == "redacted_thinking"

@@ -80,6 +80,10 @@ func TestScanMemoryOnOddMembers(t *testing.T) {
 		{"top-level member in another case", head, `{"MAX_TOKENS":1,"model":`, false},
 		{"repeated top-level member", head, `{"model":"x","stream":false,"model":`, false},
 		{"null top-level member", head, `{"system":null,"temperature":null,"model":`, false},
+		{"odd tool member", head, `{"tools":[{"Name":"t","name":null,"input_schema":{}}],"model":`, false},
+		{"model with a lone surrogate", head, `{"model":"\ud800",` + "\"model\":\"x\xff\",\"model\":", false},
+		{"block type with invalid UTF-8", block, "{\"type\":\"text\xff\",\"text\":\"a\"}", true},
+		{"signature with a lone surrogate", block, `{"type":"thinking","thinking":"a","signature":"\udc00"}`, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			n := 1

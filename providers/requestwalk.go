@@ -124,6 +124,21 @@ func (w *walker) strBytes(i int) (text []byte, end int, ok bool) {
 	return nil, 0, false
 }
 
+// decodedBytes is strBytes for any JSON string: invalid UTF-8 and a lone
+// surrogate escape become U+FFFD, as encoding/json decodes them; text is a
+// sub-slice of scratch (valid until the next call).
+func (w *walker) decodedBytes(i int) (text []byte, end int, ok bool) {
+	if i >= len(w.data) || w.data[i] != '"' {
+		return nil, 0, false
+	}
+	if end = jsonbytes.ValidString(w.data, i); end < 0 {
+		return nil, 0, false
+	}
+	text, err := jsonbytes.AppendDecoded(w.scratch[:0], w.data[i+1:end-1])
+	w.scratch = text
+	return text, end, err == nil
+}
+
 // decodeU decodes the \uhhhh escape (or surrogate pair of them) p starts
 // with and returns the rune and the escape's length; 0 for a malformed
 // escape or a surrogate that is not half of a pair.
@@ -360,14 +375,30 @@ func (w *walker) block(i int, b *Block) (end int, ok bool) {
 // toolFields are Tool's JSON names.
 var toolFields = map[string]int{"type": fType, "name": fName, "description": fText, "input_schema": fInput}
 
-// tool decodes the tool definition at i into t, a zero Tool.
+// tool decodes the tool definition at i into t, a zero Tool. With
+// w.oddMembers a member in another case, with escapes, repeated or null is
+// read as encoding/json reads it (the last value; a null leaves a string
+// as it was and makes input_schema the raw null, as json.RawMessage takes
+// it).
 func (w *walker) tool(i int, t *Tool) (end int, ok bool) {
 	data := w.data
 	seen := 0
 	end, ok = w.object(i, func(name []byte, i int) (int, bool) {
-		f, end, ok := w.field(name, i, toolFields, &seen)
-		if f == 0 {
-			return end, ok
+		var f int
+		if w.oddMembers {
+			f = w.toolField(name)
+			if f == 0 {
+				return w.skip(i)
+			}
+			if f != fInput && jsonbytes.HasAt(data, i, "null") {
+				return i + len("null"), true
+			}
+		} else {
+			var end int
+			var ok bool
+			if f, end, ok = w.field(name, i, toolFields, &seen); f == 0 {
+				return end, ok
+			}
 		}
 		if f == fInput {
 			end, ok := w.skip(i)
@@ -378,6 +409,11 @@ func (w *walker) tool(i int, t *Tool) (end int, ok bool) {
 			return end, true
 		}
 		s, end, ok := w.str(i)
+		if !ok && w.oddMembers {
+			var b []byte
+			b, end, ok = w.decodedBytes(i)
+			s = string(b)
+		}
 		switch f {
 		case fType:
 			t.Type = s
@@ -392,6 +428,23 @@ func (w *walker) tool(i int, t *Tool) (end int, ok bool) {
 		t.Raw = data[i:end:end]
 	}
 	return end, ok
+}
+
+// toolField is the bit of the Tool field encoding/json matches the member
+// name raw to (0: none).
+func (w *walker) toolField(raw []byte) int {
+	if f := toolFields[string(raw)]; f != 0 {
+		return f
+	}
+	if jsonbytes.PlainName(raw, toolFields) {
+		return 0
+	}
+	for name, f := range toolFields {
+		if w.names.nameIs(raw, name) {
+			return f
+		}
+	}
+	return 0
 }
 
 // MaxTools bounds the tool definitions of a request: a request with more
@@ -565,9 +618,18 @@ func (w *walker) request(r *Request, messages, system func(i int) (end int, ok b
 				r.Tools, end, ok = w.tools(i)
 			}
 		case "model":
-			if null {
+			switch {
+			case null:
 				end, ok = i+len("null"), true
-			} else {
+			case w.oddMembers:
+				// What the walk leaves to encoding/json in a model name
+				// is decoded as it decodes it, not left to a full parse.
+				var s []byte
+				if s, end, ok = w.strBytes(i); !ok {
+					s, end, ok = w.decodedBytes(i)
+				}
+				r.Model = string(s)
+			default:
 				r.Model, end, ok = w.str(i)
 			}
 		case "stream":
