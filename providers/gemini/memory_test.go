@@ -1,6 +1,7 @@
 package gemini
 
 import (
+	"bytes"
 	"runtime"
 	"testing"
 
@@ -80,4 +81,46 @@ func TestToolsCostTheirBytes(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestOddMembersCostTheirBytes: a request whose blocks or top-level
+// members encoding/json reads otherwise than by their first exact name
+// (another case, repeated, null) costs the read and the conversion
+// together what the plain request costs (the upstream body and half the
+// client's), not the full typed parse the read fell back to (~27× the
+// body).
+func TestOddMembersCostTheirBytes(t *testing.T) {
+	base := requestshapes.TinyBlocks(4 << 20)
+	const block, head = `{"type":"text","text":"a"}`, `{"model":`
+	for _, c := range []struct{ name, old, new string }{
+		{"block member in another case", block, `{"Type":"text","TEXT":"a"}`},
+		{"repeated block member", block, `{"type":"text","text":"b","text":"a"}`},
+		{"null block member", block, `{"type":"text","text":"a","text":null}`},
+		{"odd top-level member", head, `{"Max_Tokens":1,"stream":null,"model":"x","model":`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			body := bytes.Replace(base, []byte(c.old), []byte(c.new), -1)
+			plain, _ := convertCost(t, base)
+			var out []byte
+			var alloc uint64
+			parseAlloc := allocatedBy(func() { out, alloc = convertCost(t, body) })
+			if !bytes.Equal(out, plain) {
+				t.Fatalf("the upstream body differs from the plain request's")
+			}
+			t.Logf("body %d, upstream body %d, allocated %d", len(body), len(out), parseAlloc)
+			if !providertest.RaceEnabled && parseAlloc > uint64(max(len(out), len(body))+len(body)/2) {
+				t.Errorf("reading and converting %d bytes to %d allocated %d bytes (the conversion %d), want at most the larger of the two and half the client's", len(body), len(out), parseAlloc, alloc)
+			}
+		})
+	}
+}
+
+// allocatedBy is the number of bytes f allocates on the heap.
+func allocatedBy(f func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	f()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
 }
