@@ -33,12 +33,18 @@ func ParseRequestFor(p any, body []byte) (*Request, error) {
 // ScanRequest reads body as ParseRequest does, and returns the same error
 // for a body ParseRequest rejects, but leaves Messages and System to
 // Complete: Fields, Model, Stream, Thinking, the other small fields and
-// GatewayThinking are set. A message is read by encoding/json's rules
-// (scanMessage), so that no shape of one costs a decode of the history.
-// What the scan cannot settle the way ParseRequest would (see walkRequest:
-// a block member in another case, repeated or null, a value of another
-// type, a top-level name it might match otherwise) is parsed in full
-// instead.
+// GatewayThinking are set. Messages, blocks, sources, tools and top-level
+// members are read by encoding/json's rules (scanMessage, scanBlock,
+// walker.request): a name matched without regard to case or escapes, a
+// repeated member's last value, a null that leaves a string as it was, a
+// string's invalid UTF-8 or lone surrogate as U+FFFD; so that no shape of
+// these costs a decode of the history. Three cases are parsed in full
+// instead: a body ParseRequest rejects for a value of another type or as
+// invalid JSON (its error is ParseRequest's to word), more messages than
+// MaxMessages in one array, and two messages arrays given since the last
+// null, which encoding/json merges element by element into what the
+// first left (a body no client sends; its full parse costs what
+// ParseRequest costs).
 func ScanRequest(body []byte) (*Request, error) {
 	if r, ok := scanRequest(body); ok {
 		if r.scan.badRole != nil {

@@ -107,6 +107,18 @@ func TestScanMemoryOnOddMembers(t *testing.T) {
 			}
 		})
 	}
+	t.Run("odd_members shape", func(t *testing.T) {
+		body := requestshapes.OddMembers(4 << 20)
+		var req *providers.Request
+		var err error
+		allocated := allocatedBy(func() { req, err = providers.ScanRequest(body) })
+		if err != nil || !req.Scanned() || req.Model != "claude-sonnet-4-5" || req.Fields["Max_Tokens"] == nil {
+			t.Fatalf("ScanRequest: %v, %+v", err, req)
+		}
+		if allocated > uint64(len(body))*2 {
+			t.Errorf("ScanRequest allocated %d bytes for a %d-byte body, want at most 2×", allocated, len(body))
+		}
+	})
 }
 
 // allocatedBy is the number of bytes f allocates on the heap.
