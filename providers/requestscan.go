@@ -358,14 +358,20 @@ func (w *walker) scanBlocks(i int, signed, unsettled *bool) (end int, ok bool) {
 // (otherSigned). Members are read by encoding/json's rules, as
 // HistoryReader reads them: a name matched without regard to case or
 // escapes, a repeated member's last value, a null that leaves a string as
-// it was. A block with such a member is never otherSigned: a passthrough's
-// own walk of the history (azure's cleaner) decides it.
+// it was. A passthrough's own walk of the history (azure's cleaner) reads
+// a block by its first member named type, signature or data exactly, its
+// value raw: a block with such a member (odd) is otherSigned when none of
+// its members the walk may take for its type is thinking or
+// redacted_thinking, written as itself: the walk keeps it whatever it holds.
 func (w *walker) scanBlock(i int) (end int, gatewaySigned, otherSigned, ok bool) {
 	data := w.data
 	seen := 0
-	var thinking, redacted, envelope, dataEnvelope, escapedType, odd bool
+	var thinking, redacted, envelope, dataEnvelope, escapedType, odd, walkThinking bool
 	var sigLen, dataLen int // -1: with an escape
 	end, ok = w.object(i, func(name []byte, i int) (int, bool) {
+		if string(name) == "type" || bytes.IndexByte(name, '\\') >= 0 {
+			walkThinking = walkThinking || jsonbytes.HasAt(data, i, `"thinking"`) || jsonbytes.HasAt(data, i, `"redacted_thinking"`)
+		}
 		f, plain := rawBlockField(name)
 		if !plain {
 			for field, bit := range rawBlockFields {
@@ -433,8 +439,11 @@ func (w *walker) scanBlock(i int) (end int, gatewaySigned, otherSigned, ok bool)
 		end = jsonbytes.ValidString(data, i)
 		return end, end >= 0
 	})
-	otherSigned = !odd && !escapedType && (!thinking && !redacted ||
+	otherSigned = !escapedType && (!thinking && !redacted ||
 		thinking && sigLen > 0 && !envelope || redacted && dataLen > 0 && !dataEnvelope)
+	if odd {
+		otherSigned = !walkThinking
+	}
 	return end, thinking && envelope || redacted && dataEnvelope, otherSigned, ok
 }
 
