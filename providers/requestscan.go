@@ -77,8 +77,10 @@ func (r *Request) Complete() error {
 		r.System, _, ok = w.content(sc.system)
 	}
 	if !ok {
-		// What the walk leaves to encoding/json (invalid UTF-8, a lone
-		// surrogate escape in a text): the whole body is decoded so.
+		// What the walk leaves to encoding/json (a member in another
+		// case, repeated or null, which the scan reads itself; invalid
+		// UTF-8, a lone surrogate escape in a text): the whole body is
+		// decoded so.
 		full, err := ParseRequest(sc.body)
 		if err != nil {
 			return err
@@ -126,8 +128,9 @@ type requestScan struct {
 	// unsettled is set by a message the scan cannot tell is kept whole
 	// by SignedHistory's rule.
 	unsettled bool
-	// badRole is checkRequest's error for the first message whose role
-	// is not one it takes, nil when there is none.
+	// badRole is checkRequest's error for a request without messages
+	// (none named exactly so, or null), else for the first message whose
+	// role is not one it takes; nil when there is none.
 	badRole error
 }
 
