@@ -285,12 +285,18 @@ func (h *HistoryReader) EachMessage(fn func(i int, m *HistoryMessage) error) err
 	}
 	// The messages given more than once: encoding/json decodes each array
 	// into the elements the one before left, so that an element's role
-	// and content are the last its place was given.
+	// and content are the last its place was given, also past a shorter
+	// array between (it shortens the slice, not its backing array); an
+	// empty array makes a new slice.
 	var merged []HistoryMessage
 	for _, data := range h.messages {
 		n := 0
 		if _, err := jsonbytes.ScanArrayAt(data, 0, func(at int) (int, error) {
-			if n == len(merged) {
+			switch {
+			case n < len(merged):
+			case n < cap(merged):
+				merged = merged[:n+1]
+			default:
 				merged = append(merged, HistoryMessage{})
 			}
 			end, err := h.readMessage(data, at, &merged[n])
@@ -299,7 +305,9 @@ func (h *HistoryReader) EachMessage(fn func(i int, m *HistoryMessage) error) err
 		}); err != nil {
 			return errHistoryShape
 		}
-		merged = merged[:n]
+		if merged = merged[:n]; n == 0 {
+			merged = nil
+		}
 	}
 	for i := range merged {
 		if err := fn(i, &merged[i]); err != nil {

@@ -81,6 +81,11 @@ var decodedBodies = []string{
 	`{"model":"m","messages":[{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":[{"type":"text","text":"r"},null],"is_error":true,"is_error":null,"Is_Error":false}]}]}`,
 	`{"model":"m","messages":[{"role":"user","content":[{"type":"image","source":{"type":"url","media_type":"a/b","media_type":null,"url":"x","url":"y","extra":[null]}}]}]}`,
 	`{"model":"m","messages":[{"r\u006fle":"\u0075ser","content":[{"\u0074ype":"text","text":"k"},{"type":"te\u0078t","text":"K","input":{"a":1},"input":null}]}],"messages":null,"messages":[{"role":"assistant"}]}`,
+	// A shorter array leaves the elements past it, which a longer one
+	// after it decodes into; an empty array leaves none.
+	`{"model":"m","messages":[{"role":"user","content":"a"},{"role":"assistant","content":"b"},{"role":"user","content":"c"}],"messages":[{"role":"user","content":"x"}],"messages":[{"content":"y"},{"content":"z"},{"content":"w"}]}`,
+	`{"model":"m","messages":[{"role":"user","content":"a"},{"role":"assistant","content":"b"}],"messages":[],"messages":[{"content":"y"},{"content":"z"}]}`,
+	`{"model":"m","messages":[{"role":"user","content":"a"},{"role":"assistant","content":"b"}],"messages":[null],"messages":[null,null]}`,
 }
 
 // sameAsDecoded requires the reader to read body's history as

@@ -413,7 +413,9 @@ func jsonErrorText(err error) string {
 // FieldOrder returns the top-level names of the client's body in its
 // order, each once, as Fields holds them, so that a body can be written
 // again in that order without another walk of the client's; nil when the
-// request was decoded by encoding/json (the caller then walks the body).
+// request was decoded by encoding/json, or holds a top-level name in
+// another case or with escapes, repeated or null (the caller then walks
+// the body).
 // Fields added since are not in it.
 func (r *Request) FieldOrder() []string { return r.order }
 

@@ -33,12 +33,18 @@ func ParseRequestFor(p any, body []byte) (*Request, error) {
 // ScanRequest reads body as ParseRequest does, and returns the same error
 // for a body ParseRequest rejects, but leaves Messages and System to
 // Complete: Fields, Model, Stream, Thinking, the other small fields and
-// GatewayThinking are set. A message is read by encoding/json's rules
-// (scanMessage), so that no shape of one costs a decode of the history.
-// What the scan cannot settle the way ParseRequest would (see walkRequest:
-// a block member in another case, repeated or null, a value of another
-// type, a top-level name it might match otherwise) is parsed in full
-// instead.
+// GatewayThinking are set. Messages, blocks, sources, tools and top-level
+// members are read by encoding/json's rules (scanMessage, scanBlock,
+// walker.request): a name matched without regard to case or escapes, a
+// repeated member's last value, a null that leaves a string as it was, a
+// string's invalid UTF-8 or lone surrogate as U+FFFD; so that no shape of
+// these costs a decode of the history. Three cases are parsed in full
+// instead: a body ParseRequest rejects for a value of another type or as
+// invalid JSON (its error is ParseRequest's to word), more messages than
+// MaxMessages in one array, and two messages arrays given since the last
+// null, which encoding/json merges element by element into what the
+// first left (a body no client sends; its full parse costs what
+// ParseRequest costs).
 func ScanRequest(body []byte) (*Request, error) {
 	if r, ok := scanRequest(body); ok {
 		if r.scan.badRole != nil {
@@ -71,8 +77,10 @@ func (r *Request) Complete() error {
 		r.System, _, ok = w.content(sc.system)
 	}
 	if !ok {
-		// What the walk leaves to encoding/json (invalid UTF-8, a lone
-		// surrogate escape in a text): the whole body is decoded so.
+		// What the walk leaves to encoding/json (a member in another
+		// case, repeated or null, which the scan reads itself; invalid
+		// UTF-8, a lone surrogate escape in a text): the whole body is
+		// decoded so.
 		full, err := ParseRequest(sc.body)
 		if err != nil {
 			return err
@@ -120,8 +128,9 @@ type requestScan struct {
 	// unsettled is set by a message the scan cannot tell is kept whole
 	// by SignedHistory's rule.
 	unsettled bool
-	// badRole is checkRequest's error for the first message whose role
-	// is not one it takes, nil when there is none.
+	// badRole is checkRequest's error for a request without messages
+	// (none named exactly so, or null), else for the first message whose
+	// role is not one it takes; nil when there is none.
 	badRole error
 }
 
@@ -143,10 +152,24 @@ func (r *Request) SignedHistory() bool {
 // UTF-8 and any escape in them, which the walk leaves to it (Complete then
 // does too).
 func scanRequest(body []byte) (_ *Request, ok bool) {
-	w := &walker{data: body}
+	w := &walker{data: body, oddMembers: true}
 	sc := &requestScan{body: body, messages: -1, system: -1}
 	r := &Request{Fields: make(map[string]json.RawMessage, 16), scan: sc}
+	// given is a messages array since the last null; merged, two.
+	var given, merged bool
 	ok = w.request(r, func(i int) (int, bool) {
+		// A null or another messages array replaces the findings of the
+		// one before.
+		*sc = requestScan{body: body, messages: -1, system: sc.system}
+		r.GatewayThinking = false
+		if jsonbytes.HasAt(body, i, "null") {
+			given, merged = false, false
+			return i + len("null"), true
+		}
+		// encoding/json decodes an array into the elements the one before
+		// left (HistoryReader.EachMessage): each is checked here, and the
+		// merged history left to ParseRequest.
+		merged, given = given, true
 		sc.messages = i
 		return w.array(i, func(i int) (int, bool) {
 			if sc.nMessages == MaxMessages {
@@ -159,14 +182,20 @@ func scanRequest(body []byte) (_ *Request, ok bool) {
 			return end, ok
 		})
 	}, func(i int) (int, bool) {
+		if jsonbytes.HasAt(body, i, "null") {
+			sc.system = -1 // an empty system prompt, as Content decodes null
+			return i + len("null"), true
+		}
 		sc.system = i
 		return w.scanContent(i)
 	})
-	if !ok {
+	if !ok || merged {
 		return nil, false
 	}
-	if _, ok := r.Fields["messages"]; !ok {
-		return nil, false // ParseRequest words the error
+	if raw, ok := r.Fields["messages"]; !ok || string(raw) == "null" {
+		// checkRequest's first check: messages named in another case
+		// are not messages to it.
+		sc.badRole = InvalidRequest("messages: Field required")
 	}
 	return r, true
 }
@@ -329,21 +358,47 @@ func (w *walker) scanBlocks(i int, signed, unsettled *bool) (end int, ok bool) {
 // is surely no thinking without another's signature: not thinking or
 // redacted_thinking, or one whose signature or data is there, not empty
 // and not the gateway's envelope, its type and that string without escapes
-// (otherSigned).
+// (otherSigned). Members are read by encoding/json's rules, as
+// HistoryReader reads them: a name matched without regard to case or
+// escapes, a repeated member's last value, a null that leaves a string as
+// it was. A passthrough's own walk of the history (azure's cleaner) reads
+// a block by its first member named type, signature or data exactly, its
+// value raw: a block with such a member (odd) is otherSigned when none of
+// its members the walk may take for its type is thinking or
+// redacted_thinking, written as itself: the walk keeps it whatever it holds.
 func (w *walker) scanBlock(i int) (end int, gatewaySigned, otherSigned, ok bool) {
 	data := w.data
 	seen := 0
-	var thinking, redacted, envelope, dataEnvelope, escapedType bool
+	var thinking, redacted, envelope, dataEnvelope, escapedType, odd, walkThinking bool
 	var sigLen, dataLen int // -1: with an escape
 	end, ok = w.object(i, func(name []byte, i int) (int, bool) {
-		f, end, ok := w.field(name, i, blockFields, &seen)
+		if string(name) == "type" || bytes.IndexByte(name, '\\') >= 0 {
+			walkThinking = walkThinking || jsonbytes.HasAt(data, i, `"thinking"`) || jsonbytes.HasAt(data, i, `"redacted_thinking"`)
+		}
+		f, plain := rawBlockField(name)
+		if !plain {
+			for field, bit := range rawBlockFields {
+				if w.names.nameIs(name, field) {
+					f, odd = bit, true
+					break
+				}
+			}
+		}
 		if f == 0 {
-			return end, ok
+			return w.skip(i)
+		}
+		odd = odd || seen&f != 0
+		seen |= f
+		if jsonbytes.HasAt(data, i, "null") {
+			// A string or is_error stays as it was; a source or content
+			// is emptied, which the findings do not look at.
+			odd = true
+			return i + len("null"), true
 		}
 		switch f {
-		case fInput:
+		case rbInput:
 			return w.skip(i)
-		case fIsError:
+		case rbIsError:
 			switch {
 			case jsonbytes.HasAt(data, i, "true"):
 				return i + 4, true
@@ -351,23 +406,28 @@ func (w *walker) scanBlock(i int) (end int, gatewaySigned, otherSigned, ok bool)
 				return i + 5, true
 			}
 			return 0, false
-		case fSource:
+		case rbSource:
 			return w.scanSource(i)
-		case fContent:
+		case rbContent:
 			return w.scanContent(i)
-		}
-		switch f {
-		case fType, fSignature, fData:
+		case rbType, rbSignature, rbData:
 			s, end, ok := w.strBytes(i)
 			n := len(s)
 			if ok && end-i-2 != n {
 				n = -1 // escaped: every escape is longer than what it stands for
 			}
+			if !ok {
+				// Invalid UTF-8 or a lone surrogate escape: the text
+				// encoding/json makes of it (U+FFFD for each), never
+				// surely another's signature.
+				s, end, ok = w.decodedBytes(i)
+				n = -1
+			}
 			switch f {
-			case fType:
+			case rbType:
 				thinking, redacted = string(s) == "thinking", string(s) == "redacted_thinking"
 				escapedType = n < 0
-			case fSignature:
+			case rbSignature:
 				envelope, sigLen = isGatewaySignature(s), n
 			default:
 				dataEnvelope, dataLen = isGatewaySignature(s), n
@@ -384,6 +444,9 @@ func (w *walker) scanBlock(i int) (end int, gatewaySigned, otherSigned, ok bool)
 	})
 	otherSigned = !escapedType && (!thinking && !redacted ||
 		thinking && sigLen > 0 && !envelope || redacted && dataLen > 0 && !dataEnvelope)
+	if odd {
+		otherSigned = !walkThinking
+	}
 	return end, thinking && envelope || redacted && dataEnvelope, otherSigned, ok
 }
 
@@ -392,13 +455,11 @@ func isGatewaySignature(sig []byte) bool {
 	return len(sig) > len(sigPrefix)+1 && bytes.HasPrefix(sig, []byte(sigPrefix)) && sig[len(sigPrefix)+1] == '.'
 }
 
-// sourceFields are Source's JSON names.
-var sourceFields = map[string]bool{"type": true, "media_type": true, "data": true, "url": true}
-
 // scanSource checks a block's source at i: ok when Source.UnmarshalJSON
-// accepts it, which for a plain object means every field it knows is a
-// string or null. An image's base64 data is stepped over a vector at a time
-// instead of decoded.
+// accepts it, which for an object means every member encoding/json
+// matches to a field it knows (in any case, escaped or not, repeated or
+// not) is a string or null. An image's base64 data is stepped over a
+// vector at a time instead of decoded.
 func (w *walker) scanSource(i int) (end int, ok bool) {
 	data := w.data
 	if data[i] == '"' {
@@ -406,10 +467,7 @@ func (w *walker) scanSource(i int) (end int, ok bool) {
 		return end, end >= 0
 	}
 	return w.object(i, func(name []byte, i int) (int, bool) {
-		if !jsonbytes.PlainName(name, sourceFields) {
-			return 0, false
-		}
-		if !sourceFields[string(name)] {
+		if !w.sourceField(name) {
 			return w.skip(i)
 		}
 		switch data[i] {
@@ -423,6 +481,17 @@ func (w *walker) scanSource(i int) (end int, ok bool) {
 		}
 		return 0, false
 	})
+}
+
+// sourceField reports whether encoding/json matches the member name raw
+// to a field of Source.
+func (w *walker) sourceField(raw []byte) bool {
+	switch string(raw) {
+	case "type", "media_type", "data", "url":
+		return true
+	}
+	return w.names.nameIs(raw, "type") || w.names.nameIs(raw, "media_type") ||
+		w.names.nameIs(raw, "data") || w.names.nameIs(raw, "url")
 }
 
 // hasGatewayThinking reports an assistant turn with a thinking block whose

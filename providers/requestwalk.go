@@ -1,6 +1,7 @@
 package providers
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"unicode/utf16"
@@ -35,6 +36,11 @@ type walker struct {
 	// names matches member names as encoding/json does (scanMessage).
 	role  []byte
 	names HistoryReader
+	// oddMembers lets request read what encoding/json reads otherwise
+	// than by a name's first exact match (scanRequest); key holds such a
+	// name, decoded.
+	oddMembers bool
+	key        []byte
 }
 
 // str decodes the string whose opening quote is at i and returns its text
@@ -116,6 +122,21 @@ func (w *walker) strBytes(i int) (text []byte, end int, ok bool) {
 		j = k
 	}
 	return nil, 0, false
+}
+
+// decodedBytes is strBytes for any JSON string: invalid UTF-8 and a lone
+// surrogate escape become U+FFFD, as encoding/json decodes them; text is a
+// sub-slice of scratch (valid until the next call).
+func (w *walker) decodedBytes(i int) (text []byte, end int, ok bool) {
+	if i >= len(w.data) || w.data[i] != '"' {
+		return nil, 0, false
+	}
+	if end = jsonbytes.ValidString(w.data, i); end < 0 {
+		return nil, 0, false
+	}
+	text, err := jsonbytes.AppendDecoded(w.scratch[:0], w.data[i+1:end-1])
+	w.scratch = text
+	return text, end, err == nil
 }
 
 // decodeU decodes the \uhhhh escape (or surrogate pair of them) p starts
@@ -354,14 +375,30 @@ func (w *walker) block(i int, b *Block) (end int, ok bool) {
 // toolFields are Tool's JSON names.
 var toolFields = map[string]int{"type": fType, "name": fName, "description": fText, "input_schema": fInput}
 
-// tool decodes the tool definition at i into t, a zero Tool.
+// tool decodes the tool definition at i into t, a zero Tool. With
+// w.oddMembers a member in another case, with escapes, repeated or null is
+// read as encoding/json reads it (the last value; a null leaves a string
+// as it was and makes input_schema the raw null, as json.RawMessage takes
+// it).
 func (w *walker) tool(i int, t *Tool) (end int, ok bool) {
 	data := w.data
 	seen := 0
 	end, ok = w.object(i, func(name []byte, i int) (int, bool) {
-		f, end, ok := w.field(name, i, toolFields, &seen)
-		if f == 0 {
-			return end, ok
+		var f int
+		if w.oddMembers {
+			f = w.toolField(name)
+			if f == 0 {
+				return w.skip(i)
+			}
+			if f != fInput && jsonbytes.HasAt(data, i, "null") {
+				return i + len("null"), true
+			}
+		} else {
+			var end int
+			var ok bool
+			if f, end, ok = w.field(name, i, toolFields, &seen); f == 0 {
+				return end, ok
+			}
 		}
 		if f == fInput {
 			end, ok := w.skip(i)
@@ -372,6 +409,11 @@ func (w *walker) tool(i int, t *Tool) (end int, ok bool) {
 			return end, true
 		}
 		s, end, ok := w.str(i)
+		if !ok && w.oddMembers {
+			var b []byte
+			b, end, ok = w.decodedBytes(i)
+			s = string(b)
+		}
 		switch f {
 		case fType:
 			t.Type = s
@@ -386,6 +428,23 @@ func (w *walker) tool(i int, t *Tool) (end int, ok bool) {
 		t.Raw = data[i:end:end]
 	}
 	return end, ok
+}
+
+// toolField is the bit of the Tool field encoding/json matches the member
+// name raw to (0: none).
+func (w *walker) toolField(raw []byte) int {
+	if f := toolFields[string(raw)]; f != 0 {
+		return f
+	}
+	if jsonbytes.PlainName(raw, toolFields) {
+		return 0
+	}
+	for name, f := range toolFields {
+		if w.names.nameIs(raw, name) {
+			return f
+		}
+	}
+	return 0
 }
 
 // MaxTools bounds the tool definitions of a request: a request with more
@@ -476,12 +535,20 @@ func (w *walker) message(i int, m *Message) (end int, ok bool) {
 	})
 }
 
-// requestFields are Request's JSON names.
-var requestFields = map[string]bool{
-	"model": true, "messages": true, "system": true, "max_tokens": true, "stream": true,
-	"temperature": true, "top_p": true, "top_k": true, "stop_sequences": true, "metadata": true,
-	"tools": true, "tool_choice": true, "thinking": true,
+// requestFieldNames are Request's JSON names; requestFields maps each to
+// itself, so that a name is found as a constant string.
+var requestFieldNames = [...]string{
+	"model", "messages", "system", "max_tokens", "stream", "temperature", "top_p", "top_k",
+	"stop_sequences", "metadata", "tools", "tool_choice", "thinking",
 }
+
+var requestFields = func() map[string]string {
+	m := make(map[string]string, len(requestFieldNames))
+	for _, f := range requestFieldNames {
+		m[f] = f
+	}
+	return m
+}()
 
 // walkRequest decodes body into the request encoding/json makes of it; ok
 // is false for a request it leaves to encoding/json (invalid JSON among
@@ -509,47 +576,110 @@ func walkRequest(body []byte) (_ *Request, ok bool) {
 // walkRequest and scanRequest both do: every member is kept raw in
 // r.Fields, in order, and decoded as ParseRequest decodes it, except
 // messages and system, which the caller's functions read (each returns the
-// index past the value). ok is false for a body either leaves to
-// encoding/json.
+// index past the value, and is given a null too when w.oddMembers). ok is
+// false for a body either leaves to encoding/json: without w.oddMembers,
+// also one with a name encoding/json might match otherwise, a repeated
+// name or a null, which with it are read by encoding/json's rules (a name
+// matched without regard to case or escapes, the last of a repeated
+// member, a null that leaves a string, number or boolean as it was and
+// empties the rest) and leave FieldOrder nil.
 func (w *walker) request(r *Request, messages, system func(i int) (end int, ok bool)) (ok bool) {
 	body := w.data
+	odd := false
 	end, ok := w.object(jsonbytes.SkipSpace(body, 0), func(name []byte, i int) (end int, ok bool) {
-		if !jsonbytes.PlainName(name, requestFields) || body[i] == 'n' {
-			return 0, false
+		null := jsonbytes.HasAt(body, i, "null")
+		plain := jsonbytes.PlainName(name, requestFields)
+		var key string
+		field := requestFields[string(name)]
+		if plain {
+			key = field
+			if field == "" {
+				key = string(name)
+			}
+		} else if w.oddMembers {
+			field, key = w.requestField(name)
 		}
-		if _, dup := r.Fields[string(name)]; dup {
-			return 0, false
+		_, dup := r.Fields[key]
+		if !plain || dup || null {
+			if !w.oddMembers {
+				return 0, false
+			}
+			odd = true
 		}
-		switch string(name) {
+		switch field {
 		case "messages":
 			end, ok = messages(i)
 		case "system":
 			end, ok = system(i)
 		case "tools":
-			r.Tools, end, ok = w.tools(i)
+			if null {
+				r.Tools, end, ok = nil, i+len("null"), true
+			} else {
+				r.Tools, end, ok = w.tools(i)
+			}
 		case "model":
-			r.Model, end, ok = w.str(i)
+			switch {
+			case null:
+				end, ok = i+len("null"), true
+			case w.oddMembers:
+				// What the walk leaves to encoding/json in a model name
+				// is decoded as it decodes it, not left to a full parse.
+				var s []byte
+				if s, end, ok = w.strBytes(i); !ok {
+					s, end, ok = w.decodedBytes(i)
+				}
+				r.Model = string(s)
+			default:
+				r.Model, end, ok = w.str(i)
+			}
 		case "stream":
 			switch {
 			case jsonbytes.HasAt(body, i, "true"):
 				r.Stream, end, ok = true, i+4, true
 			case jsonbytes.HasAt(body, i, "false"):
-				end, ok = i+5, true
+				r.Stream, end, ok = false, i+5, true
+			case null:
+				end, ok = i+len("null"), true
 			}
 		default:
 			if end, ok = w.skip(i); ok {
-				ok = r.decodeSmallField(string(name), body[i:end])
+				ok = r.decodeSmallField(field, body[i:end])
 			}
 		}
 		if !ok {
 			return 0, false
 		}
-		k := string(name)
-		r.Fields[k] = body[i:end:end]
-		r.order = append(r.order, k)
+		r.Fields[key] = body[i:end:end]
+		if !odd {
+			r.order = append(r.order, key)
+		}
 		return end, true
 	})
+	if odd {
+		r.order = nil // as encoding/json leaves it: the caller walks the body
+	}
 	return ok && jsonbytes.SkipSpace(body, end) == len(body)
+}
+
+// requestField is the Request field ("" for none) encoding/json matches
+// the member name raw to, and the name as encoding/json decodes it (the
+// key of Fields).
+func (w *walker) requestField(raw []byte) (field, key string) {
+	if bytes.IndexByte(raw, '\\') >= 0 || !jsonbytes.ValidUTF8(raw) {
+		w.key, _ = jsonbytes.AppendDecoded(w.key[:0], raw)
+		key = string(w.key)
+	} else {
+		key = string(raw)
+	}
+	if f := requestFields[key]; f != "" {
+		return f, key // exact: encoding/json prefers it
+	}
+	for _, f := range requestFieldNames {
+		if w.names.nameIs(raw, f) {
+			return f, key
+		}
+	}
+	return "", key
 }
 
 // decodeSmallField decodes one of the request's small members with

@@ -21,6 +21,20 @@ func PlainName[V any](name []byte, fields map[string]V) bool {
 	if _, ok := fields[string(name)]; ok || !upper {
 		return true
 	}
-	_, folds := fields[strings.ToLower(string(name))]
+	// Lowered on the stack: a name in another case on every block of a
+	// long history costs no allocation each.
+	var buf [32]byte
+	if len(name) > len(buf) {
+		_, folds := fields[strings.ToLower(string(name))]
+		return !folds
+	}
+	lower := buf[:len(name)]
+	for i, c := range name {
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		lower[i] = c
+	}
+	_, folds := fields[string(lower)]
 	return !folds
 }

@@ -27,6 +27,7 @@ type Shape struct {
 // Shapes are the shapes every provider is measured on.
 var Shapes = []Shape{
 	{"tiny_blocks", "one user turn of tiny text blocks ({\"type\":\"text\",\"text\":\"a\"}, ~1.25 M in 31 MiB)", TinyBlocks},
+	{"odd_members", "tiny_blocks whose every block has a member in another case, a null one and a repeated one ({\"Type\":\"text\",\"text\":null,\"text\":\"a\"}), and odd top-level members", OddMembers},
 	{"many_messages", "alternating user and assistant turns of one string each, as many as a request may hold (100,000)", ManyMessages},
 	{"nested_inputs", "tool loops whose tool_use inputs and tool schemas nest 400 levels deep", NestedInputs},
 	{"empty_strings", "one tool_use whose input is a long array of empty strings", EmptyStrings},
@@ -44,6 +45,23 @@ const (
 func TinyBlocks(size int) []byte {
 	const blk = `{"type":"text","text":"a"}`
 	b := bytes.NewBufferString(head + `{"role":"user","content":[`)
+	for i := 0; b.Len() < size-len(tail)-4 || i == 0; i++ {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(blk)
+	}
+	b.WriteString(`]}` + tail)
+	return b.Bytes()
+}
+
+// OddMembers is TinyBlocks with what encoding/json reads otherwise than
+// by a member's first exact name on every block (a name in another case,
+// a null, a repeat) and at the top level: the shapes a byte-level reader
+// may hand to a full parse.
+func OddMembers(size int) []byte {
+	const blk = `{"Type":"text","text":null,"text":"a"}`
+	b := bytes.NewBufferString(`{"Model":"x","model":"claude-sonnet-4-5","max_tokens":null,"Max_Tokens":1024,"stream":true,"messages":[{"role":"user","content":[`)
 	for i := 0; b.Len() < size-len(tail)-4 || i == 0; i++ {
 		if i > 0 {
 			b.WriteByte(',')

@@ -37,6 +37,18 @@ var signedHistorySeeds = map[string]bool{
 	`{"model":"m","messages":[{"role":"user","content":[{"type":"thinking"}],"content":"q"}]}`:   false,
 	`{"model":"m","messages":[{"role":"user","content":"q","Content":[{"type":"thinking"}]}]}`:   false,
 	`{"model":"m","messages":[{"role":"user","content":null,"role":"assistant","content":"q"}]}`: false,
+	// Blocks encoding/json reads otherwise than the cleaner's walk (by the
+	// first member named exactly type, signature or data) are taken whole
+	// only when the walk cannot take one for thinking.
+	`{"model":"m","messages":[{"role":"assistant","content":[{"Type":"text","text":null,"text":"a"}]}]}`:                   true,
+	`{"model":"m","messages":[{"role":"assistant","content":[{"Type":"thinking","thinking":"t"}]}]}`:                       true,
+	`{"model":"m","messages":[{"role":"assistant","content":[{"type":"text","TYPE":"thinking","Signature":""}]}]}`:         true,
+	`{"model":"m","messages":[{"role":"assistant","content":[{"type":"thinking","signature":"","signature":"EqQB"}]}]}`:    false,
+	`{"model":"m","messages":[{"role":"assistant","content":[{"type":"thinking","Signature":"EqQB"}]}]}`:                   false,
+	`{"model":"m","messages":[{"role":"assistant","content":[{"type":"thinking","signature":"EqQB","signature":null}]}]}`:  false,
+	`{"model":"m","messages":[{"role":"assistant","content":[{"Type":"text","type":"redacted_thinking","data":"EmwK"}]}]}`: false,
+	`{"model":"m","messages":[{"role":"assistant","content":[{"type":"redacted_thinking","data":"EmwK","DATA":""}]}]}`:     false,
+	`{"MODEL":"m","messages":[{"role":"user","content":"q"}],"model":null,"stream":null}`:                                  true,
 }
 
 // TestSignedHistory: the scan takes a history whole only where the walk

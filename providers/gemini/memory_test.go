@@ -1,9 +1,11 @@
 package gemini
 
 import (
+	"bytes"
 	"testing"
 
 	"github.com/thinkgate/thinkgate/internal/providertest"
+	"github.com/thinkgate/thinkgate/internal/requestshapes"
 	"github.com/thinkgate/thinkgate/providers"
 )
 
@@ -50,4 +52,37 @@ func TestToolsCostTheirBytes(t *testing.T) {
 		Bound:   func(body, out int) int { return max(out, body) + body/4 },
 		Want:    "the larger of the two and a quarter of the client's",
 	}.Check(t, providertest.ToolShapes, 4<<20)
+}
+
+// TestOddMembersCostTheirBytes: a request whose blocks or top-level
+// members encoding/json reads otherwise than by their first exact name
+// (another case, repeated, null) costs the read and the conversion
+// together what the plain request costs (the upstream body and half the
+// client's), not the full typed parse the read fell back to (~27× the
+// body).
+func TestOddMembersCostTheirBytes(t *testing.T) {
+	base := requestshapes.TinyBlocks(4 << 20)
+	const block, head = `{"type":"text","text":"a"}`, `{"model":`
+	for _, c := range []struct{ name, old, new string }{
+		{"block member in another case", block, `{"Type":"text","TEXT":"a"}`},
+		{"repeated block member", block, `{"type":"text","text":"b","text":"a"}`},
+		{"null block member", block, `{"type":"text","text":"a","text":null}`},
+		{"odd top-level member", head, `{"Max_Tokens":1,"stream":null,"model":"x","model":`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			body := bytes.Replace(base, []byte(c.old), []byte(c.new), -1)
+			plain, err := convertCost(t, base)()
+			if err != nil {
+				t.Fatal(err)
+			}
+			out, alloc := providertest.Allocated(t, func() ([]byte, error) { return convertCost(t, body)() })
+			if !bytes.Equal(out, plain) {
+				t.Fatalf("the upstream body differs from the plain request's")
+			}
+			t.Logf("body %d, upstream body %d, allocated %d", len(body), len(out), alloc)
+			if !providertest.RaceEnabled && alloc > uint64(max(len(out), len(body))+len(body)/2) {
+				t.Errorf("reading and converting %d bytes to %d allocated %d bytes, want at most the larger of the two and half the client's", len(body), len(out), alloc)
+			}
+		})
+	}
 }
