@@ -91,7 +91,14 @@ func (p *Provider) Clean(x *providers.Exchange) ([]byte, Changes, error) {
 		// without a walk.
 		hasMessages = false
 	}
-	if order := x.Request.FieldOrder(); oneBuffer && hasMessages && order != nil && !del["messages"] && !precedes(order, "thinking", "messages") {
+	if oneBuffer && hasMessages && !del["messages"] {
+		order := x.Request.FieldOrder()
+		if order == nil {
+			var err error
+			if order, err = readOrder(x.Body); err != nil {
+				return nil, ch, providers.InvalidRequest("request body: " + err.Error())
+			}
+		}
 		return cleanInto(x, order, fields, set, del, &ch)
 	}
 	if hasMessages {
@@ -129,29 +136,42 @@ var keepHistory = true
 // into a buffer of their own.
 var oneBuffer = true
 
-// precedes reports whether a comes before b in order.
-func precedes(order []string, a, b string) bool {
-	for _, k := range order {
-		switch k {
-		case a:
-			return true
-		case b:
-			return false
+// readOrder returns the top-level names of body in its order, each once,
+// as Request.Fields holds them: what FieldOrder gives when the scan knew
+// it.
+func readOrder(body []byte) ([]string, error) {
+	var order []string
+	seen := make(map[string]bool)
+	err := jsonbytes.ScanObject(body, func(key, _ []byte, _ jsonparser.ValueType, _ int) error {
+		// Fields is keyed as encoding/json decodes keys: unescaped, with
+		// each invalid UTF-8 byte as U+FFFD; jsonparser hands over the
+		// raw key.
+		k, err := jsonparser.ParseString(key)
+		if err != nil {
+			return err
 		}
-	}
-	return false
+		if k = jsonKey(k); !seen[k] {
+			seen[k] = true
+			order = append(order, k)
+		}
+		return nil
+	})
+	return order, err
 }
 
 // cleanInto writes the body Azure gets in one buffer, the cleaned messages
-// straight into it: the top-level members in the client's order (order),
-// thinking after messages, so that whether it goes is known when it is
-// reached. It writes what rebuildObject would write from the messages
-// cleaned apart, and returns body itself when nothing changed.
+// straight into it: the top-level members in the client's order (order).
+// A thinking member before messages is written, and taken out again when
+// the messages lose a block. It writes what rebuildObject would write from
+// the messages cleaned apart, and returns body itself when nothing changed.
 func cleanInto(x *providers.Exchange, order []string, fields, set map[string]json.RawMessage, del map[string]bool, ch *Changes) ([]byte, Changes, error) {
 	body := x.Body
 	out := x.NewBody(len(body) + 64)
 	out = append(out, '{')
 	changed := false
+	// thinkingAt and thinkingEnd span the thinking member written before
+	// messages, with the comma before it.
+	thinkingAt, thinkingEnd := -1, -1
 	for _, k := range order {
 		if del[k] {
 			continue
@@ -163,20 +183,37 @@ func cleanInto(x *providers.Exchange, order []string, fields, set map[string]jso
 			ch.ThinkingParam = true
 			continue
 		}
+		if k == "thinking" {
+			thinkingAt = len(out)
+		}
 		if len(out) > 1 {
 			out = append(out, ',')
 		}
 		out = jsonbytes.AppendString(out, k)
 		out = append(out, ':')
 		if k == "messages" {
+			at := len(out)
 			var err error
 			if out, changed, err = appendCleanMessages(out, fields[k], ch); err != nil {
 				return nil, *ch, providers.InvalidRequest("messages: " + err.Error())
+			}
+			if !changed {
+				// The client's array, spacing and all, as rebuildObject
+				// writes it.
+				out = append(out[:at], fields[k]...)
+			}
+			if thinkingAt >= 0 && ch.Thinking+ch.Redacted > 0 {
+				out = cut(out, thinkingAt, thinkingEnd)
+				del["thinking"] = true
+				ch.ThinkingParam = true
 			}
 		} else if v, ok := set[k]; ok {
 			out = append(out, v...)
 		} else {
 			out = append(out, fields[k]...)
+		}
+		if k == "thinking" {
+			thinkingEnd = len(out)
 		}
 	}
 	if !changed && len(set) == 0 && len(del) == 0 {
@@ -193,6 +230,16 @@ func cleanInto(x *providers.Exchange, order []string, fields, set map[string]jso
 		}
 	}
 	return append(out, '}'), *ch, nil
+}
+
+// cut takes the member out[at:end] (with the comma before it, or the one
+// after it when it is the object's first) out of the object written in
+// out.
+func cut(out []byte, at, end int) []byte {
+	if at == 1 && end < len(out) && out[end] == ',' {
+		end++
+	}
+	return append(out[:at], out[end:]...)
 }
 
 // rebuildObject writes the top-level object again in the client's key order,
@@ -284,20 +331,23 @@ type cleaner struct {
 	ch      *Changes
 	out     []byte
 	changed bool
-	// kept are one message's kept blocks (scratch, reused).
-	kept [][]byte
 	// start is where the array starts in out.
 	start int
 }
 
 // message appends the message at i with its content cleaned, or nothing
 // when it is dropped: a message whose content is missing, null, blank or
-// an empty list goes (docs/providers/azure.md).
+// an empty list goes (docs/providers/azure.md). A content list is written
+// as it is walked, its kept blocks straight into out, so that the walk
+// holds nothing per block; a message that loses no block is then written
+// again from its own bytes over what was written, and one that loses
+// every block is taken back.
 func (c *cleaner) message(i int) (int, error) {
 	n := len(c.out)
 	if n > c.start+1 {
 		c.out = append(c.out, ',')
 	}
+	at0 := len(c.out)
 	data := c.data
 	if data[i] != '{' {
 		v, _, end, err := jsonbytes.SkipValue(data, i)
@@ -307,9 +357,8 @@ func (c *cleaner) message(i int) (int, error) {
 	// The first member named content, as jsonparser.Get finds it.
 	var content []byte
 	typ := jsonparser.NotExist
-	contentAt, contentEnd := -1, -1
-	dropped := 0
-	c.kept = c.kept[:0]
+	contentEnd := -1
+	dropped, kept := 0, 0
 	looking := true
 	end, err := jsonbytes.ScanObjectAt(data, i, func(key []byte, at int) (int, error) {
 		if looking {
@@ -319,22 +368,29 @@ func (c *cleaner) message(i int) (int, error) {
 			case string(name) == "content":
 				looking = false
 				if data[at] == '[' {
+					c.out = append(c.out, data[i:at]...)
+					c.out = append(c.out, '[')
 					end, err := jsonbytes.ScanArrayAt(data, at, func(at int) (int, error) {
 						block, btyp, end, err := c.block(at)
 						if err == nil {
 							if btyp == jsonparser.Object && dropBlock(block.m, c.ch) {
 								dropped++
 							} else {
-								c.kept = append(c.kept, block.value)
+								if kept > 0 {
+									c.out = append(c.out, ',')
+								}
+								kept++
+								c.out = append(c.out, block.value...)
 							}
 						}
 						return end, err
 					})
-					content, typ, contentAt, contentEnd = data[at:max(end, at)], jsonparser.Array, at, end
+					c.out = append(c.out, ']')
+					content, typ, contentEnd = data[at:max(end, at)], jsonparser.Array, end
 					return end, err
 				}
 				v, t, end, err := jsonbytes.SkipValue(data, at)
-				content, typ, contentAt, contentEnd = v, t, at, end
+				content, typ, contentEnd = v, t, end
 				return end, err
 			}
 		}
@@ -344,12 +400,16 @@ func (c *cleaner) message(i int) (int, error) {
 	if err != nil {
 		return -1, err
 	}
-	msg := data[i:end]
-	keep, changed := true, false
+	keep := true
 	switch typ {
 	case jsonparser.NotExist, jsonparser.Null:
 		keep = false
 	case jsonparser.String:
+		if bytes.IndexByte(content, '\\') < 0 {
+			// Read where it stands: no copy of every turn's text.
+			keep = len(bytes.TrimSpace(content)) > 0
+			break
+		}
 		s, err := jsonparser.ParseString(content)
 		if err != nil {
 			return -1, err
@@ -357,19 +417,10 @@ func (c *cleaner) message(i int) (int, error) {
 		keep = strings.TrimSpace(s) != ""
 	case jsonparser.Array:
 		switch {
-		case len(c.kept) == 0:
+		case kept == 0:
 			keep = false
 		case dropped > 0:
 			// The content array is replaced where it stands.
-			c.out = append(c.out, data[i:contentAt]...)
-			c.out = append(c.out, '[')
-			for k, b := range c.kept {
-				if k > 0 {
-					c.out = append(c.out, ',')
-				}
-				c.out = append(c.out, b...)
-			}
-			c.out = append(c.out, ']')
 			c.out = append(c.out, data[contentEnd:end]...)
 			c.changed = true
 			return end, nil
@@ -378,11 +429,10 @@ func (c *cleaner) message(i int) (int, error) {
 	if !keep {
 		c.out = c.out[:n]
 		c.ch.Messages++
-		changed = true
+		c.changed = true
 	} else {
-		c.out = append(c.out, msg...)
+		c.out = append(c.out[:at0], data[i:end]...)
 	}
-	c.changed = c.changed || changed
 	return end, nil
 }
 

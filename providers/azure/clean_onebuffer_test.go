@@ -18,6 +18,9 @@ var oneBufferSeeds = []string{
 	`{"messages":[{"role":"user","content":"q"}],"model":"claude-x","thinking":{"type":"enabled"}}`,
 	`{"messages":[{"role":"user","content":"q"}],"model":"other"}`,
 	`{ "model" : "other" , "messages" : [ {"role":"user","content":"q"} , {"role":"user","content":" "} ] , "stream" : true }`,
+	`{"model":"claude-x","thinking":{"type":"enabled"},"messages":[{"role":"assistant","content":[{"type":"thinking","thinking":"t"},{"type":"text","text":"a"}]}],"stream":true}`,
+	`{"model":"x","Model":"claude-x","thinking":null,"messages":[{"role":"user","content":[{"type":"thinking","thinking":"t"},{"type":"text","text":"a"}]}],"thinking":{"type":"enabled"}}`,
+	`{"messages":[{"role":"user","content":"\u0020\t"},{"role":"user","content":" \n"},{"role":"user","content":"\u00e9"}],"model":"claude-x"}`,
 }
 
 // cleanBothBuffers cleans body with the messages written straight into the
