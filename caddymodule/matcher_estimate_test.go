@@ -135,7 +135,7 @@ func FuzzInputTokenEstimate(f *testing.F) {
 	for _, s := range []string{
 		`{"model":"m","system":[{"type":"text","text":"s\u00e9"}],"messages":[{"role":"user","content":[{"type":"text","text":"a\"b"},{"type":"image","source":{"type":"url","url":"u"}},{"type":"tool_result","tool_use_id":"t","content":[{"type":"tool_result","content":[{"type":"text","text":"deep"}]},{"type":"text","text":"x"}]}]}]}`,
 		`{"model":"m","messages":[{"Role":"user","CONTENT":[{"Type":"text","Text":"odd","text":null},{"type":"document","Source":{"type":"text","data":"d"}},{"type":"search_result","source":"s","content":[]}]},{"role":"assistant","content":[{"type":"tool_use","name":"n\u0061","input":{ "a" : 1 }},{"type":"thinking","thinking":"t","signature":"s"},{"type":"redacted_thinking","data":"d"}]}],"tools":[{"name":"x","input_schema":{}}]}`,
-		`{"model":"m","Messages":[{"role":"user","content":"a"}],"messages":[{"role":"user","content":"bb"}],"SYSTEM":"sys"}`,
+		`{"model":"m","Messages":[{"role":"user","content":"a"}],"messages":null,"messages":[{"role":"user","content":"bb"}],"SYSTEM":"sys"}`,
 	} {
 		f.Add([]byte(s))
 	}

@@ -316,6 +316,9 @@ func decodeRequest(body []byte) (*Request, error) {
 		if err := tooMany(body); err != nil {
 			return nil, err
 		}
+		if messagesTwice(body) {
+			return nil, errMessagesTwice
+		}
 	}
 	r := &Request{}
 	decodeErr := json.Unmarshal(body, r)

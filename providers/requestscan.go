@@ -38,13 +38,12 @@ func ParseRequestFor(p any, body []byte) (*Request, error) {
 // walker.request): a name matched without regard to case or escapes, a
 // repeated member's last value, a null that leaves a string as it was, a
 // string's invalid UTF-8 or lone surrogate as U+FFFD; so that no shape of
-// these costs a decode of the history. Three cases are parsed in full
-// instead: a body ParseRequest rejects for a value of another type or as
-// invalid JSON (its error is ParseRequest's to word), more messages than
-// MaxMessages in one array, and two messages arrays given since the last
-// null, which encoding/json merges element by element into what the
-// first left (a body no client sends; its full parse costs what
-// ParseRequest costs).
+// these costs a decode of the history. Messages given as two arrays with
+// no null between them, which encoding/json would merge element by
+// element, are refused as ParseRequest refuses them (errMessagesTwice).
+// Two cases are parsed in full instead: a body ParseRequest rejects for a
+// value of another type or as invalid JSON (its error is ParseRequest's
+// to word), and more messages than MaxMessages in one array.
 func ScanRequest(body []byte) (*Request, error) {
 	if r, ok := scanRequest(body); ok {
 		if r.scan.badRole != nil {
@@ -155,21 +154,22 @@ func scanRequest(body []byte) (_ *Request, ok bool) {
 	w := &walker{data: body, oddMembers: true}
 	sc := &requestScan{body: body, messages: -1, system: -1}
 	r := &Request{Fields: make(map[string]json.RawMessage, 16), scan: sc}
-	// given is a messages array since the last null; merged, two.
-	var given, merged bool
+	// given is a messages array since the last null; twice, two arrays
+	// with no null between them (messagesTwice).
+	var given, twice bool
 	ok = w.request(r, func(i int) (int, bool) {
 		// A null or another messages array replaces the findings of the
 		// one before.
 		*sc = requestScan{body: body, messages: -1, system: sc.system}
 		r.GatewayThinking = false
 		if jsonbytes.HasAt(body, i, "null") {
-			given, merged = false, false
+			given = false
 			return i + len("null"), true
 		}
-		// encoding/json decodes an array into the elements the one before
-		// left (HistoryReader.EachMessage): each is checked here, and the
-		// merged history left to ParseRequest.
-		merged, given = given, true
+		// encoding/json would decode an array into the elements the one
+		// before left: each is checked here, and the request refused
+		// (errMessagesTwice) once the rest of the body is.
+		twice, given = twice || given, true
 		sc.messages = i
 		return w.array(i, func(i int) (int, bool) {
 			if sc.nMessages == MaxMessages {
@@ -189,13 +189,17 @@ func scanRequest(body []byte) (_ *Request, ok bool) {
 		sc.system = i
 		return w.scanContent(i)
 	})
-	if !ok || merged {
+	if !ok {
 		return nil, false
 	}
 	if raw, ok := r.Fields["messages"]; !ok || string(raw) == "null" {
 		// checkRequest's first check: messages named in another case
 		// are not messages to it.
 		sc.badRole = InvalidRequest("messages: Field required")
+	}
+	if twice {
+		// ParseRequest refuses it before it decodes anything.
+		sc.badRole = errMessagesTwice
 	}
 	return r, true
 }

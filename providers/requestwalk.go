@@ -465,6 +465,36 @@ const MaxMessages = 100_000
 
 var errTooManyMessages = InvalidRequest(fmt.Sprintf("messages: more than %d messages; a request holds at most %d", MaxMessages, MaxMessages))
 
+// errMessagesTwice refuses a request that gives messages as two arrays
+// with no null between them (messagesTwice).
+var errMessagesTwice = InvalidRequest("messages: given more than once; a request gives it once")
+
+// messagesTwice reports a request body (valid JSON) that gives messages
+// as two arrays with no null between them, under any names encoding/json
+// takes for the field. encoding/json would decode the second into the
+// elements the first left, member by member: a history no client means,
+// and one a byte-level reader (ScanRequest, HistoryReader) could only
+// follow by holding the first array's messages.
+func messagesTwice(body []byte) bool {
+	given, twice := false, false
+	_, _ = jsonbytes.ScanObjectAt(body, jsonbytes.SkipSpace(body, 0), func(key []byte, at int) (int, error) {
+		end, err := skipRaw(body, at)
+		if err != nil {
+			return 0, err
+		}
+		if string(key) == "messages" || requestFieldOf(key) == "messages" {
+			switch body[at] {
+			case 'n':
+				given = false
+			case '[':
+				twice, given = twice || given, true
+			}
+		}
+		return end, nil
+	})
+	return twice
+}
+
 // tooMany returns the error for a request body (valid JSON) whose tools
 // or messages array, as encoding/json would decode it, holds more than
 // its bound; nil otherwise.

@@ -29,7 +29,7 @@ var scanSeeds = []string{
 	`{"model":"claude-x","messages":[{"role":"assistant","content":[{"Type":"thinking","THINKING":"t","signature":null,"Signature":"` + scanSigner.Sign(providers.OriginTags, "", "t") + `"},{"type":"text","text":"a","text":null}]}]}`,
 	`{"model":"claude-x","messages":[{"role":"assistant","content":[{"type":"text","type":"thinking","thinking":"t","signature":"` + scanSigner.Sign(providers.OriginTags, "", "t") + `"}]}]}`,
 	`{"Model":"claude-x","model":null,"stream":null,"Stream":false,"max_tokens":1,"MAX_TOKENS":2,"messages":[{"role":"assistant","content":[{"type":"thinking","thinking":"t","signature":"` + scanSigner.Sign(providers.OriginTags, "", "t") + `"}]}]}`,
-	`{"model":"claude-x","messages":null,"Messages":[{"role":"user","content":"q"}],"messages":[{"role":"assistant","content":[{"type":"thinking","thinking":"t","signature":"` + scanSigner.Sign(providers.OriginTags, "", "t") + `"}]}]}`,
+	`{"model":"claude-x","messages":null,"Messages":[{"role":"user","content":"q"}],"MESSAGES":null,"messages":[{"role":"assistant","content":[{"type":"thinking","thinking":"t","signature":"` + scanSigner.Sign(providers.OriginTags, "", "t") + `"}]}]}`,
 	"{\"model\":\"claude-\xff\\ud800\",\"messages\":[{\"role\":\"user\",\"content\":\"q\"}],\"tools\":[{\"Name\":\"f\",\"name\":null,\"input_schema\":{}}]}",
 }
 

@@ -128,9 +128,9 @@ func unsignShapes() []string {
 		`{"model":"claude-x","messages":[{"role":"assistant","content":[{"type":"thinking","thinking":"caf\u00e9 \ud83d\ude00 \ud800 \/","signature":"` + scanSigner.Sign(providers.OriginTags, "", "café 😀 \uFFFD /") + `"}]},{"role":"user","content":"caf\u00e9 \u003c"}]}`,
 		// What encoding/json reads by its own rules: names in another case
 		// or escaped, repeated members, nulls, a null block, the messages
-		// given twice.
+		// given again after a null.
 		`{"model":"claude-x","messages":[{"ROLE":"assistant","Content":[null,{"TYPE":"thinking","Thinking":"t","thinking":null,"SIGNATURE":"` + sig + `"},{"type":"text","text":"a"}]},{"r\u006fle":"user","content":"b","content":null}]}`,
-		`{"model":"claude-x","messages":[{"role":"user","content":"q"}],"Messages":[{"content":"r"},{"role":"assistant","content":[{"type":"thinking","thinking":"t","signature":"x","signature":"` + sig + `"}]}]}`,
+		`{"model":"claude-x","Messages":[{"role":"user","content":"q"}],"MESSAGES":null,"messages":[{"role":"user","content":"r"},{"role":"assistant","content":[{"type":"thinking","thinking":"t","signature":"x","signature":"` + sig + `"}]}]}`,
 		`{"model":"claude-x","messages":[{"role":"assistant","content":[{"type":"redacted_thinking","data":null,"Data":"` + sig + `"},{"type":"thinking","thinking":"t","signature":"` + sig + `"}]},{"role":"user","content":[{"type":"text","text":"\ud800"}]}]}`,
 	}
 }
