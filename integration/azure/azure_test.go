@@ -599,3 +599,36 @@ func readFile(t testing.TB, path string) []byte {
 	}
 	return b
 }
+
+// TestMessagesGivenTwice: a body that gives messages as two arrays, which
+// JSON decoding would merge element by element, is refused at the gateway
+// with a 400 that names the rule, before Azure is called; with a null
+// between them it is a request, and Azure gets the history JSON decoding
+// keeps.
+func TestMessagesGivenTwice(t *testing.T) {
+	up := mockAzure(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"id":"msg_1","type":"message","role":"assistant","model":"`+deployment+`","content":[{"type":"text","text":"ok"}],"stop_reason":"end_turn","stop_sequence":null,"usage":{"input_tokens":1,"output_tokens":1}}`)
+	})
+	gw := testgw.Start(t, testgw.SlotAzure, site("", up))
+	const twice = `{"model":"claude-opus-4-6","max_tokens":64,"messages":[{"role":"user","content":"a"}],"Messages":[{"role":"user","content":"b"},{"role":"assistant","content":"c"}]}`
+	res, body := gw.PostRead("/v1/messages", twice, "x-api-key", "client-key", "anthropic-version", "2023-06-01")
+	const want = `{"type":"error","error":{"type":"invalid_request_error","message":"messages: given more than once; a request gives it once"}}`
+	if res.StatusCode != http.StatusBadRequest || body != want {
+		t.Errorf("got %d %s\nwant 400 %s", res.StatusCode, body, want)
+	}
+	if n := len(up.Requests()); n != 0 {
+		t.Errorf("Azure received %d requests, want none", n)
+	}
+	const once = `{"model":"claude-opus-4-6","max_tokens":64,"messages":[{"role":"user","content":"a"}],"Messages":null,"messages":[{"role":"user","content":"b"}]}`
+	res, body = gw.PostRead("/v1/messages", once, "x-api-key", "client-key", "anthropic-version", "2023-06-01")
+	if res.StatusCode != http.StatusOK || !strings.Contains(body, `"text":"ok"`) {
+		t.Fatalf("got %d %s, want Azure's answer", res.StatusCode, body)
+	}
+	// The model mapped, the body is written again as JSON decoding reads
+	// it: each name once, at its first place, with its last value.
+	const sent = `{"model":"` + deployment + `","max_tokens":64,"messages":[{"role":"user","content":"b"}],"Messages":null}`
+	if got, want := string(up.Last(t).Body), sent; got != want {
+		t.Errorf("Azure got %s\nwant %s", got, want)
+	}
+}
