@@ -149,7 +149,7 @@ func BenchmarkHugeUpstreamRead(b *testing.B) {
 // as several deltas cut at rune boundaries, and their text is unchanged.
 func TestEmitterSplitsLongDeltas(t *testing.T) {
 	var out bytes.Buffer
-	em := providers.NewStreamEmitter(&providers.Settings{Form: providers.FormThinking},
+	em := providers.NewStreamEmitter(providers.FormThinking, nil,
 		func(events []byte, _ providers.StreamStatus) []byte { out.Write(events); return events[:0] }, 1000)
 	em.MessageStart("msg_1", "m", providers.Usage{})
 	text := strings.Repeat("ab€", 2000) // 10 000 bytes, a 3-byte rune every 5

@@ -70,7 +70,7 @@ const maxEventBatch = 16 << 10
 func openStreamBody(rw *responseWriter, newStream func(*providers.Emitter) providers.StreamTranslator) *streamBody {
 	s := &streamBody{rw: rw}
 	s.drained.L = &rw.mu
-	s.em = providers.NewStreamEmitter(rw.x.Settings, s.take, maxEventBatch)
+	s.em = providers.NewStreamEmitter(rw.x.Settings.Form, rw.x.Settings.Signer, s.take, maxEventBatch)
 	s.em.SetThinkingDisplay(rw.x.ThinkingDisplay())
 	s.tr = newStream(s.em)
 	s.em.Flush()

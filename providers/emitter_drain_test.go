@@ -62,7 +62,7 @@ func FuzzEmitterDrain(f *testing.F) {
 		run := func(drain bool) (out []byte, largest int) {
 			em := NewEmitter(FormThinking, NewSigner([]byte("fuzz-key")))
 			if drain {
-				em = NewStreamEmitter(&Settings{Form: FormThinking, Signer: NewSigner([]byte("fuzz-key"))}, func(events []byte, _ StreamStatus) []byte {
+				em = NewStreamEmitter(FormThinking, NewSigner([]byte("fuzz-key")), func(events []byte, _ StreamStatus) []byte {
 					largest = max(largest, len(events))
 					out = append(out, events...)
 					return events[:0]

@@ -43,8 +43,8 @@ type EventSink func(events []byte, status StreamStatus) []byte
 // (Handling.NewStream), flushes once (a translator that begins the
 // message by itself has emitted message_start), then calls Flush after
 // every Write and Close of the translator, and Abort when one fails.
-func NewStreamEmitter(s *Settings, sink EventSink, drainAt int) *Emitter {
-	e := NewEmitter(s.Form, s.Signer)
+func NewStreamEmitter(form BlockForm, signer *Signer, sink EventSink, drainAt int) *Emitter {
+	e := NewEmitter(form, signer)
 	e.sse.sink, e.sse.drainAt = sink, drainAt
 	return e
 }

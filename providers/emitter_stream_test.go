@@ -33,7 +33,7 @@ func openScript(t *testing.T, start bool, write func(em *Emitter, p []byte) erro
 	t.Helper()
 	var got []string
 	var status StreamStatus
-	em := NewStreamEmitter(&Settings{}, func(events []byte, st StreamStatus) []byte {
+	em := NewStreamEmitter(0, nil, func(events []byte, st StreamStatus) []byte {
 		got, status = append(got, string(events)), st
 		return events[:0]
 	}, 1<<10)

@@ -149,7 +149,3 @@ func (x *Exchange) ThinkingDisplay() string {
 	}
 	return x.Request.Thinking.Display
 }
-
-// DisplayOmitted is thinking.display's value that hides the thinking text:
-// blocks keep their signature and carry an empty thinking.
-const DisplayOmitted = "omitted"

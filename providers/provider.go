@@ -311,3 +311,35 @@ func DefaultUpstreamError(status int, header http.Header, body []byte) *Error {
 	}
 	return e
 }
+
+// RequestScanner is a Provider that works from ScanRequest's findings: its
+// Rewrite calls Complete before it reads Messages or System.
+type RequestScanner interface {
+	ScansRequest() bool
+}
+
+// ParseRequestFor reads body for p: with ScanRequest when p works from a
+// scan, else with ParseRequest. Both return the same errors.
+func ParseRequestFor(p any, body []byte) (*Request, error) {
+	if s, ok := p.(RequestScanner); ok && s.ScansRequest() {
+		return ScanRequest(body)
+	}
+	return ParseRequest(body)
+}
+
+// MarshalRequest is x.Request's MarshalFieldsWith (messages may be nil),
+// written into a buffer of x.NewBody's.
+func (x *Exchange) MarshalRequest(messages func(dst []byte) ([]byte, error)) (body, encodedMessages []byte, err error) {
+	return x.Request.MarshalFieldsInto(messages, x.NewBody)
+}
+
+// ThinkingOrigin classifies a history thinking block by its signature:
+// ok is false for a block the gateway did not sign (an upstream's own, or
+// none); otherwise origin says where the gateway got it and foreign is the
+// upstream signature it wrapped.
+func (s *Settings) ThinkingOrigin(b Block) (origin Origin, foreign string, ok bool) {
+	if b.Type != "thinking" || s.Signer == nil {
+		return 0, "", false
+	}
+	return s.Signer.Open(b.Signature, b.Thinking)
+}

@@ -150,7 +150,7 @@ func (r *Request) SetMessagesJSON(encoded []byte) {
 // MarshalFields encodes the request from Fields, a passthrough body: the
 // fields in name order, as json.Marshal(r.Fields) writes them.
 func (r *Request) MarshalFields() ([]byte, error) {
-	body, _, err := r.marshalFields(nil, nil)
+	body, _, err := r.MarshalFieldsInto(nil, nil)
 	return body, err
 }
 
@@ -161,17 +161,11 @@ func (r *Request) MarshalFields() ([]byte, error) {
 // value in it, a sub-slice for SetMessagesJSON: the body is written once,
 // and a later MarshalFields (Vertex's) writes the same messages.
 func (r *Request) MarshalFieldsWith(messages func(dst []byte) ([]byte, error)) (body, encodedMessages []byte, err error) {
-	return r.marshalFields(messages, nil)
+	return r.MarshalFieldsInto(messages, nil)
 }
 
-// MarshalRequest is x.Request's MarshalFieldsWith (messages may be nil),
-// written into a buffer of x.NewBody's.
-func (x *Exchange) MarshalRequest(messages func(dst []byte) ([]byte, error)) (body, encodedMessages []byte, err error) {
-	return x.Request.marshalFields(messages, x.NewBody)
-}
-
-// marshalFields writes the body into a buffer of newBody's (nil: make).
-func (r *Request) marshalFields(messages func(dst []byte) ([]byte, error), newBody func(int) []byte) (out, encodedMessages []byte, err error) {
+// MarshalFieldsInto writes the body into a buffer of newBody's (nil: make).
+func (r *Request) MarshalFieldsInto(messages func(dst []byte) ([]byte, error), newBody func(int) []byte) (out, encodedMessages []byte, err error) {
 	keys := make([]string, 0, len(r.Fields))
 	n := 2
 	for k, v := range r.Fields {

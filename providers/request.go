@@ -428,3 +428,7 @@ func (r *Request) SetField(name string, v any) error {
 	r.Fields[name] = b
 	return nil
 }
+
+// DisplayOmitted is thinking.display's value that hides the thinking text:
+// blocks keep their signature and carry an empty thinking.
+const DisplayOmitted = "omitted"

@@ -15,21 +15,6 @@ import (
 // makes no Go string of the history; Complete decodes the rest when a
 // request has to change after all.
 
-// RequestScanner is a Provider that works from ScanRequest's findings: its
-// Rewrite calls Complete before it reads Messages or System.
-type RequestScanner interface {
-	ScansRequest() bool
-}
-
-// ParseRequestFor reads body for p: with ScanRequest when p works from a
-// scan, else with ParseRequest. Both return the same errors.
-func ParseRequestFor(p any, body []byte) (*Request, error) {
-	if s, ok := p.(RequestScanner); ok && s.ScansRequest() {
-		return ScanRequest(body)
-	}
-	return ParseRequest(body)
-}
-
 // ScanRequest reads body as ParseRequest does, and returns the same error
 // for a body ParseRequest rejects, but leaves Messages and System to
 // Complete: Fields, Model, Stream, Thinking, the other small fields and
@@ -428,9 +413,9 @@ func (w *walker) scanBlock(i int) (end int, gatewaySigned, otherSigned, ok bool)
 				thinking, redacted = string(s) == "thinking", string(s) == "redacted_thinking"
 				escapedType = n < 0
 			case rbSignature:
-				envelope, sigLen = isGatewaySignature(s), n
+				envelope, sigLen = IsGatewaySignature(s), n
 			default:
-				dataEnvelope, dataLen = isGatewaySignature(s), n
+				dataEnvelope, dataLen = IsGatewaySignature(s), n
 			}
 			return end, ok
 		}
@@ -450,10 +435,6 @@ func (w *walker) scanBlock(i int) (end int, gatewaySigned, otherSigned, ok bool)
 	return end, thinking && envelope || redacted && dataEnvelope, otherSigned, ok
 }
 
-// isGatewaySignature is IsGatewaySignature of a signature's bytes.
-func isGatewaySignature(sig []byte) bool {
-	return len(sig) > len(sigPrefix)+1 && bytes.HasPrefix(sig, []byte(sigPrefix)) && sig[len(sigPrefix)+1] == '.'
-}
 
 // scanSource checks a block's source at i: ok when Source.UnmarshalJSON
 // accepts it, which for an object means every member encoding/json
@@ -510,4 +491,14 @@ func hasGatewayThinking(msgs []Message) bool {
 		}
 	}
 	return false
+}
+
+// SignaturePrefix marks the gateway's envelope; Anthropic's own signatures never
+// start with it, so they pass through untouched.
+const SignaturePrefix = "tg1"
+
+// IsGatewaySignature reports whether sig has the gateway's envelope shape,
+// whichever key signed it.
+func IsGatewaySignature[S string | []byte](sig S) bool {
+	return len(sig) > len(SignaturePrefix)+1 && string(sig[:len(SignaturePrefix)]) == SignaturePrefix && sig[len(SignaturePrefix)+1] == '.'
 }

@@ -36,10 +36,6 @@ const (
 	OriginBedrock Origin = 'b'
 )
 
-// sigPrefix marks the gateway's envelope; Anthropic's own signatures never
-// start with it, so they pass through untouched.
-const sigPrefix = "tg1"
-
 // Signer signs the thinking blocks the gateway creates. Clients such as
 // Claude Code drop thinking blocks without a signature, and real upstreams
 // reject signatures they did not issue, so the gateway issues its own and
@@ -144,7 +140,7 @@ func (m *BlockMAC) AppendSignature(dst []byte, origin Origin, foreign []byte) []
 	m.h.Write(m.tail[:])
 	m.h.Write(foreign)
 	m.sum = m.h.Sum(m.sum[:0])
-	dst = append(dst, sigPrefix...)
+	dst = append(dst, SignaturePrefix...)
 	dst = append(dst, byte(origin), '.')
 	dst = base64.RawURLEncoding.AppendEncode(dst, foreign)
 	dst = append(dst, '.')
@@ -180,7 +176,7 @@ func (s *Signer) openWithKey(sig, thinking string) (origin Origin, foreign strin
 	if !IsGatewaySignature(sig) {
 		return 0, "", false
 	}
-	rest := sig[len(sigPrefix)+1:]
+	rest := sig[len(SignaturePrefix)+1:]
 	dot := strings.IndexByte(rest, '.')
 	if len(rest) < 1 || dot != 0 {
 		return 0, "", false
@@ -194,27 +190,10 @@ func (s *Signer) openWithKey(sig, thinking string) (origin Origin, foreign strin
 	if err != nil {
 		return 0, "", false
 	}
-	origin = Origin(sig[len(sigPrefix)])
+	origin = Origin(sig[len(SignaturePrefix)])
 	want := s.Sign(origin, string(f), thinking)
 	if !hmac.Equal([]byte(want), []byte(sig)) {
 		return 0, "", false
 	}
 	return origin, string(f), true
-}
-
-// IsGatewaySignature reports whether sig has the gateway's envelope shape,
-// whichever key signed it.
-func IsGatewaySignature(sig string) bool {
-	return len(sig) > len(sigPrefix)+1 && strings.HasPrefix(sig, sigPrefix) && sig[len(sigPrefix)+1] == '.'
-}
-
-// ThinkingOrigin classifies a history thinking block by its signature:
-// ok is false for a block the gateway did not sign (an upstream's own, or
-// none); otherwise origin says where the gateway got it and foreign is the
-// upstream signature it wrapped.
-func (s *Settings) ThinkingOrigin(b Block) (origin Origin, foreign string, ok bool) {
-	if b.Type != "thinking" || s.Signer == nil {
-		return 0, "", false
-	}
-	return s.Signer.Open(b.Signature, b.Thinking)
 }

@@ -31,10 +31,10 @@ func (s *Signer) NewOpener() *Opener {
 // Open is Signer.Open of sig and thinking's bytes. foreign is valid until
 // the next call.
 func (o *Opener) Open(sig, thinking []byte) (origin Origin, foreign []byte, ok bool) {
-	if len(o.macs) == 0 || !isGatewaySignature(sig) {
+	if len(o.macs) == 0 || !IsGatewaySignature(sig) {
 		return 0, nil, false
 	}
-	rest := sig[len(sigPrefix)+1:]
+	rest := sig[len(SignaturePrefix)+1:]
 	if len(rest) < 1 || rest[0] != '.' {
 		return 0, nil, false
 	}
@@ -48,7 +48,7 @@ func (o *Opener) Open(sig, thinking []byte) (origin Origin, foreign []byte, ok b
 		return 0, nil, false
 	}
 	o.foreign = f
-	origin = Origin(sig[len(sigPrefix)])
+	origin = Origin(sig[len(SignaturePrefix)])
 	for _, m := range o.macs {
 		m.Reset()
 		m.Write(thinking)

@@ -45,7 +45,7 @@ type Stream struct {
 // emitter of x's settings whose events go to sink, handed over every
 // drainAt bytes at most.
 func OpenStream(x *providers.Exchange, newStream func(*providers.Emitter) providers.StreamTranslator, sink func(events []byte), drainAt int) *Stream {
-	em := providers.NewStreamEmitter(x.Settings, func(events []byte, _ providers.StreamStatus) []byte {
+	em := providers.NewStreamEmitter(x.Settings.Form, x.Settings.Signer, func(events []byte, _ providers.StreamStatus) []byte {
 		sink(events)
 		return events[:0]
 	}, drainAt)

@@ -169,7 +169,7 @@ func (u *unsigner) assistantBlocks(content []byte) (drop bool, err error) {
 	err = u.h.EachBlock(content, &u.block, func(_ int, b *providers.HistoryBlock) error {
 		thinking, redacted := b.Type.Is(blockThinking), b.Type.Is(blockRedacted)
 		switch {
-		case thinking && providers.IsGatewaySignature(string(u.decoded(&b.Signature, &u.sig))):
+		case thinking && providers.IsGatewaySignature(u.decoded(&b.Signature, &u.sig)):
 			touched = true
 			text := u.decoded(&b.Thinking, &u.thinking)
 			origin, _, ok := u.opener.Open(u.decoded(&b.Signature, &u.sig), text)
@@ -181,7 +181,7 @@ func (u *unsigner) assistantBlocks(content []byte) (drop bool, err error) {
 			u.out = append(u.out, `{"type":"text","text":"\u003cthinking\u003e`...)
 			u.appendBody(b.Thinking.Raw, b.Thinking.Canonical, text)
 			u.out = append(u.out, `\u003c/thinking\u003e"}`...)
-		case redacted && providers.IsGatewaySignature(string(u.decoded(&b.Data, nil))):
+		case redacted && providers.IsGatewaySignature(u.decoded(&b.Data, nil)):
 			touched = true
 			return nil
 		default:

@@ -457,7 +457,7 @@ func dropBlock(m [3]jsonbytes.Member, ch *Changes) bool {
 			ch.Thinking++
 			return true
 		}
-		if providers.IsGatewaySignature(string(sig)) {
+		if providers.IsGatewaySignature(sig) {
 			ch.Thinking++
 			ch.GatewaySigned++
 			return true
@@ -466,7 +466,7 @@ func dropBlock(m [3]jsonbytes.Member, ch *Changes) bool {
 		// The gateway's envelope wraps another upstream's encrypted
 		// reasoning (OpenRouter's, or a Responses reasoning item), which
 		// Azure cannot read either.
-		if data, t := m[2].Value, m[2].Type; t != jsonparser.String || len(data) == 0 || providers.IsGatewaySignature(string(data)) {
+		if data, t := m[2].Value, m[2].Type; t != jsonparser.String || len(data) == 0 || providers.IsGatewaySignature(data) {
 			ch.Redacted++
 			return true
 		}

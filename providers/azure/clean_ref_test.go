@@ -166,13 +166,13 @@ func dropBlockRef(block []byte, ch *Changes) bool {
 			ch.Thinking++
 			return true
 		}
-		if providers.IsGatewaySignature(string(sig)) {
+		if providers.IsGatewaySignature(sig) {
 			ch.Thinking++
 			ch.GatewaySigned++
 			return true
 		}
 	case "redacted_thinking":
-		if data, t, _, _ := jsonparser.Get(block, "data"); t != jsonparser.String || len(data) == 0 || providers.IsGatewaySignature(string(data)) {
+		if data, t, _, _ := jsonparser.Get(block, "data"); t != jsonparser.String || len(data) == 0 || providers.IsGatewaySignature(data) {
 			ch.Redacted++
 			return true
 		}

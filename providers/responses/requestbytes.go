@@ -483,11 +483,11 @@ func (b *byteConverter) reasoningItem(blk *rawBlock) (id, enc string, ok bool) {
 	// decoding the block's text.
 	if string(typeOf(blk)) == "thinking" {
 		sig := blk.Signature.TextInto(&b.sig)
-		if !providers.IsGatewaySignature(string(sig)) {
+		if !providers.IsGatewaySignature(sig) {
 			return "", "", false
 		}
 		origin, foreign, ok = b.opener.Open(sig, blk.Thinking.TextInto(&b.text))
-	} else if sig := blk.Data.TextInto(&b.sig); providers.IsGatewaySignature(string(sig)) {
+	} else if sig := blk.Data.TextInto(&b.sig); providers.IsGatewaySignature(sig) {
 		origin, foreign, ok = b.opener.Open(sig, nil)
 	}
 	if !ok || origin != providers.OriginResponses {
