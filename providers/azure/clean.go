@@ -13,6 +13,7 @@ import (
 
 	"github.com/thinkgate/thinkgate/internal/jsonbytes"
 	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/wire"
 )
 
 // Changes records what cleaning did to one request, for the debug log and tests.
@@ -75,7 +76,7 @@ func (p *Provider) Clean(x *providers.Exchange) ([]byte, Changes, error) {
 	if raw, ok := fields["tools"]; ok && !del["tools"] {
 		tools, err := cleanTools(raw, &ch)
 		if err != nil {
-			return nil, ch, providers.InvalidRequest("tools: " + err.Error())
+			return nil, ch, wire.InvalidRequest("tools: " + err.Error())
 		}
 		if ch.Tools > 0 {
 			set["tools"] = tools
@@ -97,7 +98,7 @@ func (p *Provider) Clean(x *providers.Exchange) ([]byte, Changes, error) {
 	if hasMessages {
 		msgs, changed, err := appendCleanMessages(make([]byte, 0, len(raw)), raw, &ch)
 		if err != nil {
-			return nil, ch, providers.InvalidRequest("messages: " + err.Error())
+			return nil, ch, wire.InvalidRequest("messages: " + err.Error())
 		}
 		if changed {
 			set["messages"] = msgs
@@ -114,7 +115,7 @@ func (p *Provider) Clean(x *providers.Exchange) ([]byte, Changes, error) {
 	}
 	body, err := rebuildObject(x.NewBody, x.Body, x.Request.FieldOrder(), fields, set, del)
 	if err != nil {
-		return nil, ch, providers.InvalidRequest("request body: " + err.Error())
+		return nil, ch, wire.InvalidRequest("request body: " + err.Error())
 	}
 	return body, ch, nil
 }
@@ -171,7 +172,7 @@ func cleanInto(x *providers.Exchange, order []string, fields, set map[string]jso
 		if k == "messages" {
 			var err error
 			if out, changed, err = appendCleanMessages(out, fields[k], ch); err != nil {
-				return nil, *ch, providers.InvalidRequest("messages: " + err.Error())
+				return nil, *ch, wire.InvalidRequest("messages: " + err.Error())
 			}
 		} else if v, ok := set[k]; ok {
 			out = append(out, v...)
@@ -457,7 +458,7 @@ func dropBlock(m [3]jsonbytes.Member, ch *Changes) bool {
 			ch.Thinking++
 			return true
 		}
-		if providers.IsGatewaySignature(sig) {
+		if wire.IsGatewaySignature(sig) {
 			ch.Thinking++
 			ch.GatewaySigned++
 			return true
@@ -466,7 +467,7 @@ func dropBlock(m [3]jsonbytes.Member, ch *Changes) bool {
 		// The gateway's envelope wraps another upstream's encrypted
 		// reasoning (OpenRouter's, or a Responses reasoning item), which
 		// Azure cannot read either.
-		if data, t := m[2].Value, m[2].Type; t != jsonparser.String || len(data) == 0 || providers.IsGatewaySignature(data) {
+		if data, t := m[2].Value, m[2].Type; t != jsonparser.String || len(data) == 0 || wire.IsGatewaySignature(data) {
 			ch.Redacted++
 			return true
 		}
