@@ -11,6 +11,7 @@ import (
 
 	"github.com/thinkgate/thinkgate/internal/jsonbytes"
 	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/wire"
 )
 
 // applyCard holds a request to its model's card before any provider
@@ -29,7 +30,7 @@ import (
 // a buffer from newBody. The request's typed fields and Fields follow the
 // copy. A model without a card, and every request when there are no
 // cards, is passed as it is at no cost.
-func (h *Handler) applyCard(req *providers.Request, body []byte, newBody func(int) []byte) ([]byte, *providers.Error) {
+func (h *Handler) applyCard(req *wire.Request, body []byte, newBody func(int) []byte) ([]byte, *wire.Error) {
 	if len(h.ModelInfo) == 0 {
 		return body, nil
 	}
@@ -83,7 +84,7 @@ func (h *Handler) applyCard(req *providers.Request, body []byte, newBody func(in
 // the body is copied once and not walked; a member Fields does not hold
 // under its own name (a name encoding/json folded) is found by a walk of
 // the body's top level.
-func spliceFields(req *providers.Request, body []byte, edits []memberEdit, newBody func(int) []byte) []byte {
+func spliceFields(req *wire.Request, body []byte, edits []memberEdit, newBody func(int) []byte) []byte {
 	type span struct {
 		from, to int
 		edit     memberEdit
@@ -119,7 +120,7 @@ func spliceFields(req *providers.Request, body []byte, edits []memberEdit, newBo
 // spliceWalked is spliceFields for a request whose members are found by
 // a walk: every member whose name encoding/json folds to an edit's is
 // replaced, and Fields follows.
-func spliceWalked(req *providers.Request, body []byte, edits []memberEdit, newBody func(int) []byte) []byte {
+func spliceWalked(req *wire.Request, body []byte, edits []memberEdit, newBody func(int) []byte) []byte {
 	out := spliceMembers(newBody(len(body)+64), body, edits)
 	if out == nil {
 		return nil
@@ -156,26 +157,26 @@ func offsetIn(body, v []byte) (int, bool) {
 // checkOutputConfig checks output_config (an object) against the card; a
 // changed output_config is returned when effort max became the card's
 // highest level, nil when it stays as sent.
-func (c *ModelCard) checkOutputConfig(model string, raw []byte) ([]byte, *providers.Error) {
+func (c *ModelCard) checkOutputConfig(model string, raw []byte) ([]byte, *wire.Error) {
 	oc, err := providers.ParseOutputConfig(raw)
 	if err != nil {
-		return nil, providers.AsError(err)
+		return nil, wire.AsError(err)
 	}
 	if oc.Schema != nil && !c.StructuredOutputs {
-		return nil, providers.InvalidRequest(fmt.Sprintf(
+		return nil, wire.InvalidRequest(fmt.Sprintf(
 			"output_config.format: model %s does not support structured outputs on this gateway (its model card does not list structured_outputs)", model))
 	}
 	switch level := oc.Effort; {
 	case level == "" || has(c.Effort, level):
 		return nil, nil
 	case len(c.Effort) == 0:
-		return nil, providers.InvalidRequest(fmt.Sprintf(
+		return nil, wire.InvalidRequest(fmt.Sprintf(
 			"output_config.effort: model %s does not support effort on this gateway (its model card lists no effort levels)", model))
 	case level == providers.EffortMax:
 		top := c.highestEffort()
 		return spliceMembers(nil, raw, []memberEdit{{name: "effort", value: strconv.AppendQuote(nil, top)}}), nil
 	default:
-		return nil, providers.InvalidRequest(fmt.Sprintf(
+		return nil, wire.InvalidRequest(fmt.Sprintf(
 			"output_config.effort: %q is not supported by model %s; allowed levels: %s", level, model, strings.Join(c.Effort, ", ")))
 	}
 }
@@ -185,7 +186,7 @@ func (c *ModelCard) checkOutputConfig(model string, raw []byte) ([]byte, *provid
 // lacks pdf, in the messages and in their tool results' content. The
 // messages are read from the client's bytes only when they hold what could
 // be such a block.
-func (c *ModelCard) checkInput(model string, body []byte) *providers.Error {
+func (c *ModelCard) checkInput(model string, body []byte) *wire.Error {
 	images, pdfs := has(c.Input, "image"), has(c.Input, "pdf")
 	if images && pdfs {
 		return nil
@@ -198,29 +199,29 @@ func (c *ModelCard) checkInput(model string, body []byte) *providers.Error {
 		(pdfs || !bytes.Contains(body, []byte(`cument"`))) {
 		return nil
 	}
-	h, err := providers.NewHistoryReader(body)
+	h, err := wire.NewHistoryReader(body)
 	if err != nil {
 		return nil // ParseRequest accepted the body; nothing to refuse here
 	}
-	var refused *providers.Error
-	var outer, inner providers.HistoryBlock
-	check := func(path string, b *providers.HistoryBlock) {
+	var refused *wire.Error
+	var outer, inner wire.HistoryBlock
+	check := func(path string, b *wire.HistoryBlock) {
 		switch {
 		case b.Type.Is("image") && !images:
-			refused = providers.InvalidRequest(fmt.Sprintf(
+			refused = wire.InvalidRequest(fmt.Sprintf(
 				"%s: model %s does not take image input on this gateway (its model card's input lists %s)",
 				path, model, inputList(c.Input)))
 		case b.Type.Is("document") && !pdfs &&
 			(b.Source.Type.Is("url") || b.Source.Type.Is("base64") && b.Source.MediaType.Is("application/pdf")):
-			refused = providers.InvalidRequest(fmt.Sprintf(
+			refused = wire.InvalidRequest(fmt.Sprintf(
 				"%s: model %s does not take PDF input on this gateway (its model card's input lists %s)",
 				path, model, inputList(c.Input)))
 		}
 	}
 	errRefused := errors.New("refused")
-	_ = h.EachMessage(func(i int, m *providers.HistoryMessage) error {
+	_ = h.EachMessage(func(i int, m *wire.HistoryMessage) error {
 		path := "messages." + strconv.Itoa(i) + ".content"
-		return h.EachBlock(m.Content, &outer, func(j int, b *providers.HistoryBlock) error {
+		return h.EachBlock(m.Content, &outer, func(j int, b *wire.HistoryBlock) error {
 			at := path + "." + strconv.Itoa(j)
 			if check(at, b); refused != nil {
 				return errRefused
@@ -228,7 +229,7 @@ func (c *ModelCard) checkInput(model string, body []byte) *providers.Error {
 			if !b.Type.Is("tool_result") || len(b.ContentRaw) == 0 || b.ContentRaw[0] != '[' {
 				return nil
 			}
-			return h.EachBlock(b.ContentRaw, &inner, func(k int, nb *providers.HistoryBlock) error {
+			return h.EachBlock(b.ContentRaw, &inner, func(k int, nb *wire.HistoryBlock) error {
 				if check(at+".content."+strconv.Itoa(k), nb); refused != nil {
 					return errRefused
 				}

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/thinkgate/thinkgate/internal/requestshapes"
-	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/wire"
 )
 
 // BenchmarkApplyCard: what a card costs a 1 MB request of each hostile
@@ -20,7 +20,7 @@ func BenchmarkApplyCard(b *testing.B) {
 	carded := &Handler{ModelInfo: []ModelCard{{Model: "claude-*", MaxInputTokens: 200000, MaxTokens: 512}}}
 	for _, s := range requestshapes.Shapes {
 		body := s.Build(size)
-		req, err := providers.ParseRequest(body)
+		req, err := wire.ParseRequest(body)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -7,7 +7,7 @@ import (
 
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 
-	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/wire"
 )
 
 // TestModelInfoCaddyfile: a model_info block becomes the card the JSON
@@ -119,7 +119,7 @@ func TestApplyCard(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			body := []byte(c.body)
-			req, err := providers.ParseRequest(body)
+			req, err := wire.ParseRequest(body)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -144,7 +144,7 @@ func TestApplyCard(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if reparsed, err := providers.ParseRequest(again); err != nil || reparsed.MaxTokens != c.maxTokens || reparsed.Thinking.BudgetTokens != c.budget {
+			if reparsed, err := wire.ParseRequest(again); err != nil || reparsed.MaxTokens != c.maxTokens || reparsed.Thinking.BudgetTokens != c.budget {
 				t.Errorf("fields written again: %s (%v)", again, err)
 			}
 		})
@@ -168,7 +168,7 @@ func TestApplyCard(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			body := []byte(c.body)
-			req, err := providers.ScanRequest(body)
+			req, err := wire.ScanRequest(body)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -180,7 +180,7 @@ func TestApplyCard(t *testing.T) {
 	}
 	// A text document is not a PDF; an image the card takes passes.
 	body := []byte(`{"model":"small","messages":[{"role":"user","content":[{"type":"document","source":{"type":"text","media_type":"text/plain","data":"x"}},{"type":"image","source":{"type":"url","url":"https://example.com/a.png"}}]}]}`)
-	req, err := providers.ParseRequest(body)
+	req, err := wire.ParseRequest(body)
 	if err != nil {
 		t.Fatal(err)
 	}

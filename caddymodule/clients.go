@@ -21,6 +21,8 @@ import (
 
 	"github.com/thinkgate/thinkgate/internal/limitstore"
 	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/emit"
+	"github.com/thinkgate/thinkgate/providers/wire"
 )
 
 func init() {
@@ -265,7 +267,7 @@ func (u *storeUse) shutdown() error {
 type requestClient struct {
 	*client
 	mu    sync.Mutex
-	usage providers.Usage
+	usage emit.Usage
 }
 
 type requestClientKey struct{}
@@ -277,7 +279,7 @@ func clientOf(r *http.Request) *requestClient {
 }
 
 // addUsage adds an exchange's usage; fallback steps add up.
-func (rc *requestClient) addUsage(u providers.Usage) {
+func (rc *requestClient) addUsage(u emit.Usage) {
 	rc.mu.Lock()
 	rc.usage.InputTokens += u.InputTokens
 	rc.usage.OutputTokens += u.OutputTokens
@@ -321,7 +323,7 @@ func (c *Clients) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	cl := c.find(r.Header)
 	if cl == nil {
 		startPlaceholders(r, "")
-		return writeError(w, &providers.Error{Status: http.StatusUnauthorized, Type: "authentication_error", Message: "invalid x-api-key"})
+		return writeError(w, &wire.Error{Status: http.StatusUnauthorized, Type: "authentication_error", Message: "invalid x-api-key"})
 	}
 	// The key is the gateway's: it never goes upstream.
 	r.Header.Del("X-Api-Key")
@@ -345,7 +347,7 @@ func (c *Clients) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 		}
 		if req != nil && !cl.allowsModel(req.Model) {
 			c.peekRateLimits(w, r, rc)
-			return writeError(w, &providers.Error{Status: http.StatusForbidden, Type: "permission_error",
+			return writeError(w, &wire.Error{Status: http.StatusForbidden, Type: "permission_error",
 				Message: fmt.Sprintf("model %s: not available to client %s", req.Model, cl.name)})
 		}
 	}
@@ -378,7 +380,7 @@ func (c *Clients) serveMessages(w http.ResponseWriter, r *http.Request, next cad
 	if err != nil {
 		c.storeFailed("acquire", err)
 		if c.deny {
-			return writeError(w, &providers.Error{Status: http.StatusServiceUnavailable, Type: "api_error",
+			return writeError(w, &wire.Error{Status: http.StatusServiceUnavailable, Type: "api_error",
 				Message: "the gateway cannot check the client's limits now; retry shortly", RetryAfter: "1"})
 		}
 		lease = limitstore.Lease{Client: rc.name}
@@ -388,7 +390,7 @@ func (c *Clients) serveMessages(w http.ResponseWriter, r *http.Request, next cad
 	if d.Refused != "" {
 		metrics.clientRefusals.WithLabelValues(rc.name, d.Refused).Inc()
 		secs := int64((d.RetryAfter + time.Second - 1) / time.Second)
-		return writeError(w, &providers.Error{Status: http.StatusTooManyRequests, Type: "rate_limit_error",
+		return writeError(w, &wire.Error{Status: http.StatusTooManyRequests, Type: "rate_limit_error",
 			Message:    fmt.Sprintf("client %s is over its %s limit; retry in %ds", rc.name, refusalLimit(d.Refused, rc.limits), secs),
 			RetryAfter: strconv.FormatInt(secs, 10)})
 	}

@@ -21,6 +21,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/emit"
 )
 
 // TestConfigErrorMessages: a mistake in the thinkgate block gets an error
@@ -353,7 +354,7 @@ func TestSigningKeyAcrossInstances(t *testing.T) {
 	dir := t.TempDir()
 	a := provisionHandler(t, dir, `{"provider":{"name":"openai"}}`)
 	b := provisionHandler(t, dir, `{"provider":{"name":"openai"}}`)
-	sig := a.settings.Signer.Sign(providers.OriginTags, "", "plan")
+	sig := a.settings.Signer.Sign(emit.OriginTags, "", "plan")
 	if _, _, ok := b.settings.Signer.Open(sig, "plan"); !ok {
 		t.Fatal("instance b rejects instance a's envelope")
 	}
@@ -376,7 +377,7 @@ func TestSigningKeyAcrossInstances(t *testing.T) {
 	if _, _, ok := rotated.settings.Signer.Open(sig, "plan"); !ok {
 		t.Fatal("a previous key does not verify")
 	}
-	newSig := rotated.settings.Signer.Sign(providers.OriginTags, "", "plan")
+	newSig := rotated.settings.Signer.Sign(emit.OriginTags, "", "plan")
 	if newSig == sig {
 		t.Fatal("signed with the previous key")
 	}

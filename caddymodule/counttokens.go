@@ -6,14 +6,15 @@ import (
 	"time"
 
 	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/wire"
 )
 
 // answerCountTokens answers count_tokens for a provider that counts
 // itself (providers.TokenCounter): no upstream is called.
-func answerCountTokens(w http.ResponseWriter, c providers.TokenCounter, x *providers.Exchange, m *exchangeMetrics, fail func(*providers.Error) error) error {
+func answerCountTokens(w http.ResponseWriter, c providers.TokenCounter, x *providers.Exchange, m *exchangeMetrics, fail func(*wire.Error) error) error {
 	n, err := c.CountTokens(x)
 	if err != nil {
-		return fail(providers.AsError(err))
+		return fail(wire.AsError(err))
 	}
 	body := providers.CountTokensBody(n)
 	h := w.Header()

@@ -41,7 +41,7 @@ type ProviderInfo struct {
 	// SplitTags is split_tags' default: on for upstreams whose models are
 	// prompted to write their thinking in tags.
 	SplitTags bool
-	// ScansRequest: the provider works from providers.ScanRequest's
+	// ScansRequest: the provider works from wire.ScanRequest's
 	// findings (it is a providers.RequestScanner that scans), so the
 	// handler reads its requests with a scan rather than a full parse.
 	ScansRequest bool

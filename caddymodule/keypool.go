@@ -14,6 +14,7 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 
 	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/wire"
 )
 
 // The key_selection values.
@@ -225,11 +226,11 @@ func (p *keyPool) exhausted(w http.ResponseWriter, outer *upstreamAttempt, now t
 		metrics.upstreamKeysCooling.WithLabelValues(p.provider).Inc()
 	}
 	wait, cooling := p.shortestWait(now)
-	e := &providers.Error{Status: http.StatusBadGateway, Type: "api_error",
+	e := &wire.Error{Status: http.StatusBadGateway, Type: "api_error",
 		Message: fmt.Sprintf("the upstream refused every api_key of provider %s (401/403); they are set aside until the configuration is reloaded", p.provider)}
 	if cooling {
 		secs := max(1, int64((wait+time.Second-1)/time.Second))
-		e = &providers.Error{Status: http.StatusTooManyRequests, Type: "rate_limit_error",
+		e = &wire.Error{Status: http.StatusTooManyRequests, Type: "rate_limit_error",
 			Message:    fmt.Sprintf("every api_key of provider %s is rate limited by the upstream; retry in %ds", p.provider, secs),
 			RetryAfter: strconv.FormatInt(secs, 10)}
 	}

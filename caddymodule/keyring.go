@@ -7,7 +7,7 @@ import (
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 
-	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/wire"
 )
 
 // serverHandlers are the thinkgate handlers of one Caddy server (a
@@ -95,6 +95,6 @@ func unauthenticated(srv *caddyhttp.Server, r *http.Request) bool {
 }
 
 // errInvalidClientKey is the answer to a request without a valid client key.
-var errInvalidClientKey = &providers.Error{Status: http.StatusUnauthorized, Type: "authentication_error", Message: "invalid x-api-key"}
+var errInvalidClientKey = &wire.Error{Status: http.StatusUnauthorized, Type: "authentication_error", Message: "invalid x-api-key"}
 
 var _ caddy.CleanerUpper = (*Handler)(nil)

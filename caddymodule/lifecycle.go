@@ -10,7 +10,7 @@ import (
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 
-	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/wire"
 )
 
 // defaultUpstreamIdleTimeout ends a stream whose upstream has sent nothing
@@ -86,7 +86,7 @@ func (a *activeExchanges) remove(rw *responseWriter) {
 
 // errShuttingDown ends exchanges still open when the grace period runs out:
 // overloaded_error, which clients retry.
-var errShuttingDown = &providers.Error{Status: 529, Type: "overloaded_error",
+var errShuttingDown = &wire.Error{Status: 529, Type: "overloaded_error",
 	Message: "the gateway is shutting down; retry the request"}
 
 // shutdown runs when the server begins its graceful stop. With a grace
@@ -120,7 +120,7 @@ func (a *activeExchanges) shutdown() {
 // stop ends the exchange early with e: a stream gets e as its error event,
 // an exchange that has sent nothing yet gets e as its response; the upstream
 // request is cancelled either way.
-func (rw *responseWriter) stop(e *providers.Error) {
+func (rw *responseWriter) stop(e *wire.Error) {
 	rw.mu.Lock()
 	defer rw.mu.Unlock()
 	if rw.done || rw.stopErr != nil {

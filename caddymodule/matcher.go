@@ -13,6 +13,7 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 
 	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/wire"
 )
 
 func init() {
@@ -194,14 +195,14 @@ func (m *MatchMessages) clientMatches(r *http.Request) bool {
 // counts as one that does not mention it, so default_thinking decides both
 // and "thinking on" with "default_thinking off" takes only requests that
 // ask for thinking.
-func (m *MatchMessages) thinkingOn(t providers.ThinkingParam) bool {
+func (m *MatchMessages) thinkingOn(t wire.ThinkingParam) bool {
 	if t.Present && t.Bool == nil && t.Type == "adaptive" {
 		return m.defaultThinking
 	}
 	return t.Enabled(m.defaultThinking)
 }
 
-func (m *MatchMessages) hasTool(tools []providers.Tool) bool {
+func (m *MatchMessages) hasTool(tools []wire.Tool) bool {
 	for _, t := range tools {
 		if t.Type != "" && anyGlob(m.Tool, t.Type) || anyGlob(m.Tool, t.Name) {
 			return true

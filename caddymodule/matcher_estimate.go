@@ -1,7 +1,7 @@
 package caddymodule
 
 import (
-	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/wire"
 )
 
 // The input-token estimate errs high: routing a request to a long-context
@@ -42,25 +42,25 @@ func (p *ParsedRequest) summary() *requestStats {
 }
 
 // gatherStats reads the stats from the client's body, a block at a time
-// (providers.HistoryReader): however long the history, it holds one block.
-func gatherStats(req *providers.Request, body []byte) *requestStats {
+// (wire.HistoryReader): however long the history, it holds one block.
+func gatherStats(req *wire.Request, body []byte) *requestStats {
 	s := new(requestStats)
 	var textBytes, tokens int64
-	h, err := providers.NewHistoryReader(body)
+	h, err := wire.NewHistoryReader(body)
 	if err != nil {
 		return s // not reached: the request parse accepted the body
 	}
 	// One block per level of tool_result nesting.
-	var levels []*providers.HistoryBlock
+	var levels []*wire.HistoryBlock
 	var walk func(content []byte, depth int)
 	walk = func(content []byte, depth int) {
 		if content == nil {
 			return
 		}
 		if depth == len(levels) {
-			levels = append(levels, new(providers.HistoryBlock))
+			levels = append(levels, new(wire.HistoryBlock))
 		}
-		_ = h.EachBlock(content, levels[depth], func(_ int, b *providers.HistoryBlock) error {
+		_ = h.EachBlock(content, levels[depth], func(_ int, b *wire.HistoryBlock) error {
 			switch string(b.Type.Text(nil)) {
 			case "text":
 				textBytes += int64(b.Text.TextLen())
@@ -87,7 +87,7 @@ func gatherStats(req *providers.Request, body []byte) *requestStats {
 		})
 	}
 	walk(h.System(), 0)
-	_ = h.EachMessage(func(_ int, m *providers.HistoryMessage) error {
+	_ = h.EachMessage(func(_ int, m *wire.HistoryMessage) error {
 		tokens += messageTokens
 		walk(m.Content, 0)
 		return nil
@@ -106,7 +106,7 @@ func gatherStats(req *providers.Request, body []byte) *requestStats {
 // counts a token per byte of its data: a PDF's text is compressed, and
 // each of its pages is also read as an image. A text document counts its
 // text, one made of content blocks those blocks.
-func documentTokens(b *providers.RawBlock) int64 {
+func documentTokens(b *wire.RawBlock) int64 {
 	src := &b.Source
 	if !src.Present {
 		return unseenDocumentTokens

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/wire"
 )
 
 // TestInputTokenEstimate: the estimate's parts, each on its own.
@@ -41,7 +41,7 @@ func TestInputTokenEstimate(t *testing.T) {
 			(3+int64(len(`{"q":1}`))+2)/3 + messageTokens, false, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			for _, read := range []func([]byte) (*providers.Request, error){providers.ParseRequest, providers.ScanRequest} {
+			for _, read := range []func([]byte) (*wire.Request, error){wire.ParseRequest, wire.ScanRequest} {
 				req, err := read([]byte(c.body))
 				if err != nil {
 					t.Fatal(err)
@@ -60,7 +60,7 @@ func TestInputTokenEstimate(t *testing.T) {
 func TestInputTokenEstimateErrsHigh(t *testing.T) {
 	prose := strings.Repeat("The quick brown fox jumps over the lazy dog near the riverbank. ", 200)
 	body := []byte(`{"model":"m","messages":[{"role":"user","content":"` + prose + `"}]}`)
-	req, err := providers.ParseRequest(body)
+	req, err := wire.ParseRequest(body)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,11 +72,11 @@ func TestInputTokenEstimateErrsHigh(t *testing.T) {
 // gatherStatsTyped is the estimate read from the decoded history: the
 // reference gatherStats, which reads the body a block at a time, is held
 // to.
-func gatherStatsTyped(req *providers.Request) *requestStats {
+func gatherStatsTyped(req *wire.Request) *requestStats {
 	s := new(requestStats)
 	var textBytes, tokens int64
-	var walk func(blocks []providers.Block)
-	walk = func(blocks []providers.Block) {
+	var walk func(blocks []wire.Block)
+	walk = func(blocks []wire.Block) {
 		for _, b := range blocks {
 			switch b.Type {
 			case "text":
@@ -140,12 +140,12 @@ func FuzzInputTokenEstimate(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
-		parsed, err := providers.ParseRequest(body)
+		parsed, err := wire.ParseRequest(body)
 		if err != nil {
 			return
 		}
 		want := gatherStatsTyped(parsed)
-		for _, read := range []func([]byte) (*providers.Request, error){providers.ParseRequest, providers.ScanRequest} {
+		for _, read := range []func([]byte) (*wire.Request, error){wire.ParseRequest, wire.ScanRequest} {
 			req, err := read(body)
 			if err != nil {
 				t.Fatal(err)

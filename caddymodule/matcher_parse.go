@@ -11,7 +11,7 @@ import (
 
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 
-	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/wire"
 )
 
 // ParsedRequest is a Messages request's body, read once within a bound,
@@ -27,11 +27,11 @@ type ParsedRequest struct {
 	// read before it.
 	Body []byte
 	// Request is the parse; nil when ReadErr or ParseErr is set.
-	Request *providers.Request
+	Request *wire.Request
 	// ReadErr is the error that ended the read: *http.MaxBytesError past
 	// the bound, or the connection's.
 	ReadErr error
-	// ParseErr is the parse's error (providers.ScanRequest's, which are
+	// ParseErr is the parse's error (wire.ScanRequest's, which are
 	// ParseRequest's), an invalid_request_error.
 	ParseErr error
 
@@ -121,9 +121,9 @@ func parseBody(r *http.Request, limit int64, timeout time.Duration) *ParsedReque
 }
 
 // parse returns the parse of the body, parsing it on first use.
-func (p *ParsedRequest) parse() (*providers.Request, error) {
+func (p *ParsedRequest) parse() (*wire.Request, error) {
 	if p.Request == nil && p.ParseErr == nil && p.ReadErr == nil {
-		p.Request, p.ParseErr = providers.ScanRequest(p.Body)
+		p.Request, p.ParseErr = wire.ScanRequest(p.Body)
 	}
 	if p.ReadErr != nil {
 		return nil, p.ReadErr
@@ -135,17 +135,17 @@ func (p *ParsedRequest) parse() (*providers.Request, error) {
 // ProviderInfo.ScansRequest, known since Provision) or from a full parse,
 // unless a matcher has parsed the body already.
 //
-// A matcher scans (providers.ScanRequest): it reads the small fields, and
+// A matcher scans (wire.ScanRequest): it reads the small fields, and
 // its estimates read the history from the body a block at a time, so its
 // memory is bounded by the body's whatever the history's shape. The
 // history of a scanned request is decoded (Complete) only for a handler
 // whose provider does not work from a scan.
-func (p *ParsedRequest) parseFor(scans bool) (*providers.Request, error) {
+func (p *ParsedRequest) parseFor(scans bool) (*wire.Request, error) {
 	if p.Request == nil && p.ParseErr == nil && p.ReadErr == nil {
 		if scans {
-			p.Request, p.ParseErr = providers.ScanRequest(p.Body)
+			p.Request, p.ParseErr = wire.ScanRequest(p.Body)
 		} else {
-			p.Request, p.ParseErr = providers.ParseRequest(p.Body)
+			p.Request, p.ParseErr = wire.ParseRequest(p.Body)
 		}
 	}
 	if p.ReadErr != nil {

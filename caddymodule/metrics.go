@@ -10,7 +10,7 @@ import (
 	"github.com/buger/jsonparser"
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/emit"
 )
 
 // The collectors are made once per process and registered in every config's
@@ -126,7 +126,7 @@ type exchangeMetrics struct {
 	end             time.Time // the response is complete
 	streamed        bool
 	thinkingBlocks  int
-	usage           providers.Usage
+	usage           emit.Usage
 	upstreamStatus  string // "" when the upstream did not fail
 	clientAborted   bool
 }

@@ -9,7 +9,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/emit"
 )
 
 // TestTokenTimingMetrics: time per output token is (end - first content) /
@@ -23,10 +23,10 @@ func TestTokenTimingMetrics(t *testing.T) {
 	}
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	streamed := &exchangeMetrics{provider: "tpot-test", model: "tpot-model", start: start, status: 200,
-		firstContent: start.Add(time.Second), end: start.Add(3 * time.Second), usage: providers.Usage{OutputTokens: 5}}
+		firstContent: start.Add(time.Second), end: start.Add(3 * time.Second), usage: emit.Usage{OutputTokens: 5}}
 	streamed.record()
 	whole := &exchangeMetrics{provider: "tpot-test", model: "tpot-model", start: start, status: 200,
-		end: start.Add(2 * time.Second), usage: providers.Usage{OutputTokens: 10}}
+		end: start.Add(2 * time.Second), usage: emit.Usage{OutputTokens: 10}}
 	whole.record()
 
 	families, err := reg.Gather()

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/wire"
 )
 
 // checkModelRule checks a model rule: a well-formed pattern, a target, and
@@ -119,11 +120,11 @@ func (h *Handler) serveModels(w http.ResponseWriter, r *http.Request, named *req
 				return true, writeJSON(w, r, b)
 			}
 		}
-		return true, writeError(w, &providers.Error{Status: http.StatusNotFound, Type: "not_found_error", Message: "model: " + id})
+		return true, writeError(w, &wire.Error{Status: http.StatusNotFound, Type: "not_found_error", Message: "model: " + id})
 	}
 	page, err := modelsPage(names, r.URL.Query(), h.modelInfo)
 	if err != nil {
-		return true, writeError(w, providers.InvalidRequest(err.Error()))
+		return true, writeError(w, wire.InvalidRequest(err.Error()))
 	}
 	return true, writeJSON(w, r, page)
 }

@@ -9,7 +9,7 @@ import (
 
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 
-	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/wire"
 )
 
 // passthroughWriter holds what the upstream answers on a path the handler
@@ -52,7 +52,7 @@ func (pw *passthroughWriter) WriteHeader(status int) {
 		pw.redirected = true
 		filterUpstreamHeader(hdr, pw.own, pw.rateLimits)
 		pw.logger.Error("upstream answered with a redirect", zap.Int("status", status))
-		_ = writeError(pw.ResponseWriterWrapper, providers.APIError(http.StatusBadGateway,
+		_ = writeError(pw.ResponseWriterWrapper, wire.APIError(http.StatusBadGateway,
 			fmt.Sprintf("the upstream answered with a redirect (%d), which the gateway does not follow", status)))
 		return
 	}

@@ -48,7 +48,7 @@ func newPassthroughReader(x *providers.Exchange, trace *exchangeTrace, count boo
 	if trace == nil && !count {
 		return nil
 	}
-	r := &passthroughReader{x: x, trace: trace, count: count, status: status, stream: x.Stream}
+	r := &passthroughReader{x: x, trace: trace, count: count, status: status, stream: x.Streaming}
 	if trace != nil {
 		r.read = &trace.responseReading
 	} else {

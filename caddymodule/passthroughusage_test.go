@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/emit"
 )
 
 // passthroughStream is an Anthropic stream with CRLF lines, a delta line
@@ -47,7 +48,7 @@ func readPassthrough(x *providers.Exchange, tc *exchangeTrace, count bool, statu
 // usage); a line over the bound is skipped, not misread. Only a 2xx's
 // usage is counted.
 func TestPassthroughReader(t *testing.T) {
-	want := providers.Usage{InputTokens: 100, OutputTokens: 20, CacheCreationInputTokens: 5, CacheReadInputTokens: 7}
+	want := emit.Usage{InputTokens: 100, OutputTokens: 20, CacheCreationInputTokens: 5, CacheReadInputTokens: 7}
 	cases := []struct {
 		name   string
 		stream bool
@@ -66,13 +67,13 @@ func TestPassthroughReader(t *testing.T) {
 			t.Run(fmt.Sprintf("%s/writes of %d", c.name, n), func(t *testing.T) {
 				for _, traced := range []bool{false, true} {
 					for _, count := range []bool{false, true} {
-						x := &providers.Exchange{Stream: c.stream}
+						x := &providers.Exchange{Streaming: c.stream}
 						var tc *exchangeTrace
 						if traced {
 							tc = &exchangeTrace{responseReading: responseReading{partIdx: -1}}
 						}
 						readPassthrough(x, tc, count, 200, c.body, n)
-						if wantX := map[bool]providers.Usage{true: want}[count]; x.Usage != wantX {
+						if wantX := map[bool]emit.Usage{true: want}[count]; x.Usage != wantX {
 							t.Errorf("traced=%v count=%v: the client counts %+v, want %+v", traced, count, x.Usage, wantX)
 						}
 						if !traced {
@@ -95,7 +96,7 @@ func TestPassthroughReader(t *testing.T) {
 		x := &providers.Exchange{}
 		tc := &exchangeTrace{responseReading: responseReading{partIdx: -1}}
 		readPassthrough(x, tc, true, 529, body, 5)
-		if x.Usage != (providers.Usage{}) || tc.errType != "overloaded_error" {
+		if x.Usage != (emit.Usage{}) || tc.errType != "overloaded_error" {
 			t.Errorf("a 529: the client counts %+v, the span's error type %q", x.Usage, tc.errType)
 		}
 		if r := newPassthroughReader(x, nil, true, 529); r != nil {

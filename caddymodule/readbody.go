@@ -11,7 +11,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/wire"
 )
 
 // readClientBody reads the client's body within limit bytes and timeout.
@@ -32,21 +32,21 @@ func readClientBody(w http.ResponseWriter, r *http.Request, limit int64, timeout
 
 // bodyReadError is the client's answer to a failed read of its body: 413
 // past the size limit, 408 past the time limit, else 400.
-func bodyReadError(err error, timeout time.Duration) *providers.Error {
+func bodyReadError(err error, timeout time.Duration) *wire.Error {
 	var mbe *http.MaxBytesError
 	switch {
 	case errors.As(err, &mbe):
-		return &providers.Error{Status: http.StatusRequestEntityTooLarge, Type: "request_too_large",
+		return &wire.Error{Status: http.StatusRequestEntityTooLarge, Type: "request_too_large",
 			Message: fmt.Sprintf("request body exceeds the %d-byte limit", mbe.Limit)}
 	case errors.Is(err, os.ErrDeadlineExceeded):
 		var mt *matcherBodyTimeout
 		if errors.As(err, &mt) {
 			timeout = mt.timeout // the matcher's read gave up
 		}
-		return &providers.Error{Status: http.StatusRequestTimeout, Type: "timeout_error",
+		return &wire.Error{Status: http.StatusRequestTimeout, Type: "timeout_error",
 			Message: fmt.Sprintf("request body not received within %s (request_body_timeout)", timeout)}
 	}
-	return providers.InvalidRequest("reading request body: " + err.Error())
+	return wire.InvalidRequest("reading request body: " + err.Error())
 }
 
 // bodyChunk is the size of the pieces a large body is read in.

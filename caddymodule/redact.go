@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/thinkgate/thinkgate/internal/jsonbytes"
-	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/wire"
 )
 
 // minRedactedSecret is the shortest secret replaced in relayed text: a
@@ -47,7 +47,7 @@ func redact(p []byte, secrets [][]byte) []byte {
 }
 
 // redactError scrubs an error's message and raw body.
-func redactError(e *providers.Error, secrets [][]byte) *providers.Error {
+func redactError(e *wire.Error, secrets [][]byte) *wire.Error {
 	if len(secrets) == 0 {
 		return e
 	}

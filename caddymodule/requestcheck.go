@@ -6,18 +6,19 @@ import (
 	"github.com/thinkgate/thinkgate/providers/azure"
 	"github.com/thinkgate/thinkgate/providers/bedrock"
 	"github.com/thinkgate/thinkgate/providers/vertex"
+	"github.com/thinkgate/thinkgate/providers/wire"
 )
 
 // checkAnthropicRules refuses, with Anthropic's own 400, a request that
-// Anthropic's API would refuse (providers.CheckAnthropicRules), unless it
+// Anthropic's API would refuse (wire.CheckAnthropicRules), unless it
 // goes to an upstream that is Anthropic's API: there the upstream's own
 // check answers, in its own words, and a new field or block type the
 // gateway does not know yet still reaches it.
-func (h *Handler) checkAnthropicRules(x *providers.Exchange) *providers.Error {
+func (h *Handler) checkAnthropicRules(x *providers.Exchange) *wire.Error {
 	if forwardsToAnthropic(h.provider, x.UpstreamModel) {
 		return nil
 	}
-	return providers.CheckAnthropicRules(x.Request, x.CountTokens)
+	return wire.CheckAnthropicRules(x.Request, x.CountTokens)
 }
 
 // forwardsToAnthropic reports whether p sends a request for model to

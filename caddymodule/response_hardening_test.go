@@ -21,6 +21,8 @@ import (
 
 	"github.com/thinkgate/thinkgate/providers"
 	"github.com/thinkgate/thinkgate/providers/anthropic"
+	"github.com/thinkgate/thinkgate/providers/emit"
+	"github.com/thinkgate/thinkgate/providers/wire"
 )
 
 // batchRecorder is a client connection that records the size of every write.
@@ -51,8 +53,8 @@ func (b *batchRecorder) Write(p []byte) (int, error) {
 // as Provision would make it.
 func splitHandler() *Handler {
 	h := &Handler{provider: anthropic.New(anthropic.Config{}), Keepalive: -1, UpstreamIdleTimeout: -1}
-	h.settings = providers.Settings{SplitTags: true, Form: providers.FormThinking, DefaultThinking: true,
-		Signer: providers.NewSigner([]byte("test-signing-key"))}
+	h.settings = providers.Settings{SplitTags: true, Form: emit.FormThinking, DefaultThinking: true,
+		Signer: emit.NewSigner([]byte("test-signing-key"))}
 	return h
 }
 
@@ -75,7 +77,7 @@ func hugeRead(tb testing.TB, size int) (client *batchRecorder, maxBuf, spans int
 
 	h := splitHandler()
 	reqBody := []byte(`{"model":"m","max_tokens":10,"stream":true,"messages":[{"role":"user","content":"hi"}]}`)
-	req, err := providers.ParseRequest(reqBody)
+	req, err := wire.ParseRequest(reqBody)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -149,12 +151,12 @@ func BenchmarkHugeUpstreamRead(b *testing.B) {
 // as several deltas cut at rune boundaries, and their text is unchanged.
 func TestEmitterSplitsLongDeltas(t *testing.T) {
 	var out bytes.Buffer
-	em := providers.NewStreamEmitter(&providers.Settings{Form: providers.FormThinking},
-		func(events []byte, _ providers.StreamStatus) []byte { out.Write(events); return events[:0] }, 1000)
-	em.MessageStart("msg_1", "m", providers.Usage{})
+	em := emit.NewStreamEmitter(emit.FormThinking, nil,
+		func(events []byte, _ emit.StreamStatus) []byte { out.Write(events); return events[:0] }, 1000)
+	em.MessageStart("msg_1", "m", emit.Usage{})
 	text := strings.Repeat("ab€", 2000) // 10 000 bytes, a 3-byte rune every 5
 	em.Text([]byte(text))
-	em.Finish("end_turn", "", providers.Usage{})
+	em.Finish("end_turn", "", emit.Usage{})
 	em.Flush()
 	var got strings.Builder
 	deltas := 0
@@ -240,7 +242,7 @@ func TestRedact(t *testing.T) {
 	if want := `{"message":"bad key [redacted]; short"} [redacted]`; string(got) != want {
 		t.Fatalf("got %s\nwant %s", got, want)
 	}
-	e := redactError(&providers.Error{Status: 401, Type: "authentication_error", Message: `key sk-live/"quoted"-key is invalid`}, secrets)
+	e := redactError(&wire.Error{Status: 401, Type: "authentication_error", Message: `key sk-live/"quoted"-key is invalid`}, secrets)
 	if e.Message != "key [redacted] is invalid" {
 		t.Fatalf("message %q", e.Message)
 	}

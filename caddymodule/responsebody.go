@@ -9,7 +9,7 @@ import (
 
 	"go.uber.org/zap"
 
-	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/wire"
 )
 
 // passthroughBody relays the upstream's body as it comes (the translator
@@ -38,7 +38,7 @@ func (b *passthroughBody) write(p []byte) (int, error) {
 	if b.read != nil {
 		b.read.write(p)
 	}
-	if rw.x.Stream && rw.m.firstContent.IsZero() && rw.status < 300 && bytes.Contains(p, contentDeltaEvent) {
+	if rw.x.Streaming && rw.m.firstContent.IsZero() && rw.status < 300 && bytes.Contains(p, contentDeltaEvent) {
 		rw.m.firstContent = time.Now()
 	}
 	return rw.ResponseWriterWrapper.Write(p)
@@ -64,7 +64,7 @@ func (b *passthroughBody) finish(end *upstreamEnd) error {
 }
 
 // stop does nothing: a body relayed byte for byte can take no event.
-func (b *passthroughBody) stop(*providers.Error) {}
+func (b *passthroughBody) stop(*wire.Error) {}
 
 func (b *passthroughBody) record(*exchangeMetrics, bool) {}
 
@@ -108,17 +108,17 @@ func (b *wholeBody) finish(end *upstreamEnd) error {
 		rw.writeErrorLocked(rw.bodyTimeoutError())
 		return nil
 	case b.tooLarge:
-		rw.writeErrorLocked(providers.APIError(http.StatusBadGateway, fmt.Sprintf(
+		rw.writeErrorLocked(wire.APIError(http.StatusBadGateway, fmt.Sprintf(
 			"the upstream's non-streaming answer exceeds the gateway's %d MiB limit; use streaming", maxBufferedBody>>20)))
 		return nil
 	case end.aborted || end.err != nil:
 		rw.attempt.failed(end.err)
-		rw.writeErrorLocked(providers.APIError(http.StatusBadGateway, "upstream connection lost before the response was complete"))
+		rw.writeErrorLocked(wire.APIError(http.StatusBadGateway, "upstream connection lost before the response was complete"))
 		return nil
 	}
 	out, err := b.translate(b.body)
 	if err != nil {
-		rw.writeErrorLocked(providers.AsError(err))
+		rw.writeErrorLocked(wire.AsError(err))
 		return nil
 	}
 	b.thinkingBlocks = countThinkingBlocks(out)
@@ -133,7 +133,7 @@ func (b *wholeBody) finish(end *upstreamEnd) error {
 	return err
 }
 
-func (b *wholeBody) stop(e *providers.Error) { b.rw.endEarly(e) }
+func (b *wholeBody) stop(e *wire.Error) { b.rw.endEarly(e) }
 
 func (b *wholeBody) record(m *exchangeMetrics, _ bool) { m.thinkingBlocks = b.thinkingBlocks }
 
@@ -143,13 +143,13 @@ type errorBody struct {
 	rw       *responseWriter
 	deadline bodyDeadline
 	// mapError maps the body; nil for a redirect.
-	mapError func(int, http.Header, []byte) *providers.Error
+	mapError func(int, http.Header, []byte) *wire.Error
 	// header is the upstream's, as it came, for mapError.
 	header http.Header
 	body   []byte
 }
 
-func newErrorBody(rw *responseWriter, mapError func(int, http.Header, []byte) *providers.Error, header http.Header) *errorBody {
+func newErrorBody(rw *responseWriter, mapError func(int, http.Header, []byte) *wire.Error, header http.Header) *errorBody {
 	b := &errorBody{rw: rw, mapError: mapError, header: header}
 	b.deadline.arm(rw, func() int { return len(b.body) })
 	return b
@@ -179,7 +179,7 @@ func (b *errorBody) finish(end *upstreamEnd) error {
 		// Following it would send the gateway's credential and the
 		// prompt elsewhere; passing it would send the client there.
 		rw.x.Logger.Error("upstream answered with a redirect", zap.Int("status", rw.status))
-		rw.writeErrorLocked(providers.APIError(http.StatusBadGateway,
+		rw.writeErrorLocked(wire.APIError(http.StatusBadGateway,
 			fmt.Sprintf("the upstream answered with a redirect (%d), which the gateway does not follow", rw.status)))
 		return nil
 	}
@@ -189,7 +189,7 @@ func (b *errorBody) finish(end *upstreamEnd) error {
 	return nil
 }
 
-func (b *errorBody) stop(e *providers.Error) { b.rw.endEarly(e) }
+func (b *errorBody) stop(e *wire.Error) { b.rw.endEarly(e) }
 
 func (b *errorBody) record(m *exchangeMetrics, _ bool) { m.upstreamStatus = fmt.Sprint(b.rw.status) }
 
@@ -250,12 +250,12 @@ var errUpstreamBodyTimeout = errors.New("thinkgate: upstream_body_timeout ran ou
 
 // bodyTimeoutError is the client's answer to a body cut off by
 // upstream_body_timeout.
-func (rw *responseWriter) bodyTimeoutError() *providers.Error {
+func (rw *responseWriter) bodyTimeoutError() *wire.Error {
 	d := time.Duration(rw.h.UpstreamBodyTimeout)
 	if rw.status >= 300 {
-		return providers.APIError(http.StatusBadGateway, fmt.Sprintf(
+		return wire.APIError(http.StatusBadGateway, fmt.Sprintf(
 			"the upstream answered %d, and its body did not arrive whole within %s (upstream_body_timeout)", rw.status, d))
 	}
-	return providers.APIError(http.StatusBadGateway, fmt.Sprintf(
+	return wire.APIError(http.StatusBadGateway, fmt.Sprintf(
 		"the upstream's answer did not arrive whole within %s (upstream_body_timeout)", d))
 }

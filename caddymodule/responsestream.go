@@ -8,6 +8,8 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/emit"
+	"github.com/thinkgate/thinkgate/providers/wire"
 )
 
 // streamBody translates a 2xx upstream stream as it flows. One upstream
@@ -17,10 +19,10 @@ import (
 // the stream how it stands after a write.
 type streamBody struct {
 	rw *responseWriter
-	em *providers.Emitter
+	em *emit.Emitter
 	tr providers.StreamTranslator
 	// status is the stream's as of the last events taken.
-	status providers.StreamStatus
+	status emit.StreamStatus
 	// ended: the stream has ended (finished, broken or stopped); the rest
 	// of the upstream body is dropped.
 	ended bool
@@ -31,7 +33,7 @@ type streamBody struct {
 	// for the client in the middle of it); the timers leave the stream
 	// alone. stopPending holds a stop until write returns.
 	inWrite     bool
-	stopPending *providers.Error
+	stopPending *wire.Error
 	keepalive   *time.Timer
 	// idle ends a stream whose upstream is silent (upstream_idle_timeout).
 	idle *time.Timer
@@ -67,10 +69,10 @@ const maxEventBatch = 16 << 10
 // provider's translator on it, and starts the timers. A translator that
 // begins the message by itself has sent message_start when it returns.
 // mu held.
-func openStreamBody(rw *responseWriter, newStream func(*providers.Emitter) providers.StreamTranslator) *streamBody {
+func openStreamBody(rw *responseWriter, newStream func(*emit.Emitter) providers.StreamTranslator) *streamBody {
 	s := &streamBody{rw: rw}
 	s.drained.L = &rw.mu
-	s.em = providers.NewStreamEmitter(rw.x.Settings, s.take, maxEventBatch)
+	s.em = emit.NewStreamEmitter(rw.x.Settings.Form, rw.x.Settings.Signer, s.take, maxEventBatch)
 	s.em.SetThinkingDisplay(rw.x.ThinkingDisplay())
 	s.tr = newStream(s.em)
 	s.em.Flush()
@@ -140,7 +142,7 @@ func (s *streamBody) finish(end *upstreamEnd) error {
 		return nil
 	}
 	if end.aborted || end.err != nil {
-		s.fail(providers.APIError(http.StatusBadGateway, "upstream connection lost mid-stream"))
+		s.fail(wire.APIError(http.StatusBadGateway, "upstream connection lost mid-stream"))
 		return nil
 	}
 	if err := s.tr.Close(); err != nil {
@@ -153,7 +155,7 @@ func (s *streamBody) finish(end *upstreamEnd) error {
 
 // stop ends the stream with e now, or when the upstream read under way has
 // been translated.
-func (s *streamBody) stop(e *providers.Error) {
+func (s *streamBody) stop(e *wire.Error) {
 	if s.inWrite {
 		s.stopPending = e
 		return
@@ -163,7 +165,7 @@ func (s *streamBody) stop(e *providers.Error) {
 
 // stopNow is stop with the translator at rest: the stream ends with e (its
 // error event, or its response when nothing was sent).
-func (s *streamBody) stopNow(e *providers.Error) {
+func (s *streamBody) stopNow(e *wire.Error) {
 	rw := s.rw
 	if !s.ended && !s.status.Finished {
 		s.ended, s.broken = true, true
@@ -191,7 +193,7 @@ func (s *streamBody) record(m *exchangeMetrics, clientGone bool) {
 func (s *streamBody) fail(err error) {
 	rw := s.rw
 	s.ended, s.broken = true, true
-	e := providers.AsError(err)
+	e := wire.AsError(err)
 	rw.x.Logger.Warn("upstream stream failed", zap.ByteString("error", redact([]byte(e.Message), rw.secrets())))
 	if rw.trace != nil {
 		rw.trace.errType = e.Type
@@ -204,7 +206,7 @@ func (s *streamBody) fail(err error) {
 // take is the emitter's sink: it queues the events for the writer
 // goroutine, starting it if it is not running, and returns the buffer the
 // emitter writes its next events on. Called with mu held.
-func (s *streamBody) take(events []byte, status providers.StreamStatus) []byte {
+func (s *streamBody) take(events []byte, status emit.StreamStatus) []byte {
 	rw := s.rw
 	s.status = status
 	if s.clientErr != nil {
@@ -311,6 +313,6 @@ func (s *streamBody) idleExpired() {
 		return // inWrite: the upstream is not silent; write re-arms the timer
 	}
 	d := time.Duration(rw.h.UpstreamIdleTimeout)
-	s.stopNow(&providers.Error{Status: http.StatusGatewayTimeout, Type: "timeout_error",
+	s.stopNow(&wire.Error{Status: http.StatusGatewayTimeout, Type: "timeout_error",
 		Message: "the upstream sent nothing for " + d.String() + " (upstream_idle_timeout)"})
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 
 	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/wire"
 )
 
 // Bounds for bodies the gateway must see whole.
@@ -50,7 +51,7 @@ type responseWriter struct {
 	committed bool // the client's status line has been written
 	done      bool // the handler has returned: nothing may write any more
 	// stopErr ends the exchange early (shutdown, idle upstream).
-	stopErr *providers.Error
+	stopErr *wire.Error
 	// cancelUpstream cancels the request next sends.
 	cancelUpstream context.CancelCauseFunc
 	// ownHeader is the response header as it was before the upstream's was
@@ -79,7 +80,7 @@ type responseMode interface {
 	// handler's error.
 	finish(end *upstreamEnd) error
 	// stop ends the exchange early with e (shutdown, idle upstream).
-	stop(e *providers.Error)
+	stop(e *wire.Error)
 	// record fills the mode's part of the exchange's metrics.
 	record(m *exchangeMetrics, clientGone bool)
 }
@@ -173,7 +174,7 @@ func (rw *responseWriter) WriteHeader(status int) {
 		// Anthropic's own headers pass; its cookies are not the client's.
 		hdr.Del("Set-Cookie")
 		rw.commit(status)
-		rw.mode = newPassthroughBody(rw, status >= 300 || !rw.x.Stream)
+		rw.mode = newPassthroughBody(rw, status >= 300 || !rw.x.Streaming)
 		return
 	}
 	if h.UpstreamHeader {
@@ -215,7 +216,7 @@ var errTranslationStopped = errors.New("thinkgate: response translation stopped"
 
 // errNoUpstreamHandler answers a request that nothing after thinkgate
 // answered: without it the client would get an empty 200.
-var errNoUpstreamHandler = providers.APIError(http.StatusBadGateway,
+var errNoUpstreamHandler = wire.APIError(http.StatusBadGateway,
 	"thinkgate: nothing answered the request: add reverse_proxy with the upstream's address after thinkgate, in the same route")
 
 // ReadFrom hides the wrapped writer's io.ReaderFrom, so that io.Copy callers
@@ -290,7 +291,7 @@ func (rw *responseWriter) recordMetrics(clientGone bool) {
 	}
 }
 
-func (rw *responseWriter) writeErrorLocked(e *providers.Error) {
+func (rw *responseWriter) writeErrorLocked(e *wire.Error) {
 	if rw.committed {
 		return
 	}
@@ -348,7 +349,7 @@ func (rw *responseWriter) finish(end *upstreamEnd) error {
 // endEarly records that the exchange ends with e and cancels the upstream
 // request; finish answers whatever has not been answered, on the handler's
 // goroutine (reverse_proxy may be filling the header map). mu held.
-func (rw *responseWriter) endEarly(e *providers.Error) {
+func (rw *responseWriter) endEarly(e *wire.Error) {
 	rw.stopErr = e
 	rw.cancelUpstream(fmt.Errorf("thinkgate: %s", e.Message))
 }

@@ -5,11 +5,12 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/thinkgate/thinkgate/providers"
 	"github.com/thinkgate/thinkgate/providers/amazonq"
+	"github.com/thinkgate/thinkgate/providers/emit"
+	"github.com/thinkgate/thinkgate/providers/wire"
 )
 
-// sessionLabel is the key domain of session keys (providers.Signer.KeyedID).
+// sessionLabel is the key domain of session keys (emit.Signer.KeyedID).
 const sessionLabel = "client session"
 
 // sessionHeader is the header Claude Code names its session in, besides
@@ -31,7 +32,7 @@ const sessionHeader = "X-Claude-Code-Session-Id"
 // restarts and shared by every gateway on the same storage, so a session
 // keeps its key whichever gateway serves it, and no session id or client
 // key leaves the gateway in clear.
-func sessionKeyOf(signer *providers.Signer, req *providers.Request, hdr http.Header, client string) string {
+func sessionKeyOf(signer *emit.Signer, req *wire.Request, hdr http.Header, client string) string {
 	sid := ""
 	if req.Metadata != nil {
 		sid = amazonq.SessionID(req.Metadata.UserID)

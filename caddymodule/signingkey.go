@@ -13,7 +13,7 @@ import (
 	"github.com/caddyserver/certmagic"
 	"go.uber.org/zap"
 
-	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/emit"
 )
 
 // signingKeyStorageKey is where the generated signing key lives in Caddy's
@@ -75,7 +75,7 @@ func storedSigningKey(ctx context.Context, storage certmagic.Storage, logger *za
 
 // signer builds the thinking-block signer: the configured key, else the
 // one kept in storage, plus the previous keys that still verify.
-func (h *Handler) signer(ctx caddy.Context) (*providers.Signer, error) {
+func (h *Handler) signer(ctx caddy.Context) (*emit.Signer, error) {
 	key, err := secret("signing_key", h.SigningKey)
 	if err != nil {
 		return nil, err
@@ -97,5 +97,5 @@ func (h *Handler) signer(ctx caddy.Context) (*providers.Signer, error) {
 		}
 		previous = append(previous, []byte(v))
 	}
-	return providers.NewSigner(current, previous...), nil
+	return emit.NewSigner(current, previous...), nil
 }

@@ -18,6 +18,8 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 
 	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/emit"
+	"github.com/thinkgate/thinkgate/providers/wire"
 	"github.com/thinkgate/thinkgate/thinkparse"
 )
 
@@ -251,7 +253,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	}
 	h.settings = providers.Settings{
 		SplitTags:       split,
-		Form:            providers.FormThinking,
+		Form:            emit.FormThinking,
 		DefaultThinking: h.DefaultThinking == nil || *h.DefaultThinking,
 		ThinkingHint:    h.ThinkingHint,
 		Models:          h.Models,
@@ -265,7 +267,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		},
 	}
 	if h.ThinkingBlock == "text" {
-		h.settings.Form = providers.FormText
+		h.settings.Form = emit.FormText
 	}
 	return nil
 }
@@ -358,7 +360,7 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, next caddyhttp.H
 	if tc != nil {
 		tc.m, tc.client = m, client
 	}
-	fail := func(e *providers.Error) error {
+	fail := func(e *wire.Error) error {
 		if tc != nil {
 			tc.errType = e.Type
 		}
@@ -368,12 +370,12 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, next caddyhttp.H
 	}
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", http.MethodPost)
-		return fail(&providers.Error{Status: http.StatusMethodNotAllowed, Type: "invalid_request_error",
+		return fail(&wire.Error{Status: http.StatusMethodNotAllowed, Type: "invalid_request_error",
 			Message: "method " + r.Method + " not allowed; use POST"})
 	}
 	if ct := r.Header.Get("Content-Type"); ct != "" {
 		if mt, _, err := mime.ParseMediaType(ct); err != nil || (mt != "application/json" && !strings.HasSuffix(mt, "+json")) {
-			return fail(&providers.Error{Status: http.StatusUnsupportedMediaType, Type: "invalid_request_error",
+			return fail(&wire.Error{Status: http.StatusUnsupportedMediaType, Type: "invalid_request_error",
 				Message: "content-type must be application/json, got " + ct})
 		}
 	}
@@ -389,7 +391,7 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, next caddyhttp.H
 	}
 	req, err := parsed.parseFor(h.scansRequest)
 	if err != nil {
-		return fail(providers.AsError(err))
+		return fail(wire.AsError(err))
 	}
 	cardBody := lease.alloc
 	if ParsedRequestOf(r) != nil {
@@ -433,14 +435,14 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, next caddyhttp.H
 	r.Header.Set("Content-Type", "application/json")
 	tr, err := h.provider.Rewrite(x, out)
 	if err != nil {
-		return fail(providers.AsError(err))
+		return fail(wire.AsError(err))
 	}
 	setBody(r, out, lease)
 
 	if c := x.Logger.Check(zap.DebugLevel, "converted request"); c != nil {
 		c.Write(zap.String("path", out.Path),
 			zap.String("query", out.RawQuery),
-			zap.Bool("stream", x.Stream),
+			zap.Bool("stream", x.Streaming),
 			zap.Bool("thinking", x.Thinking),
 			zap.Object("headers", redactedHeader(r.Header)),
 			zap.Int("body_size", len(out.Body)),
@@ -553,7 +555,7 @@ func proxyHost(r *http.Request) func() string {
 }
 
 // writeError writes an Anthropic error body with its status.
-func writeError(w http.ResponseWriter, e *providers.Error) error {
+func writeError(w http.ResponseWriter, e *wire.Error) error {
 	body := e.Body()
 	h := w.Header()
 	h.Set("Content-Type", "application/json")

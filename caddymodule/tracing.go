@@ -15,6 +15,7 @@ import (
 	"github.com/caddyserver/caddy/v2"
 
 	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/emit"
 )
 
 // The span attributes follow the OpenTelemetry GenAI semantic conventions
@@ -84,7 +85,7 @@ type responseReading struct {
 	contentCap int // trace_content; 0 collects no content
 
 	id, model, stopReason string
-	usage                 providers.Usage
+	usage                 emit.Usage
 	sawUsage              bool
 	thinkingBlocks        int
 	// line is a stream line split across writes, up to maxObservedLine;
@@ -282,7 +283,7 @@ func (t *exchangeTrace) finish(h *Handler, r *http.Request) {
 	if x != nil {
 		attrs = append(attrs,
 			attrRequestModel.String(x.ClientModel),
-			attrRequestStream.Bool(x.Stream),
+			attrRequestStream.Bool(x.Streaming),
 			attrThinkgateThinkingBlocks.Int(t.thinkingBlocks))
 		if x.Request != nil && x.Request.MaxTokens > 0 {
 			attrs = append(attrs, attrRequestMaxTokens.Int(x.Request.MaxTokens))
@@ -293,10 +294,10 @@ func (t *exchangeTrace) finish(h *Handler, r *http.Request) {
 		}
 		attrs = append(attrs, attrResponseModel.String(model))
 		usage := x.Usage
-		if usage == (providers.Usage{}) && t.sawUsage {
+		if usage == (emit.Usage{}) && t.sawUsage {
 			usage = t.usage // a passthrough: the upstream's usage as the client got it
 		}
-		if m.status < 300 || usage != (providers.Usage{}) {
+		if m.status < 300 || usage != (emit.Usage{}) {
 			attrs = append(attrs,
 				attrInputTokens.Int64(usage.InputTokens),
 				attrOutputTokens.Int64(usage.OutputTokens),

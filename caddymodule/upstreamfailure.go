@@ -12,14 +12,14 @@ import (
 
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 
-	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/wire"
 )
 
 // upstreamFailure maps the error reverse_proxy returns when it got no
 // response into the client's Anthropic error. The message names the class
 // of failure (connection refused, DNS, TLS, timeout …) but never the
 // upstream's address, which is the operator's business.
-func upstreamFailure(err error) *providers.Error {
+func upstreamFailure(err error) *wire.Error {
 	status := http.StatusBadGateway
 	var he caddyhttp.HandlerError
 	if errors.As(err, &he) && he.StatusCode != 0 {
@@ -29,7 +29,7 @@ func upstreamFailure(err error) *providers.Error {
 	if class == "timed out" && status == http.StatusBadGateway {
 		status = http.StatusGatewayTimeout
 	}
-	return &providers.Error{Status: status, Type: providers.ErrorTypeForStatus(status),
+	return &wire.Error{Status: status, Type: wire.ErrorTypeForStatus(status),
 		Message: "upstream request failed: " + class}
 }
 

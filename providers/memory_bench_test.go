@@ -17,9 +17,11 @@ import (
 	"github.com/thinkgate/thinkgate/providers/anthropic"
 	"github.com/thinkgate/thinkgate/providers/azure"
 	"github.com/thinkgate/thinkgate/providers/bedrock/converse"
+	"github.com/thinkgate/thinkgate/providers/emit"
 	"github.com/thinkgate/thinkgate/providers/gemini"
 	"github.com/thinkgate/thinkgate/providers/openai"
 	"github.com/thinkgate/thinkgate/providers/responses"
+	"github.com/thinkgate/thinkgate/providers/wire"
 )
 
 // claudeCodeRequest builds a request shaped like a long Claude Code
@@ -28,7 +30,7 @@ import (
 // gateway-signed thinking, text and a tool_use, and a user turn with the
 // tool's output (source code: quotes, backslashes, newlines, non-ASCII).
 // A nil signer gives the thinking Anthropic-shaped signatures instead.
-func claudeCodeRequest(signer *providers.Signer, size int) []byte {
+func claudeCodeRequest(signer *emit.Signer, size int) []byte {
 	type obj = map[string]any
 	var tools []any
 	for i := 0; i < 12; i++ {
@@ -66,7 +68,7 @@ func claudeCodeRequest(signer *providers.Signer, size int) []byte {
 		// shape: a history the passthrough has nothing to change in.
 		sig := "EqQBCkgIARABGAIiQL" + strings.Repeat("x7Qm", 60) + fmt.Sprintf("%08d", i)
 		if signer != nil {
-			sig = signer.Sign(providers.OriginTags, "", thinking)
+			sig = signer.Sign(emit.OriginTags, "", thinking)
 		}
 		assistant := obj{"role": "assistant", "content": []any{
 			obj{"type": "thinking", "thinking": thinking, "signature": sig},
@@ -180,7 +182,7 @@ func (converseProvider) Rewrite(x *providers.Exchange, out *providers.Outbound) 
 //
 // or one shape and provider, e.g. -bench 'BenchmarkRequestMemory/30MB/tiny_blocks/openai$'.
 func BenchmarkRequestMemory(b *testing.B) {
-	signer := providers.NewSigner([]byte("bench-signing-key"))
+	signer := emit.NewSigner([]byte("bench-signing-key"))
 	type body struct {
 		name string
 		data func() []byte
@@ -207,7 +209,7 @@ func BenchmarkRequestMemory(b *testing.B) {
 
 // benchRequestMemory runs one request of body through p's conversion (nil:
 // ParseRequest only) b.N times.
-func benchRequestMemory(b *testing.B, signer *providers.Signer, name string, p providers.Provider, body []byte) {
+func benchRequestMemory(b *testing.B, signer *emit.Signer, name string, p providers.Provider, body []byte) {
 	s := &providers.Settings{SplitTags: true, DefaultThinking: true, Signer: signer,
 		Models: []providers.ModelRule{{From: "claude-*", To: "gemini-2.5-pro"}}}
 	if name == "converse" {
@@ -215,13 +217,13 @@ func benchRequestMemory(b *testing.B, signer *providers.Signer, name string, p p
 	}
 	var refused error
 	run := func() (*providers.Exchange, *providers.Outbound) {
-		var req *providers.Request
+		var req *wire.Request
 		var err error
 		switch {
 		case name == "scan":
-			req, err = providers.ScanRequest(body)
+			req, err = wire.ScanRequest(body)
 		case p == nil:
-			req, err = providers.ParseRequest(body)
+			req, err = wire.ParseRequest(body)
 		default:
 			req, err = providers.ParseRequestFor(p, body)
 		}

@@ -12,8 +12,8 @@ import (
 // path, and routed names (openrouter,anthropic/claude-sonnet-4) carry
 // slashes.
 
-// ErrBadGlob is returned for a malformed model-name glob.
-var ErrBadGlob = errors.New("syntax error in pattern")
+// errBadGlob is returned for a malformed model-name glob.
+var errBadGlob = errors.New("syntax error in pattern")
 
 // MatchModel reports whether name matches the glob pattern and returns what
 // each '*' of the pattern matched, in order. Each '*' takes the shortest run
@@ -99,7 +99,7 @@ func matchOne(pattern, name string) (width, matched int, err error) {
 		return 1, size, nil
 	case '\\':
 		if len(pattern) < 2 {
-			return 0, -1, ErrBadGlob
+			return 0, -1, errBadGlob
 		}
 		if pattern[1] == name[0] {
 			return 2, 1, nil
@@ -127,7 +127,7 @@ func matchClass(pattern string, r rune, size int) (width, matched int, err error
 	in := false
 	for first := true; ; first = false {
 		if i >= len(pattern) {
-			return 0, -1, ErrBadGlob
+			return 0, -1, errBadGlob
 		}
 		if pattern[i] == ']' && !first {
 			i++
@@ -158,11 +158,11 @@ func matchClass(pattern string, r rune, size int) (width, matched int, err error
 
 func classChar(s string) (rune, int, error) {
 	if s == "" || s[0] == '-' || s[0] == ']' {
-		return 0, 0, ErrBadGlob
+		return 0, 0, errBadGlob
 	}
 	if s[0] == '\\' {
 		if len(s) < 2 {
-			return 0, 0, ErrBadGlob
+			return 0, 0, errBadGlob
 		}
 		r, size := utf8.DecodeRuneInString(s[1:])
 		return r, 1 + size, nil

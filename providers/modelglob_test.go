@@ -52,8 +52,8 @@ func TestModelRuleExpand(t *testing.T) {
 		"claude-opus-4-6":                      "gpt-4.1",
 		"other":                                "other",
 	} {
-		if got := s.MapModel(in); got != want {
-			t.Errorf("MapModel(%q) = %q, want %q", in, got, want)
+		if got := s.mapModel(in); got != want {
+			t.Errorf("mapModel(%q) = %q, want %q", in, got, want)
 		}
 	}
 	if got := Stars(`a*[*]\*b*`); got != 2 {

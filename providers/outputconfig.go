@@ -7,6 +7,8 @@ import (
 	"slices"
 
 	"github.com/buger/jsonparser"
+
+	"github.com/thinkgate/thinkgate/providers/wire"
 )
 
 // OutputConfig is the request's output_config as a translating provider
@@ -54,19 +56,19 @@ func ParseOutputConfig(raw []byte) (OutputConfig, error) {
 		return oc, nil
 	}
 	if raw[0] != '{' {
-		return oc, InvalidRequest("output_config: expected an object")
+		return oc, wire.InvalidRequest("output_config: expected an object")
 	}
 	effort, typ, _, err := jsonparser.Get(raw, "effort")
 	switch {
 	case err == jsonparser.KeyPathNotFoundError || typ == jsonparser.Null:
 	case err != nil || typ != jsonparser.String:
-		return oc, InvalidRequest("output_config.effort: expected a string")
+		return oc, wire.InvalidRequest("output_config.effort: expected a string")
 	default:
 		switch e := string(effort); e {
 		case EffortLow, EffortMedium, EffortHigh, EffortXHigh, EffortMax:
 			oc.Effort = e
 		default:
-			return oc, InvalidRequest(fmt.Sprintf("output_config.effort: must be one of low, medium, high, xhigh, max; got %q", e))
+			return oc, wire.InvalidRequest(fmt.Sprintf("output_config.effort: must be one of low, medium, high, xhigh, max; got %q", e))
 		}
 	}
 	format, typ, _, err := jsonparser.Get(raw, "format")
@@ -74,14 +76,14 @@ func ParseOutputConfig(raw []byte) (OutputConfig, error) {
 	case err == jsonparser.KeyPathNotFoundError || typ == jsonparser.Null:
 		return oc, nil
 	case err != nil || typ != jsonparser.Object:
-		return oc, InvalidRequest("output_config.format: expected an object")
+		return oc, wire.InvalidRequest("output_config.format: expected an object")
 	}
 	if t, _ := jsonparser.GetString(format, "type"); t != "json_schema" {
-		return oc, InvalidRequest(fmt.Sprintf("output_config.format.type: must be \"json_schema\", got %q", t))
+		return oc, wire.InvalidRequest(fmt.Sprintf("output_config.format.type: must be \"json_schema\", got %q", t))
 	}
 	schema, typ, _, err := jsonparser.Get(format, "schema")
 	if err != nil || typ != jsonparser.Object {
-		return oc, InvalidRequest("output_config.format.schema: a JSON schema object is required")
+		return oc, wire.InvalidRequest("output_config.format.schema: a JSON schema object is required")
 	}
 	oc.Schema = schema
 	return oc, nil
@@ -90,8 +92,8 @@ func ParseOutputConfig(raw []byte) (OutputConfig, error) {
 // NoStructuredOutput is the 400 of a provider whose upstream cannot be held
 // to a schema: the format is refused rather than dropped, so the client
 // never gets free text where it asked for JSON.
-func NoStructuredOutput(provider string) *Error {
-	return InvalidRequest(fmt.Sprintf("output_config.format: structured outputs are not supported by the %s provider", provider))
+func NoStructuredOutput(provider string) *wire.Error {
+	return wire.InvalidRequest(fmt.Sprintf("output_config.format: structured outputs are not supported by the %s provider", provider))
 }
 
 // effortRank orders effort and level names from every upstream, so that a
@@ -149,7 +151,3 @@ func (x *Exchange) ThinkingDisplay() string {
 	}
 	return x.Request.Thinking.Display
 }
-
-// DisplayOmitted is thinking.display's value that hides the thinking text:
-// blocks keep their signature and carry an empty thinking.
-const DisplayOmitted = "omitted"

@@ -2,6 +2,8 @@ package providers
 
 import (
 	"testing"
+
+	"github.com/thinkgate/thinkgate/providers/wire"
 )
 
 func TestParseOutputConfig(t *testing.T) {
@@ -23,7 +25,7 @@ func TestParseOutputConfig(t *testing.T) {
 		oc, err := ParseOutputConfig([]byte(c.raw))
 		got := ""
 		if err != nil {
-			e := err.(*Error)
+			e := err.(*wire.Error)
 			if e.Status != 400 || e.Type != "invalid_request_error" {
 				t.Errorf("%s: error %d %s", c.raw, e.Status, e.Type)
 			}

@@ -1,15 +1,15 @@
 package providers
 
 import (
-	"bytes"
 	"crypto/rand"
-	"encoding/json"
 	"net/http"
 	"strconv"
 	"strings"
 
 	"go.uber.org/zap"
 
+	"github.com/thinkgate/thinkgate/providers/emit"
+	"github.com/thinkgate/thinkgate/providers/wire"
 	"github.com/thinkgate/thinkgate/thinkparse"
 )
 
@@ -40,12 +40,12 @@ type Handling struct {
 	// NewStream makes the translator of a 2xx stream, which translates it
 	// as it arrives into the emitter the gateway made for the response
 	// (NewStreamEmitter, whose sink is the client).
-	NewStream func(em *Emitter) StreamTranslator
+	NewStream func(em *emit.Emitter) StreamTranslator
 	// Body translates a complete 2xx body into the client's Message (or
 	// count_tokens answer) JSON.
 	Body func(body []byte) ([]byte, error)
 	// Error maps a complete non-2xx body into the client's error.
-	Error func(status int, header http.Header, body []byte) *Error
+	Error func(status int, header http.Header, body []byte) *wire.Error
 	// UpstreamHeader lets the upstream's own response headers reach the
 	// client (its cookies and body framing excepted): the upstream is
 	// Anthropic's API, whose headers are the client's. Otherwise only
@@ -71,7 +71,7 @@ type Settings struct {
 	// SplitTags splits inline thinking tags out of the model's text.
 	SplitTags bool
 	// Form is how thinking reaches the client.
-	Form BlockForm
+	Form emit.BlockForm
 	// Parse configures thinkparse.
 	Parse thinkparse.Options
 	// DefaultThinking decides a request that does not say whether thinking is on.
@@ -82,23 +82,23 @@ type Settings struct {
 	// Models rename client model names for the upstream, first match wins.
 	Models []ModelRule
 	// Signer signs the thinking blocks the gateway creates.
-	Signer *Signer
+	Signer *emit.Signer
 	// MaxEventSize bounds one upstream event-stream event (its data lines
 	// joined); 0 means DefaultMaxEvent.
 	MaxEventSize int
 }
 
-// DefaultThinkingHint is the hint of docs/thinking.md; {budget} becomes the budget.
-const DefaultThinkingHint = "<thinking_mode>interleaved</thinking_mode><max_thinking_length>{budget}</max_thinking_length>"
+// defaultThinkingHint is the hint of docs/thinking.md; {budget} becomes the budget.
+const defaultThinkingHint = "<thinking_mode>interleaved</thinking_mode><max_thinking_length>{budget}</max_thinking_length>"
 
 // DefaultHintBudget is the hint's length when the request sets no budget.
 const DefaultHintBudget = 16000
 
 // Hint returns the thinking hint for a request.
-func (s *Settings) Hint(t ThinkingParam) string {
+func (s *Settings) Hint(t wire.ThinkingParam) string {
 	h := s.ThinkingHint
 	if h == "" {
-		h = DefaultThinkingHint
+		h = defaultThinkingHint
 	}
 	n := t.BudgetTokens
 	if n <= 0 {
@@ -121,8 +121,8 @@ type ModelRule struct {
 	To   string `json:"to"`
 }
 
-// MapModel returns the upstream model name for a client model name.
-func (s *Settings) MapModel(name string) string {
+// mapModel returns the upstream model name for a client model name.
+func (s *Settings) mapModel(name string) string {
 	for _, r := range s.Models {
 		if stars, ok := MatchModel(r.From, name); ok {
 			return r.Expand(stars)
@@ -135,7 +135,7 @@ func (s *Settings) MapModel(name string) string {
 // fills it; nothing changes it afterwards but Usage.
 type Exchange struct {
 	Settings *Settings
-	Request  *Request
+	Request  *wire.Request
 	// Body is the client's body exactly as received. Like the buffers of
 	// NewBody, it may be the gateway's to reuse once the request is done.
 	Body []byte
@@ -146,8 +146,8 @@ type Exchange struct {
 	// ClientModel is the name the client asked for and sees in responses;
 	// UpstreamModel is the name sent upstream.
 	ClientModel, UpstreamModel string
-	// Stream: the client asked for an event stream (never for count_tokens).
-	Stream bool
+	// Streaming: the client asked for an event stream (never for count_tokens).
+	Streaming bool
 	// Thinking is on for this request.
 	Thinking bool
 	// MessageID is the msg_ id of a message the gateway makes itself.
@@ -166,7 +166,7 @@ type Exchange struct {
 	MapErrors bool
 	// Usage is the one field the translator fills, as it learns it, for
 	// logs and metrics.
-	Usage  Usage
+	Usage  emit.Usage
 	Logger *zap.Logger
 
 	newBody func(size int) []byte
@@ -190,10 +190,10 @@ type ExchangeOptions struct {
 }
 
 // NewExchange prepares an exchange for a parsed request.
-func NewExchange(s *Settings, req *Request, body []byte, o ExchangeOptions) *Exchange {
+func NewExchange(s *Settings, req *wire.Request, body []byte, o ExchangeOptions) *Exchange {
 	// The model is mapped here once per request; the caller reads
 	// UpstreamModel for its placeholders and logs.
-	upstreamModel := s.MapModel(req.Model)
+	upstreamModel := s.mapModel(req.Model)
 	if o.Logger == nil {
 		o.Logger = zap.NewNop()
 	} else {
@@ -209,7 +209,7 @@ func NewExchange(s *Settings, req *Request, body []byte, o ExchangeOptions) *Exc
 		CountTokens:   countTokens,
 		ClientModel:   req.Model,
 		UpstreamModel: upstreamModel,
-		Stream:        req.Stream && !countTokens,
+		Streaming:     req.Stream && !countTokens,
 		Thinking:      req.Thinking.Enabled(s.DefaultThinking),
 		MessageID:     NewID("msg_"),
 		ClientID:      o.ClientID,
@@ -266,48 +266,34 @@ func NewID(prefix string) string {
 	return string(b)
 }
 
-// DefaultUpstreamError maps a non-2xx upstream response: an Anthropic-shaped
-// or OpenAI/Gemini-shaped error body keeps its message, anything else is
-// quoted (truncated); the type follows the status. Retry-After is kept.
-func DefaultUpstreamError(status int, header http.Header, body []byte) *Error {
-	e := &Error{Status: status, Type: ErrorTypeForStatus(status)}
-	var shaped struct {
-		Type  string `json:"type"`
-		Error json.RawMessage
+// RequestScanner is a Provider that works from ScanRequest's findings: its
+// Rewrite calls Complete before it reads Messages or System.
+type RequestScanner interface {
+	ScansRequest() bool
+}
+
+// ParseRequestFor reads body for p: with ScanRequest when p works from a
+// scan, else with ParseRequest. Both return the same errors.
+func ParseRequestFor(p any, body []byte) (*wire.Request, error) {
+	if s, ok := p.(RequestScanner); ok && s.ScansRequest() {
+		return wire.ScanRequest(body)
 	}
-	if json.Unmarshal(body, &shaped) == nil && len(shaped.Error) > 0 {
-		var inner struct {
-			Type    string `json:"type"`
-			Message string `json:"message"`
-		}
-		if json.Unmarshal(shaped.Error, &inner) == nil && inner.Message != "" {
-			e.Message = inner.Message
-			if shaped.Type == "error" && inner.Type != "" {
-				e.Type = inner.Type
-			}
-		} else {
-			var s string
-			if json.Unmarshal(shaped.Error, &s) == nil {
-				e.Message = s
-			}
-		}
+	return wire.ParseRequest(body)
+}
+
+// MarshalRequest is x.Request's MarshalFieldsWith (messages may be nil),
+// written into a buffer of x.NewBody's.
+func (x *Exchange) MarshalRequest(messages func(dst []byte) ([]byte, error)) (body, encodedMessages []byte, err error) {
+	return x.Request.MarshalFieldsInto(messages, x.NewBody)
+}
+
+// ThinkingOrigin classifies a history thinking block by its signature:
+// ok is false for a block the gateway did not sign (an upstream's own, or
+// none); otherwise origin says where the gateway got it and foreign is the
+// upstream signature it wrapped.
+func (s *Settings) ThinkingOrigin(b wire.Block) (origin emit.Origin, foreign string, ok bool) {
+	if b.Type != "thinking" || s.Signer == nil {
+		return 0, "", false
 	}
-	if e.Message == "" {
-		msg := bytes.TrimSpace(body)
-		if len(msg) > 512 {
-			msg = msg[:512]
-		}
-		text := http.StatusText(status)
-		if text == "" {
-			text = "status " + itoa(status)
-		}
-		e.Message = "upstream returned " + text
-		if len(msg) > 0 {
-			e.Message += ": " + strings.ToValidUTF8(string(msg), "\uFFFD")
-		}
-	}
-	if header != nil {
-		e.RetryAfter = header.Get("Retry-After")
-	}
-	return e
+	return s.Signer.Open(b.Signature, b.Thinking)
 }

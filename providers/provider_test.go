@@ -1,118 +1,13 @@
 package providers
 
 import (
-	"errors"
-	"fmt"
-	"net/http"
-	"reflect"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/thinkgate/thinkgate/providers/emit"
+	"github.com/thinkgate/thinkgate/providers/wire"
 )
-
-func TestErrorTypeForStatus(t *testing.T) {
-	for status, want := range map[int]string{
-		400: "invalid_request_error",
-		401: "authentication_error",
-		402: "billing_error",
-		403: "permission_error",
-		404: "not_found_error",
-		405: "invalid_request_error",
-		408: "timeout_error",
-		413: "request_too_large",
-		415: "invalid_request_error",
-		422: "invalid_request_error",
-		429: "rate_limit_error",
-		500: "api_error",
-		502: "api_error",
-		503: "api_error",
-		504: "timeout_error",
-		529: "overloaded_error",
-		418: "api_error",
-		0:   "api_error",
-	} {
-		if got := ErrorTypeForStatus(status); got != want {
-			t.Errorf("ErrorTypeForStatus(%d) = %q, want %q", status, got, want)
-		}
-	}
-}
-
-func TestDefaultUpstreamError(t *testing.T) {
-	retry := http.Header{"Retry-After": {"30"}}
-	long := strings.Repeat("x", 600)
-	cases := []struct {
-		name   string
-		status int
-		header http.Header
-		body   string
-		want   Error
-	}{
-		{"anthropic shape keeps its type", 529, nil,
-			`{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"},"request_id":"req_1"}`,
-			Error{Status: 529, Type: "overloaded_error", Message: "Overloaded"}},
-		{"anthropic shape, type from the body", 400, nil,
-			`{"type":"error","error":{"type":"not_found_error","message":"model: x"}}`,
-			Error{Status: 400, Type: "not_found_error", Message: "model: x"}},
-		{"anthropic shape without inner type", 400, nil,
-			`{"type":"error","error":{"message":"bad"}}`,
-			Error{Status: 400, Type: "invalid_request_error", Message: "bad"}},
-		{"openai shape: type follows the status", 429, retry,
-			`{"error":{"message":"Rate limit reached","type":"requests","param":null,"code":"rate_limit_exceeded"}}`,
-			Error{Status: 429, Type: "rate_limit_error", Message: "Rate limit reached", RetryAfter: "30"}},
-		{"gemini shape", 400, nil,
-			`{"error":{"code":400,"message":"API key not valid.","status":"INVALID_ARGUMENT"}}`,
-			Error{Status: 400, Type: "invalid_request_error", Message: "API key not valid."}},
-		{"error as a string", 401, nil, `{"error":"invalid token"}`,
-			Error{Status: 401, Type: "authentication_error", Message: "invalid token"}},
-		{"plain text", 502, nil, "  Bad gateway from nginx\n",
-			Error{Status: 502, Type: "api_error", Message: "upstream returned Bad Gateway: Bad gateway from nginx"}},
-		{"empty body", 503, retry, "",
-			Error{Status: 503, Type: "api_error", Message: "upstream returned Service Unavailable", RetryAfter: "30"}},
-		{"JSON without a message", 500, nil, `{"error":{"code":13}}`,
-			Error{Status: 500, Type: "api_error", Message: `upstream returned Internal Server Error: {"error":{"code":13}}`}},
-		{"array body", 400, nil, `[{"error":{"message":"x"}}]`,
-			Error{Status: 400, Type: "invalid_request_error", Message: `upstream returned Bad Request: [{"error":{"message":"x"}}]`}},
-		{"long body truncated to 512 bytes", 500, nil, long,
-			Error{Status: 500, Type: "api_error", Message: "upstream returned Internal Server Error: " + long[:512]}},
-		{"cut rune and invalid UTF-8 replaced", 504, nil, strings.Repeat("a", 511) + "é",
-			Error{Status: 504, Type: "timeout_error", Message: "upstream returned Gateway Timeout: " + strings.Repeat("a", 511) + "\uFFFD"}},
-		{"invalid UTF-8", 500, nil, "bad \xff byte",
-			Error{Status: 500, Type: "api_error", Message: "upstream returned Internal Server Error: bad \uFFFD byte"}},
-	}
-	for _, tc := range cases {
-		got := DefaultUpstreamError(tc.status, tc.header, []byte(tc.body))
-		if !reflect.DeepEqual(*got, tc.want) {
-			t.Errorf("%s:\n got %+v\nwant %+v", tc.name, *got, tc.want)
-		}
-	}
-}
-
-func TestErrorHelpers(t *testing.T) {
-	e := InvalidRequest("bad <thing>")
-	if !reflect.DeepEqual(*e, Error{Status: 400, Type: "invalid_request_error", Message: "bad <thing>"}) {
-		t.Errorf("InvalidRequest = %+v", *e)
-	}
-	if got := e.Error(); got != "invalid_request_error: bad <thing>" {
-		t.Errorf("Error() = %q", got)
-	}
-	if got := string(e.Body()); got != `{"type":"error","error":{"type":"invalid_request_error","message":"bad \u003cthing\u003e"}}` {
-		t.Errorf("Body() = %s", got)
-	}
-	if a := APIError(502, "down"); !reflect.DeepEqual(*a, Error{Status: 502, Type: "api_error", Message: "down"}) {
-		t.Errorf("APIError = %+v", *a)
-	}
-	if got := AsError(fmt.Errorf("wrapped: %w", e)); got != e {
-		t.Errorf("AsError of a wrapped *Error = %+v", got)
-	}
-	if got := AsError(errors.New("boom")); !reflect.DeepEqual(*got, Error{Status: 500, Type: "api_error", Message: "boom"}) {
-		t.Errorf("AsError of a plain error = %+v", *got)
-	}
-	// An upstream's own error body goes out whole.
-	raw := []byte(`{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"},"request_id":"req_1"}`)
-	if got := (&Error{Status: 529, Type: "overloaded_error", Message: "Overloaded", Raw: raw}).Body(); string(got) != string(raw) {
-		t.Errorf("Body() with Raw = %s", got)
-	}
-}
 
 func TestSettingsHint(t *testing.T) {
 	cases := []struct {
@@ -128,7 +23,7 @@ func TestSettingsHint(t *testing.T) {
 	}
 	for _, tc := range cases {
 		s := &Settings{ThinkingHint: tc.hint}
-		if got := s.Hint(ThinkingParam{Present: true, Type: "enabled", BudgetTokens: tc.budget}); got != tc.want {
+		if got := s.Hint(wire.ThinkingParam{Present: true, Type: "enabled", BudgetTokens: tc.budget}); got != tc.want {
 			t.Errorf("Hint(%q, %d) = %q, want %q", tc.hint, tc.budget, got, tc.want)
 		}
 	}
@@ -153,11 +48,11 @@ func TestSettingsMapModel(t *testing.T) {
 		"claude-x/y":                 "catch-all", // a model name is not a path: * crosses '/'
 		"":                           "",
 	} {
-		if got := s.MapModel(in); got != want {
-			t.Errorf("MapModel(%q) = %q, want %q", in, got, want)
+		if got := s.mapModel(in); got != want {
+			t.Errorf("mapModel(%q) = %q, want %q", in, got, want)
 		}
 	}
-	if got := (&Settings{}).MapModel("m"); got != "m" {
+	if got := (&Settings{}).mapModel("m"); got != "m" {
 		t.Errorf("no rules: %q", got)
 	}
 }
@@ -183,20 +78,59 @@ func TestNewExchange(t *testing.T) {
 	r := mustParse(t, `{"model":"claude-x","stream":true,"messages":[]}`)
 	x := NewExchange(s, r, []byte("body"), ExchangeOptions{})
 	if x.Settings != s || x.Request != r || string(x.Body) != "body" || x.ClientModel != "claude-x" ||
-		x.UpstreamModel != "up" || !x.Stream || !x.Thinking || !strings.HasPrefix(x.MessageID, "msg_") || x.Logger == nil {
+		x.UpstreamModel != "up" || !x.Streaming || !x.Thinking || !strings.HasPrefix(x.MessageID, "msg_") || x.Logger == nil {
 		t.Errorf("NewExchange = %+v", x)
 	}
 	r = mustParse(t, `{"model":"m","messages":[],"thinking":{"type":"disabled"}}`)
-	if x := NewExchange(s, r, nil, ExchangeOptions{}); x.Thinking || x.Stream || x.UpstreamModel != "m" {
+	if x := NewExchange(s, r, nil, ExchangeOptions{}); x.Thinking || x.Streaming || x.UpstreamModel != "m" {
 		t.Errorf("NewExchange = %+v", x)
 	}
 	// The options are the request's context; count_tokens is never a stream.
 	r = mustParse(t, `{"model":"m","stream":true,"messages":[]}`)
 	x = NewExchange(s, r, nil, ExchangeOptions{Path: "/v1/messages/count_tokens", RawQuery: "beta=true", ClientID: "c1", MapErrors: true})
-	if !x.CountTokens || x.Stream || x.Path != "/v1/messages/count_tokens" || x.RawQuery != "beta=true" || x.ClientID != "c1" || !x.MapErrors {
+	if !x.CountTokens || x.Streaming || x.Path != "/v1/messages/count_tokens" || x.RawQuery != "beta=true" || x.ClientID != "c1" || !x.MapErrors {
 		t.Errorf("count_tokens exchange = %+v", x)
 	}
-	if x := NewExchange(s, r, nil, ExchangeOptions{Path: "/v1/messages"}); x.CountTokens || !x.Stream {
+	if x := NewExchange(s, r, nil, ExchangeOptions{Path: "/v1/messages"}); x.CountTokens || !x.Streaming {
 		t.Errorf("messages exchange = %+v", x)
+	}
+}
+
+func mustParse(t *testing.T, body string) *wire.Request {
+	t.Helper()
+	r, err := wire.ParseRequest([]byte(body))
+	if err != nil {
+		t.Fatalf("ParseRequest(%s): %v", body, err)
+	}
+	return r
+}
+
+func TestThinkingOrigin(t *testing.T) {
+	signer := emit.NewSigner([]byte("thinking-origin-key"))
+	s := &Settings{Signer: signer}
+	const thinking = "Let me think."
+	gemini := signer.Sign(emit.OriginGemini, "abc", thinking)
+	tags := signer.Sign(emit.OriginTags, "", thinking)
+	cases := []struct {
+		name        string
+		settings    *Settings
+		block       wire.Block
+		wantOrigin  emit.Origin
+		wantForeign string
+		wantOK      bool
+	}{
+		{"gemini", s, wire.Block{Type: "thinking", Thinking: thinking, Signature: gemini}, emit.OriginGemini, "abc", true},
+		{"tags", s, wire.Block{Type: "thinking", Thinking: thinking, Signature: tags}, emit.OriginTags, "", true},
+		{"edited thinking", s, wire.Block{Type: "thinking", Thinking: thinking + ".", Signature: tags}, 0, "", false},
+		{"anthropic's own", s, wire.Block{Type: "thinking", Thinking: thinking, Signature: "EqQBCkgIBhABGAIiQHVu"}, 0, "", false},
+		{"unsigned", s, wire.Block{Type: "thinking", Thinking: thinking}, 0, "", false},
+		{"not a thinking block", s, wire.Block{Type: "redacted_thinking", Data: tags, Signature: tags}, 0, "", false},
+		{"no signer", &Settings{}, wire.Block{Type: "thinking", Thinking: thinking, Signature: tags}, 0, "", false},
+	}
+	for _, tc := range cases {
+		origin, foreign, ok := tc.settings.ThinkingOrigin(tc.block)
+		if origin != tc.wantOrigin || foreign != tc.wantForeign || ok != tc.wantOK {
+			t.Errorf("%s: got %c, %q, %v; want %c, %q, %v", tc.name, origin, foreign, ok, tc.wantOrigin, tc.wantForeign, tc.wantOK)
+		}
 	}
 }

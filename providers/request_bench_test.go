@@ -10,8 +10,10 @@ import (
 	"github.com/thinkgate/thinkgate/providers/amazonq"
 	"github.com/thinkgate/thinkgate/providers/anthropic"
 	"github.com/thinkgate/thinkgate/providers/azure"
+	"github.com/thinkgate/thinkgate/providers/emit"
 	"github.com/thinkgate/thinkgate/providers/gemini"
 	"github.com/thinkgate/thinkgate/providers/openai"
+	"github.com/thinkgate/thinkgate/providers/wire"
 )
 
 // BenchmarkRequestConversion measures the CPU cost of a request from its
@@ -32,7 +34,7 @@ import (
 // body written into buffers reused from one request to the next, as the
 // gateway's pools give them (Exchange.NewBody), instead of fresh ones.
 func BenchmarkRequestConversion(b *testing.B) {
-	signer := providers.NewSigner([]byte("bench-signing-key"))
+	signer := emit.NewSigner([]byte("bench-signing-key"))
 	body := claudeCodeRequest(signer, 1<<20)
 	plain := claudeCodeRequest(nil, 1<<20)
 	convs := []struct {
@@ -74,7 +76,7 @@ func BenchmarkRequestConversion(b *testing.B) {
 			for b.Loop() {
 				read := providers.ParseRequestFor
 				if c.name == "scan" {
-					read = func(_ any, body []byte) (*providers.Request, error) { return providers.ScanRequest(body) }
+					read = func(_ any, body []byte) (*wire.Request, error) { return wire.ScanRequest(body) }
 				}
 				req, err := read(c.p, c.body)
 				if err != nil {

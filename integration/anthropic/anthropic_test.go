@@ -6,17 +6,18 @@ package anthropic_test
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/thinkgate/thinkgate/internal/golden"
 	"io"
 	"net/http"
 	"strings"
 	"testing"
 
+	"github.com/thinkgate/thinkgate/internal/golden"
+	"github.com/thinkgate/thinkgate/providers/emit"
+
 	"github.com/anthropics/anthropic-sdk-go"
 	"github.com/anthropics/anthropic-sdk-go/option"
 
 	"github.com/thinkgate/thinkgate/internal/testgw"
-	"github.com/thinkgate/thinkgate/providers"
 )
 
 const signingKey = "test-signing-key"
@@ -308,9 +309,9 @@ func TestCountTokens(t *testing.T) {
 // without the gateway's signatures: tag-derived thinking as <thinking> text
 // where it stood, foreign thinking dropped, an emptied turn dropped.
 func TestHistoryUnsigned(t *testing.T) {
-	signer := providers.NewSigner([]byte(signingKey))
-	tagSig := signer.Sign(providers.OriginTags, "", "Need the weather.")
-	gemSig := signer.Sign(providers.OriginGemini, "CiQB0e2K", "Gemini's thought.")
+	signer := emit.NewSigner([]byte(signingKey))
+	tagSig := signer.Sign(emit.OriginTags, "", "Need the weather.")
+	gemSig := signer.Sign(emit.OriginGemini, "CiQB0e2K", "Gemini's thought.")
 	reqBody := `{"model":"claude-sonnet-4-5","max_tokens":1024,"stream":true,"messages":[` +
 		`{"role":"user","content":"Weather in Paris?"},` +
 		`{"role":"assistant","content":[{"type":"thinking","thinking":"Gemini's thought.","signature":"` + gemSig + `"}]},` +

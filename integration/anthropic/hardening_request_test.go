@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/thinkgate/thinkgate/internal/testgw"
-	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/emit"
 )
 
 // TestStaleEnvelopeAfterRestart: a gateway started without signing_key has
@@ -18,8 +18,8 @@ import (
 // with one), and Anthropic, which refuses any signature it did not issue,
 // never sees them.
 func TestStaleEnvelopeAfterRestart(t *testing.T) {
-	before := providers.NewSigner([]byte("the random key of the previous run"))
-	stale := before.Sign(providers.OriginTags, "", "Need the weather.")
+	before := emit.NewSigner([]byte("the random key of the previous run"))
+	stale := before.Sign(emit.OriginTags, "", "Need the weather.")
 	reqBody := `{"model":"claude-sonnet-4-5","max_tokens":1024,"thinking":{"type":"enabled","budget_tokens":2048},"messages":[` +
 		`{"role":"user","content":"Weather in Paris?"},` +
 		`{"role":"assistant","content":[{"type":"thinking","thinking":"Need the weather.","signature":"` + stale + `"},{"type":"tool_use","id":"toolu_01","name":"get_weather","input":{"city":"Paris"}}]},` +

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/thinkgate/thinkgate/internal/testgw"
-	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/emit"
 )
 
 // TestScannedHistoryForwarded: a history with nothing for the gateway to
@@ -47,7 +47,7 @@ func TestScannedHistoryForwarded(t *testing.T) {
 
 	// The gateway's own signature in an assistant turn: that turn is
 	// rewritten, the rest kept.
-	sig := providers.NewSigner([]byte(signingKey)).Sign(providers.OriginTags, "", "Think.")
+	sig := emit.NewSigner([]byte(signingKey)).Sign(emit.OriginTags, "", "Think.")
 	signed := `{"model":"claude-sonnet-4-5","max_tokens":1024,"messages":[{"role":"user","content":"Hi"},` +
 		`{"role":"assistant","content":[{"type":"thinking","thinking":"Think.","signature":"` + sig + `"},{"type":"text","text":"Hello."}]},` +
 		`{"role":"user","content":"Again"}]}`

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/thinkgate/thinkgate/internal/testgw"
-	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/emit"
 )
 
 // TestLongSignedHistoryUnsigned: a long agent session as a Python client
@@ -19,12 +19,12 @@ import (
 // sent, and thinking off because the last tool turn no longer opens with
 // thinking.
 func TestLongSignedHistoryUnsigned(t *testing.T) {
-	signer := providers.NewSigner([]byte(signingKey))
+	signer := emit.NewSigner([]byte(signingKey))
 	const turns = 60
 	var sent, want []string
 	for i := 0; i < turns; i++ {
 		thinking := fmt.Sprintf("Step %d: read a/b and caf\u00e9 <then> test.", i)
-		sig := signer.Sign(providers.OriginTags, "", thinking)
+		sig := signer.Sign(emit.OriginTags, "", thinking)
 		escaped := fmt.Sprintf(`Step %d: read a\/b and caf\u00e9 <then> test.`, i)
 		id := fmt.Sprintf("toolu_%03d", i)
 		sent = append(sent,

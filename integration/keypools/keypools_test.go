@@ -16,7 +16,7 @@ import (
 	"github.com/anthropics/anthropic-sdk-go/option"
 
 	"github.com/thinkgate/thinkgate/internal/testgw"
-	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/emit"
 )
 
 const slot = testgw.SlotKeyPools
@@ -321,7 +321,7 @@ func TestKeyPoolSessionStickiness(t *testing.T) {
 // sessionKey is the prompt_cache_key the gateway derives for a session
 // without client keys: the keyed hash under the site's signing key.
 func sessionKey(session string) string {
-	sum := providers.NewSigner([]byte("test-signing-key")).KeyedID("client session", "", "session", session)
+	sum := emit.NewSigner([]byte("test-signing-key")).KeyedID("client session", "", "session", session)
 	return hex.EncodeToString(sum[:16])
 }
 

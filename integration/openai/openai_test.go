@@ -9,7 +9,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/thinkgate/thinkgate/internal/golden"
 	"io"
 	"net/http"
 	"os"
@@ -18,12 +17,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/thinkgate/thinkgate/internal/golden"
+	"github.com/thinkgate/thinkgate/providers/emit"
+
 	"github.com/anthropics/anthropic-sdk-go"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 
 	"github.com/thinkgate/thinkgate/caddymodule"
 	"github.com/thinkgate/thinkgate/internal/testgw"
-	"github.com/thinkgate/thinkgate/providers"
 	"github.com/thinkgate/thinkgate/providers/openai/openaitest"
 )
 
@@ -51,7 +52,7 @@ func userParams() anthropic.MessageNewParams {
 const streamJSON = `{"model":"claude-test","max_tokens":1024,"stream":true,"messages":[{"role":"user","content":"Hi"}]}`
 
 func sig(thinking string) string {
-	return providers.NewSigner([]byte(signingKey)).Sign(providers.OriginTags, "", thinking)
+	return emit.NewSigner([]byte(signingKey)).Sign(emit.OriginTags, "", thinking)
 }
 
 func q(s string) string { b, _ := json.Marshal(s); return string(b) }

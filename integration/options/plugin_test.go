@@ -13,6 +13,7 @@ import (
 	"github.com/thinkgate/thinkgate/caddymodule"
 	"github.com/thinkgate/thinkgate/internal/testgw"
 	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/wire"
 )
 
 // A provider written outside caddymodule plugs in as its guest module
@@ -83,8 +84,8 @@ type pluggedTranslator struct{}
 
 func (pluggedTranslator) Handle(status int, _ http.Header) providers.Handling {
 	if status >= 300 {
-		return providers.Handling{Error: func(status int, _ http.Header, body []byte) *providers.Error {
-			return &providers.Error{Status: status, Type: "invalid_request_error", Message: string(body)}
+		return providers.Handling{Error: func(status int, _ http.Header, body []byte) *wire.Error {
+			return &wire.Error{Status: status, Type: "invalid_request_error", Message: string(body)}
 		}}
 	}
 	return providers.Handling{}

@@ -8,7 +8,7 @@ import (
 
 	"github.com/thinkgate/thinkgate/internal/golden"
 	"github.com/thinkgate/thinkgate/internal/testgw"
-	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/emit"
 	rt "github.com/thinkgate/thinkgate/providers/responses/responsestest"
 )
 
@@ -55,7 +55,7 @@ func TestClaudeCodeTurn(t *testing.T) {
 		"message_start",
 		`content_block_start 0 {"type":"thinking","thinking":""}`,
 		`thinking_delta 0 ` + q(thinking),
-		`signature_delta 0 ` + q(signer.Sign(providers.OriginResponses, "rs_cc\n"+enc1, thinking)),
+		`signature_delta 0 ` + q(signer.Sign(emit.OriginResponses, "rs_cc\n"+enc1, thinking)),
 		"content_block_stop 0",
 		`content_block_start 1 {"type":"text","text":""}`,
 		`text_delta 1 "I'll search the drive."`,

@@ -19,13 +19,13 @@ import (
 
 	"github.com/thinkgate/thinkgate/internal/golden"
 	"github.com/thinkgate/thinkgate/internal/testgw"
-	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/emit"
 	rt "github.com/thinkgate/thinkgate/providers/responses/responsestest"
 )
 
 const signingKey = "test-signing-key"
 
-var signer = providers.NewSigner([]byte(signingKey))
+var signer = emit.NewSigner([]byte(signingKey))
 
 func site(options string, up *testgw.Upstream) string {
 	return fmt.Sprintf("thinkgate responses {\n\tapi_key sk-upstream\n\tsigning_key %s\n%s\n}\nreverse_proxy %s", signingKey, options, up.Addr())
@@ -110,10 +110,10 @@ func TestReasoningAcrossToolCalls(t *testing.T) {
 			if len(msg.Content) != 4 {
 				t.Fatalf("content %+v", msg.Content)
 			}
-			if c := msg.Content[0]; c.Type != "thinking" || c.Thinking != thinking || c.Signature != signer.Sign(providers.OriginResponses, "rs_1\n"+enc1, thinking) {
+			if c := msg.Content[0]; c.Type != "thinking" || c.Thinking != thinking || c.Signature != signer.Sign(emit.OriginResponses, "rs_1\n"+enc1, thinking) {
 				t.Errorf("block 0 %+v", c)
 			}
-			if c := msg.Content[1]; c.Type != "redacted_thinking" || c.Data != signer.Sign(providers.OriginResponses, "rs_2\n"+enc2, "") {
+			if c := msg.Content[1]; c.Type != "redacted_thinking" || c.Data != signer.Sign(emit.OriginResponses, "rs_2\n"+enc2, "") {
 				t.Errorf("block 1 %+v", c)
 			}
 			if c := msg.Content[2]; c.Type != "text" || c.Text != "Let me check the weather." {
@@ -152,7 +152,7 @@ func TestEventSequence(t *testing.T) {
 		"message_start",
 		`content_block_start 0 {"type":"thinking","thinking":""}`,
 		`thinking_delta 0 "A\n\nB"`,
-		"signature_delta 0 " + q(signer.Sign(providers.OriginResponses, "rs_1\n"+enc1, "A\n\nB")),
+		"signature_delta 0 " + q(signer.Sign(emit.OriginResponses, "rs_1\n"+enc1, "A\n\nB")),
 		"content_block_stop 0",
 		`content_block_start 1 {"type":"text","text":""}`,
 		`text_delta 1 "Hi!"`,
@@ -175,7 +175,7 @@ func TestNonStreaming(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(msg.Content) != 3 || msg.Content[0].Thinking != summary1 || msg.Content[0].Signature != signer.Sign(providers.OriginResponses, "rs_1\n"+enc1, summary1) ||
+	if len(msg.Content) != 3 || msg.Content[0].Thinking != summary1 || msg.Content[0].Signature != signer.Sign(emit.OriginResponses, "rs_1\n"+enc1, summary1) ||
 		msg.Content[1].Text != "Sunny." || msg.Content[2].ID != "call_1" || string(msg.Content[2].Input) != `{"city":"Oslo"}` {
 		t.Errorf("content %+v", msg.Content)
 	}
@@ -245,7 +245,7 @@ func TestStreamFailures(t *testing.T) {
 		"message_start",
 		`content_block_start 0 {"type":"thinking","thinking":""}`,
 		`thinking_delta 0 "Plan"`,
-		"signature_delta 0 " + q(signer.Sign(providers.OriginResponses, "rs_1\n"+enc1, "Plan")),
+		"signature_delta 0 " + q(signer.Sign(emit.OriginResponses, "rs_1\n"+enc1, "Plan")),
 		"content_block_stop 0",
 		`content_block_start 1 {"type":"text","text":""}`,
 		`text_delta 1 "Hello wor"`,
@@ -367,8 +367,8 @@ func TestOptions(t *testing.T) {
 // content there, and a thinking block signed for another origin does not
 // become a reasoning item here.
 func TestReasoningGoesBackOnlyToResponses(t *testing.T) {
-	fromResponses := signer.Sign(providers.OriginResponses, "rs_1\n"+enc1, "plan")
-	fromGemini := signer.Sign(providers.OriginGemini, "gemini-sig", "other plan")
+	fromResponses := signer.Sign(emit.OriginResponses, "rs_1\n"+enc1, "plan")
+	fromGemini := signer.Sign(emit.OriginGemini, "gemini-sig", "other plan")
 	body := `{"model":"gpt-5","max_tokens":99,"stream":true,"messages":[{"role":"user","content":"Hi"},` +
 		`{"role":"assistant","content":[{"type":"thinking","thinking":"plan","signature":` + q(fromResponses) + `},{"type":"thinking","thinking":"other plan","signature":` + q(fromGemini) + `},{"type":"text","text":"Hello."}]},` +
 		`{"role":"user","content":"Again"}]}`

@@ -18,6 +18,8 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 
 	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/emit"
+	"github.com/thinkgate/thinkgate/providers/wire"
 )
 
 func init() {
@@ -72,16 +74,16 @@ func (d *DemoUpstream) ServeHTTP(w http.ResponseWriter, r *http.Request, _ caddy
 	}
 	body, _ := io.ReadAll(io.LimitReader(r.Body, 1<<20))
 	if r.Method != http.MethodPost || json.Unmarshal(body, &req) != nil {
-		body := providers.InvalidRequest("the demo upstream takes POST /v1/messages with a JSON body").Body()
+		body := wire.InvalidRequest("the demo upstream takes POST /v1/messages with a JSON body").Body()
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusBadRequest)
 		_, err := w.Write(body)
 		return err
 	}
 	id := providers.NewID("msg_")
-	usage := providers.Usage{InputTokens: 12, OutputTokens: int64(len(DemoText) / 4)}
+	usage := emit.Usage{InputTokens: 12, OutputTokens: int64(len(DemoText) / 4)}
 	if !req.Stream {
-		em := providers.NewCollector(providers.FormText, nil)
+		em := emit.NewCollector(emit.FormText, nil)
 		em.MessageStart(id, req.Model, usage)
 		em.Text([]byte(DemoText))
 		em.Finish("end_turn", "", usage)
@@ -93,7 +95,7 @@ func (d *DemoUpstream) ServeHTTP(w http.ResponseWriter, r *http.Request, _ caddy
 	w.Header().Set("Cache-Control", "no-cache")
 	w.WriteHeader(http.StatusOK)
 	rc := http.NewResponseController(w)
-	em := providers.NewEmitter(providers.FormText, nil)
+	em := emit.NewEmitter(emit.FormText, nil)
 	send := func() error {
 		if _, err := w.Write(em.Events()); err != nil {
 			return err
@@ -101,7 +103,7 @@ func (d *DemoUpstream) ServeHTTP(w http.ResponseWriter, r *http.Request, _ caddy
 		em.Flush()
 		return rc.Flush()
 	}
-	em.MessageStart(id, req.Model, providers.Usage{InputTokens: usage.InputTokens, OutputTokens: 1})
+	em.MessageStart(id, req.Model, emit.Usage{InputTokens: usage.InputTokens, OutputTokens: 1})
 	for i := 0; i < len(DemoText); i += d.ChunkSize {
 		em.Text([]byte(DemoText[i:min(i+d.ChunkSize, len(DemoText))]))
 		if err := send(); err != nil {

@@ -16,6 +16,8 @@ import (
 
 	"github.com/thinkgate/thinkgate/internal/providertest"
 	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/emit"
+	"github.com/thinkgate/thinkgate/providers/wire"
 )
 
 // Seeds are Anthropic requests of the shapes clients send, for f.Add.
@@ -28,15 +30,15 @@ var Seeds = []string{
 
 // Rewrite runs one request through p's converter and checks the result.
 func Rewrite(t *testing.T, p providers.Provider, body []byte) {
-	req, err := providers.ParseRequest(body)
+	req, err := wire.ParseRequest(body)
 	if err != nil {
 		return
 	}
-	s := &providers.Settings{SplitTags: true, DefaultThinking: true, Signer: providers.NewSigner([]byte("k"))}
+	s := &providers.Settings{SplitTags: true, DefaultThinking: true, Signer: emit.NewSigner([]byte("k"))}
 	x := providers.NewExchange(s, req, body, providers.ExchangeOptions{Path: "/v1/messages"})
 	out := &providers.Outbound{Path: x.Path, Header: http.Header{"X-Api-Key": {"client"}}}
 	if _, err := p.Rewrite(x, out); err != nil {
-		var e *providers.Error
+		var e *wire.Error
 		if !errors.As(err, &e) || e.Status < 400 || e.Status >= 500 {
 			t.Fatalf("Rewrite error is not an Anthropic 4xx error: %#v", err)
 		}
@@ -65,8 +67,8 @@ func Rewrite(t *testing.T, p providers.Provider, body []byte) {
 // whose data is JSON carrying the event's type.
 func Stream(t *testing.T, p providers.Provider, upstream, splits []byte) {
 	body := []byte(`{"model":"m","max_tokens":10,"stream":true,"messages":[{"role":"user","content":"hi"}]}`)
-	req, _ := providers.ParseRequest(body)
-	s := &providers.Settings{SplitTags: true, DefaultThinking: true, Signer: providers.NewSigner([]byte("k"))}
+	req, _ := wire.ParseRequest(body)
+	s := &providers.Settings{SplitTags: true, DefaultThinking: true, Signer: emit.NewSigner([]byte("k"))}
 	x := providers.NewExchange(s, req, body, providers.ExchangeOptions{Path: "/v1/messages"})
 	tr, err := p.Rewrite(x, &providers.Outbound{Path: x.Path, Header: http.Header{}})
 	if err != nil {
@@ -111,7 +113,7 @@ func Stream(t *testing.T, p providers.Provider, upstream, splits []byte) {
 type Run struct {
 	Write func([]byte) error
 	Close func() error
-	Em    *providers.Emitter
+	Em    *emit.Emitter
 }
 
 // SameOutput feeds upstream, in chunks whose sizes come from splits, to two

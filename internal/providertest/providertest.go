@@ -11,6 +11,8 @@ import (
 
 	"github.com/thinkgate/thinkgate/internal/ssetest"
 	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/emit"
+	"github.com/thinkgate/thinkgate/providers/wire"
 )
 
 // Exchange parses body as the handler does and prepares an exchange whose
@@ -23,7 +25,7 @@ func Exchange(t testing.TB, s *providers.Settings, body string) *providers.Excha
 // ExchangeAt is Exchange for a request the client sent to path.
 func ExchangeAt(t testing.TB, s *providers.Settings, path, body string) *providers.Exchange {
 	t.Helper()
-	req, err := providers.ParseRequest([]byte(body))
+	req, err := wire.ParseRequest([]byte(body))
 	if err != nil {
 		t.Fatalf("ParseRequest: %v", err)
 	}
@@ -37,15 +39,15 @@ func ExchangeAt(t testing.TB, s *providers.Settings, path, body string) *provide
 // (NewStreamEmitter), the emitter flushed once made and after every Write
 // and Close, a failure ended by Abort.
 type Stream struct {
-	Em *providers.Emitter
+	Em *emit.Emitter
 	tr providers.StreamTranslator
 }
 
 // OpenStream makes the translator newStream (a Handling's NewStream) on an
 // emitter of x's settings whose events go to sink, handed over every
 // drainAt bytes at most.
-func OpenStream(x *providers.Exchange, newStream func(*providers.Emitter) providers.StreamTranslator, sink func(events []byte), drainAt int) *Stream {
-	em := providers.NewStreamEmitter(x.Settings, func(events []byte, _ providers.StreamStatus) []byte {
+func OpenStream(x *providers.Exchange, newStream func(*emit.Emitter) providers.StreamTranslator, sink func(events []byte), drainAt int) *Stream {
+	em := emit.NewStreamEmitter(x.Settings.Form, x.Settings.Signer, func(events []byte, _ emit.StreamStatus) []byte {
 		sink(events)
 		return events[:0]
 	}, drainAt)
@@ -74,12 +76,12 @@ func (s *Stream) Close() error {
 
 // Fail ends a broken stream as the response writer does (Emitter.Abort):
 // an *Error to answer with when nothing was sent, else an error event.
-func (s *Stream) Fail(err error) *providers.Error { return s.Em.Abort(err) }
+func (s *Stream) Fail(err error) *wire.Error { return s.Em.Abort(err) }
 
 // RunStream drives s the way the response writer does: upstream bytes in
 // writes of chunk bytes, em's output taken after each; a failed Write or
 // Close becomes an error event.
-func RunStream(t testing.TB, em *providers.Emitter, s providers.StreamTranslator, upstream []byte, chunk int) (out []byte, err error) {
+func RunStream(t testing.TB, em *emit.Emitter, s providers.StreamTranslator, upstream []byte, chunk int) (out []byte, err error) {
 	t.Helper()
 	take := func() {
 		out = append(out, em.Events()...)
@@ -98,7 +100,7 @@ func RunStream(t testing.TB, em *providers.Emitter, s providers.StreamTranslator
 		err = s.Close()
 	}
 	if err != nil {
-		e := providers.AsError(err)
+		e := wire.AsError(err)
 		em.Fail(e.Type, e.Message)
 	}
 	take()
@@ -162,13 +164,13 @@ func Diff(t testing.TB, what string, got, want []string) {
 // bytes are in cache, not read from a long body), the emitter's output
 // drained after each write as the response writer does. One emitter is
 // reset per stream, so allocs/op counts what a stream sets up.
-func BenchmarkWrites[S providers.StreamTranslator](b *testing.B, x *providers.Exchange, newStream func(*providers.Emitter) S, upstream []byte, chunk int) {
-	em := providers.NewEmitter(x.Settings.Form, x.Settings.Signer)
+func BenchmarkWrites[S providers.StreamTranslator](b *testing.B, x *providers.Exchange, newStream func(*emit.Emitter) S, upstream []byte, chunk int) {
+	em := emit.NewEmitter(x.Settings.Form, x.Settings.Signer)
 	b.SetBytes(int64(len(upstream)))
 	b.ReportAllocs()
 	buf := make([]byte, chunk)
 	for b.Loop() {
-		*em = *providers.NewEmitter(x.Settings.Form, x.Settings.Signer)
+		*em = *emit.NewEmitter(x.Settings.Form, x.Settings.Signer)
 		s := newStream(em)
 		for p := upstream; len(p) > 0; {
 			n := copy(buf, p)

@@ -11,7 +11,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/wire"
 )
 
 // Shape is one request shape.
@@ -73,9 +73,9 @@ func OddMembers(size int) []byte {
 }
 
 // ManyMessages is alternating turns of one string each: as many as the
-// gateway takes (providers.MaxMessages), each as short as size allows.
+// gateway takes (wire.MaxMessages), each as short as size allows.
 func ManyMessages(size int) []byte {
-	n := max(2, min(size/30, providers.MaxMessages))
+	n := max(2, min(size/30, wire.MaxMessages))
 	text := strings.Repeat("a", max(1, size/n-34))
 	b := bytes.NewBufferString(head)
 	for i := range n {
@@ -134,10 +134,10 @@ func EmptyStrings(size int) []byte {
 }
 
 // ManyTools is as many tool definitions as the gateway takes
-// (providers.MaxTools), each with a schema of as many properties as size
+// (wire.MaxTools), each with a schema of as many properties as size
 // allows, and one user turn.
 func ManyTools(size int) []byte {
-	n := max(1, min(size/40, providers.MaxTools))
+	n := max(1, min(size/40, wire.MaxTools))
 	props := max(0, (size/n-60)/24)
 	var schema strings.Builder
 	schema.WriteString(`{"type":"object","properties":{`)
@@ -160,12 +160,12 @@ func ManyTools(size int) []byte {
 }
 
 // DeepSchemas is as many tool definitions as size allows (at most
-// providers.MaxTools), each with a schema nesting 400 objects deep, and
+// wire.MaxTools), each with a schema nesting 400 objects deep, and
 // one user turn.
 func DeepSchemas(size int) []byte {
 	const depth = 400
 	schema := strings.Repeat(`{"type":"object","properties":{"a":`, depth) + `{"type":"string"}` + strings.Repeat(`}}`, depth)
-	n := max(1, min(size/(len(schema)+16), providers.MaxTools))
+	n := max(1, min(size/(len(schema)+16), wire.MaxTools))
 	b := bytes.NewBufferString(`{"model":"claude-sonnet-4-5","max_tokens":1024,"stream":true,"tools":[`)
 	for i := range n {
 		if i > 0 {

@@ -19,6 +19,8 @@ import (
 	"time"
 
 	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/emit"
+	"github.com/thinkgate/thinkgate/providers/wire"
 )
 
 // Protocols: how the request is addressed to the upstream.
@@ -64,7 +66,7 @@ func New(cfg Config) *Provider {
 func (p *Provider) Rewrite(x *providers.Exchange, out *providers.Outbound) (providers.Translator, error) {
 	if x.CountTokens {
 		// The gateway answers it with CountTokens (providers.TokenCounter).
-		return nil, &providers.Error{Status: http.StatusNotFound, Type: "not_found_error",
+		return nil, &wire.Error{Status: http.StatusNotFound, Type: "not_found_error",
 			Message: "count_tokens is not available: Amazon Q has no token-counting endpoint"}
 	}
 	body, st, err := p.convert(x)
@@ -125,7 +127,7 @@ func (t *Translator) Handle(status int, header http.Header) providers.Handling {
 	switch {
 	case status >= 300:
 		return providers.Handling{Error: upstreamError}
-	case t.x.Stream && IsStream(header.Get("Content-Type")):
+	case t.x.Streaming && IsStream(header.Get("Content-Type")):
 		return providers.Handling{NewStream: t.NewStream}
 	}
 	return providers.Handling{Body: t.Message}
@@ -158,7 +160,7 @@ func IsStream(mediaType string) bool {
 // the same translator into a collector.
 func (t *Translator) Message(body []byte) ([]byte, error) {
 	x := t.x
-	em := providers.NewCollector(x.Settings.Form, x.Settings.Signer)
+	em := emit.NewCollector(x.Settings.Form, x.Settings.Signer)
 	em.SetThinkingDisplay(x.ThinkingDisplay())
 	s := t.NewStream(em)
 	if err := s.Write(body); err != nil {

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/thinkgate/thinkgate/providers"
 	"github.com/thinkgate/thinkgate/providers/awsstream"
+	"github.com/thinkgate/thinkgate/providers/emit"
 )
 
 // benchStream is a long, realistic answer: a 4 KiB thinking span and a
@@ -45,7 +45,7 @@ func BenchmarkStream(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		em := providers.NewEmitter(x.Settings.Form, x.Settings.Signer)
+		em := emit.NewEmitter(x.Settings.Form, x.Settings.Signer)
 		s := NewTranslator(x).NewStream(em).(*StreamTranslator)
 		for p := data; len(p) > 0; {
 			n := min(1400, len(p))
@@ -80,7 +80,7 @@ func decodedText(t testing.TB, s string) awsstream.Message {
 // allocations of BenchmarkStream are the aws-sdk-go-v2 decoder's own.
 func TestHandleSteadyStateAllocs(t *testing.T) {
 	x := exchange(t, testSettings(), basicRequest)
-	em := providers.NewEmitter(x.Settings.Form, x.Settings.Signer)
+	em := emit.NewEmitter(x.Settings.Form, x.Settings.Signer)
 	s := NewTranslator(x).NewStream(em).(*StreamTranslator)
 	plain := decodedText(t, "plain answer text, \"quoted\" & escaped\n")
 	think := decodedText(t, "<thinking>a thought</thinking>after")
@@ -102,7 +102,7 @@ func TestHandleSteadyStateAllocs(t *testing.T) {
 // BenchmarkHandle is the gateway's own share: translating decoded text events.
 func BenchmarkHandle(b *testing.B) {
 	x := exchange(b, testSettings(), basicRequest)
-	em := providers.NewEmitter(x.Settings.Form, x.Settings.Signer)
+	em := emit.NewEmitter(x.Settings.Form, x.Settings.Signer)
 	s := NewTranslator(x).NewStream(em).(*StreamTranslator)
 	m := decodedText(b, "Paris is sunny & 18°C today.")
 	b.SetBytes(int64(len(m.Payload)))

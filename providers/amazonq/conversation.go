@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/wire"
 )
 
 // conversationLabel is the key domain of conversation ids.
@@ -44,7 +45,7 @@ func conversationIDOf(x *providers.Exchange, texts func() (system, first string)
 }
 
 // metadataUserID is the request's metadata.user_id, or "".
-func metadataUserID(req *providers.Request) string {
+func metadataUserID(req *wire.Request) string {
 	if req.Metadata != nil {
 		return req.Metadata.UserID
 	}

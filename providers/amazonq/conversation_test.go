@@ -6,7 +6,7 @@ import (
 	"encoding/binary"
 	"testing"
 
-	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/emit"
 )
 
 // keyedUUID computes a conversation id independently of conversation.go:
@@ -30,7 +30,7 @@ func keyedUUID(key string, parts ...string) string {
 func conversationID(t *testing.T, key, clientID, body string) string {
 	t.Helper()
 	s := testSettings()
-	s.Signer = providers.NewSigner([]byte(key))
+	s.Signer = emit.NewSigner([]byte(key))
 	x := exchange(t, s, body)
 	x.ClientID = clientID
 	return ConversationID(x)

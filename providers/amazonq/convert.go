@@ -8,13 +8,14 @@ import (
 
 	"github.com/thinkgate/thinkgate/internal/jsonbytes"
 	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/wire"
 )
 
 // An agent's request is mostly its history, text the client already
 // escaped the way the upstream body needs it: decoding every string into a
 // Go string and escaping it again cost more than the rest of the request's
 // way upstream. The converter writes the body from the client's bytes in
-// one walk of the history (providers.HistoryReader, which reads them as
+// one walk of the history (wire.HistoryReader, which reads them as
 // encoding/json decodes them, one block at a time): each string is copied
 // as it is, or with only its escapes rewritten
 // (jsonbytes.AppendCanonicalBody), and only the small parts (tools, the
@@ -71,7 +72,7 @@ const (
 // tool's definition as the client sent it with Amazon Q's framing, its
 // name again as the description of a tool that has none, and a cut
 // description again in full in the TOOL DOCUMENTATION section.
-func toolsRoom(tools []providers.Tool) int {
+func toolsRoom(tools []wire.Tool) int {
 	n := 0
 	for i := range tools {
 		t := &tools[i]
@@ -215,10 +216,10 @@ type fastConverter struct {
 	first     []byte // that text, escaped
 	firstDone bool
 
-	h *providers.HistoryReader
+	h *wire.HistoryReader
 	// block is the block being added, sub a block of its own content;
 	// items is a tool result's text.
-	block, sub providers.HistoryBlock
+	block, sub wire.HistoryBlock
 	items      []span
 
 	scratch, scratch2 []byte
@@ -231,9 +232,9 @@ func (p *Provider) convert(x *providers.Exchange) ([]byte, *state, error) {
 		return nil, nil, err
 	}
 	req := x.Request
-	h, err := providers.NewHistoryReader(x.Body)
+	h, err := wire.NewHistoryReader(x.Body)
 	if err != nil {
-		return nil, nil, providers.InvalidRequest("invalid request: " + err.Error())
+		return nil, nil, wire.InvalidRequest("invalid request: " + err.Error())
 	}
 	c := &fastConverter{
 		conv:      &converter{p: p, x: x, st: &state{}},
@@ -285,7 +286,7 @@ func (p *Provider) convert(x *providers.Exchange) ([]byte, *state, error) {
 		return nil, nil, err
 	}
 	if c.turns == 0 {
-		return nil, nil, providers.InvalidRequest("messages: at least one user message is required")
+		return nil, nil, wire.InvalidRequest("messages: at least one user message is required")
 	}
 	if c.turn.assistant {
 		c.flush()
@@ -365,7 +366,7 @@ func (c *fastConverter) finish() ([]byte, error) {
 			pre = append(pre, `"tools":`...)
 			var err error
 			if pre, err = jsonbytes.AppendEncode(pre, tools); err != nil {
-				return nil, providers.InvalidRequest("converting the request for Amazon Q: " + err.Error())
+				return nil, wire.InvalidRequest("converting the request for Amazon Q: " + err.Error())
 			}
 			if len(t.results) > 0 {
 				pre = append(pre, ',')
@@ -619,7 +620,7 @@ func hasNonSpace(stage []byte, spans []span) bool {
 
 // message converts message i: its blocks join the system text or its
 // turn.
-func (c *fastConverter) message(_ int, m *providers.HistoryMessage) error {
+func (c *fastConverter) message(_ int, m *wire.HistoryMessage) error {
 	switch {
 	case m.Role.Is("system"):
 		return c.h.EachBlock(m.Content, &c.block, c.systemBlock)
@@ -631,7 +632,7 @@ func (c *fastConverter) message(_ int, m *providers.HistoryMessage) error {
 	c.begin(false)
 	first := c.needFirst && !c.firstDone
 	c.firstDone = true
-	return c.h.EachBlock(m.Content, &c.block, func(_ int, b *providers.HistoryBlock) error {
+	return c.h.EachBlock(m.Content, &c.block, func(_ int, b *wire.HistoryBlock) error {
 		return c.userBlock(first, b)
 	})
 }
@@ -652,7 +653,7 @@ func (c *fastConverter) begin(assistant bool) {
 
 // systemBlock adds a text block to the system text, the blocks one per
 // line.
-func (c *fastConverter) systemBlock(_ int, b *providers.HistoryBlock) error {
+func (c *fastConverter) systemBlock(_ int, b *wire.HistoryBlock) error {
 	if kind, _ := kindOf(c.decode(&b.Type)); kind != kText || len(b.Text.Raw) == 0 {
 		return nil
 	}
@@ -666,7 +667,7 @@ func (c *fastConverter) systemBlock(_ int, b *providers.HistoryBlock) error {
 
 // assistantBlock adds a block of an assistant message: its text, its
 // thinking in tags when thinking is on, its tool call.
-func (c *fastConverter) assistantBlock(_ int, b *providers.HistoryBlock) error {
+func (c *fastConverter) assistantBlock(_ int, b *wire.HistoryBlock) error {
 	t := &c.turn
 	switch kind, _ := kindOf(c.decode(&b.Type)); kind {
 	case kText:
@@ -689,7 +690,7 @@ func (c *fastConverter) assistantBlock(_ int, b *providers.HistoryBlock) error {
 // userBlock adds a block of a user message: text (the first user
 // message's also names the conversation when first), images, documents,
 // tool results.
-func (c *fastConverter) userBlock(first bool, b *providers.HistoryBlock) error {
+func (c *fastConverter) userBlock(first bool, b *wire.HistoryBlock) error {
 	t := &c.turn
 	kind, typ := kindOf(c.decode(&b.Type))
 	switch kind {
@@ -769,12 +770,12 @@ func reserve(b []byte, n int) []byte {
 
 // toolResult adds the tool_result b to the turn: its text, and its images
 // to the turn's images.
-func (c *fastConverter) toolResult(b *providers.HistoryBlock) error {
+func (c *fastConverter) toolResult(b *wire.HistoryBlock) error {
 	c.items = c.items[:0]
 	images := 0
 	id := c.spanOf(&b.ToolUseID)
 	isError := b.IsError
-	if err := c.h.EachBlock(b.ContentRaw, &c.sub, func(_ int, sb *providers.HistoryBlock) error {
+	if err := c.h.EachBlock(b.ContentRaw, &c.sub, func(_ int, sb *wire.HistoryBlock) error {
 		images += c.resultItem(&sb.RawBlock)
 		return nil
 	}); err != nil {
@@ -786,7 +787,7 @@ func (c *fastConverter) toolResult(b *providers.HistoryBlock) error {
 
 // resultItem adds a block of a tool result's content to c.items, or its
 // image to the turn's images (and returns 1).
-func (c *fastConverter) resultItem(b *providers.RawBlock) (images int) {
+func (c *fastConverter) resultItem(b *wire.RawBlock) (images int) {
 	kind, typ := kindOf(c.decode(&b.Type))
 	switch {
 	case kind == kText:
@@ -809,12 +810,12 @@ func (c *fastConverter) resultItem(b *providers.RawBlock) (images int) {
 
 // isTextSource reports whether a document's source s is text the turn
 // takes.
-func (c *fastConverter) isTextSource(s *providers.RawSource) bool {
+func (c *fastConverter) isTextSource(s *wire.RawSource) bool {
 	return s.Present && !s.IsString && string(c.decode(&s.Type)) == "text" && len(s.Data.Raw) > 0
 }
 
 // imageOf is convertImage of a source.
-func (c *fastConverter) imageOf(s *providers.RawSource) (fimage, bool) {
+func (c *fastConverter) imageOf(s *wire.RawSource) (fimage, bool) {
 	if !s.Present || s.IsString || string(c.decode(&s.Type)) != "base64" || len(s.Data.Raw) == 0 {
 		return fimage{}, false
 	}
@@ -830,7 +831,7 @@ func (c *fastConverter) imageOf(s *providers.RawSource) (fimage, bool) {
 
 // omitted writes omitted's text for a block of type typ with source s
 // into the turn's stage.
-func (c *fastConverter) omitted(typ string, s *providers.RawSource) span {
+func (c *fastConverter) omitted(typ string, s *wire.RawSource) span {
 	what := typ
 	if s.Present {
 		url := string(c.decode(&s.URL))
@@ -849,7 +850,7 @@ func (c *fastConverter) omitted(typ string, s *providers.RawSource) span {
 
 // spanOf is the span of s: its bytes, or, when the escaper writes its text
 // otherwise, that text written into the turn's stage.
-func (c *fastConverter) spanOf(s *providers.RawString) span {
+func (c *fastConverter) spanOf(s *wire.RawString) span {
 	if s.Canonical || len(s.Raw) == 0 {
 		return span{raw: s.Raw}
 	}
@@ -859,7 +860,7 @@ func (c *fastConverter) spanOf(s *providers.RawString) span {
 }
 
 // appendEscaped appends s as the escaper writes its text.
-func (c *fastConverter) appendEscaped(dst []byte, s *providers.RawString) []byte {
+func (c *fastConverter) appendEscaped(dst []byte, s *wire.RawString) []byte {
 	if s.Canonical {
 		return append(dst, s.Raw...)
 	}
@@ -868,6 +869,6 @@ func (c *fastConverter) appendEscaped(dst []byte, s *providers.RawString) []byte
 }
 
 // decode returns the text of s, valid until the next call.
-func (c *fastConverter) decode(s *providers.RawString) []byte {
+func (c *fastConverter) decode(s *wire.RawString) []byte {
 	return s.TextInto(&c.scratch2)
 }

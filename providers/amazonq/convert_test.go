@@ -12,6 +12,7 @@ import (
 	"github.com/thinkgate/thinkgate/internal/fuzzcheck"
 	"github.com/thinkgate/thinkgate/internal/providertest"
 	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/wire"
 )
 
 // checkFastMatchesTyped converts body with the converter (from a scan,
@@ -20,15 +21,15 @@ import (
 // body, the tool names to map back, or the error.
 func checkFastMatchesTyped(t testing.TB, p *Provider, s *providers.Settings, body []byte) {
 	t.Helper()
-	parsed, perr := providers.ParseRequest(body)
-	scanned, serr := providers.ScanRequest(body)
+	parsed, perr := wire.ParseRequest(body)
+	scanned, serr := wire.ScanRequest(body)
 	if perr != nil || serr != nil {
 		if perr == nil || serr == nil || perr.Error() != serr.Error() {
 			t.Fatalf("ParseRequest: %v; ScanRequest: %v", perr, serr)
 		}
 		return
 	}
-	exchange := func(req *providers.Request) *providers.Exchange {
+	exchange := func(req *wire.Request) *providers.Exchange {
 		x := providers.NewExchange(s, req, body, providers.ExchangeOptions{Path: "/v1/messages", NewBody: providertest.DirtyBody})
 		x.ClientID = "client-a"
 		return x
@@ -53,7 +54,7 @@ func checkFastMatchesTyped(t testing.TB, p *Provider, s *providers.Settings, bod
 	if wasScanned && !scanned.Scanned() {
 		t.Fatalf("convert decoded the history")
 	}
-	reparsed, _ := providers.ParseRequest(body)
+	reparsed, _ := wire.ParseRequest(body)
 	got, gotSt, err = p.convert(exchange(reparsed))
 	same("convert (parse)", got, gotSt, err)
 }
@@ -143,7 +144,7 @@ func TestFastClaudeCodeRequest(t *testing.T) {
 		body := claudeCodeBody(t, 40, thinking)
 		p := testProvider(Config{})
 		checkFastMatchesTyped(t, p, testSettings(), body)
-		req, err := providers.ScanRequest(body)
+		req, err := wire.ScanRequest(body)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -243,12 +244,12 @@ func BenchmarkConvert(b *testing.B) {
 			b.ReportAllocs()
 			cpu0 := cputime.Process()
 			for b.Loop() {
-				var req *providers.Request
+				var req *wire.Request
 				var err error
 				if name == "scan" || name == "fast" {
-					req, err = providers.ScanRequest(body)
+					req, err = wire.ScanRequest(body)
 				} else {
-					req, err = providers.ParseRequest(body)
+					req, err = wire.ParseRequest(body)
 				}
 				if err != nil {
 					b.Fatal(err)

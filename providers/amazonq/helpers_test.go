@@ -13,6 +13,7 @@ import (
 
 	"github.com/thinkgate/thinkgate/internal/ssetest"
 	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/emit"
 )
 
 // fixedNow is the clock of every converted request in the unit tests.
@@ -24,7 +25,7 @@ func testSettings() *providers.Settings {
 	return &providers.Settings{
 		SplitTags:       true,
 		DefaultThinking: true,
-		Signer:          providers.NewSigner([]byte("test-signing-key")),
+		Signer:          emit.NewSigner([]byte("test-signing-key")),
 	}
 }
 

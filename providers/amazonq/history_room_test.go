@@ -5,6 +5,7 @@ import (
 
 	"github.com/thinkgate/thinkgate/internal/providertest"
 	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/wire"
 )
 
 // TestHistoryCostsItsBytes holds the conversion of the history-heavy
@@ -32,7 +33,7 @@ func TestHistoryCostsItsBytes(t *testing.T) {
 func conversion(t *testing.T, p *Provider, body []byte) func() ([]byte, error) {
 	t.Helper()
 	checkFastMatchesTyped(t, p, testSettings(), body)
-	req, err := providers.ScanRequest(body)
+	req, err := wire.ScanRequest(body)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,7 @@ import (
 
 	"github.com/thinkgate/thinkgate/internal/providertest"
 	"github.com/thinkgate/thinkgate/internal/ssetest"
-	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/emit"
 )
 
 // qEvent is one event of an item of the answer, to be put in any order.
@@ -93,7 +93,7 @@ func qFrames(t testing.TB, events ...[]qEvent) []byte {
 // runInterleaved translates upstream in writes of n bytes.
 func runInterleaved(t testing.TB, upstream []byte, n int) ([]byte, error) {
 	x := exchange(t, testSettings(), basicRequest)
-	em := providers.NewEmitter(x.Settings.Form, x.Settings.Signer)
+	em := emit.NewEmitter(x.Settings.Form, x.Settings.Signer)
 	return providertest.RunStream(t, em, NewTranslator(x).NewStream(em), upstream, n)
 }
 

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/wire"
 )
 
 // TestOutputConfig: a json_schema format is refused with a 400 naming the
@@ -15,7 +16,7 @@ func TestOutputConfig(t *testing.T) {
 	const plain = `{"model":"m","max_tokens":100,"messages":[{"role":"user","content":"Hi"}]}`
 	format := `{"model":"m","max_tokens":100,"output_config":{"format":{"type":"json_schema","schema":{"type":"object"}}},"messages":[{"role":"user","content":"Hi"}]}`
 	_, err := p.Rewrite(exchange(t, testSettings(), format), &providers.Outbound{Header: map[string][]string{}})
-	e, ok := err.(*providers.Error)
+	e, ok := err.(*wire.Error)
 	if !ok || e.Status != 400 || e.Type != "invalid_request_error" ||
 		e.Message != "output_config.format: structured outputs are not supported by the amazonq provider" {
 		t.Fatalf("format: %v", err)

@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/thinkgate/thinkgate/internal/golden"
-
 	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/wire"
 )
 
 const claudeCodeUserID = `{\"device_id\":\"d41d8cd98f00b204e9800998ecf8427e\",\"account_uuid\":\"\",\"session_id\":\"7C2A6A34-1B0E-4D7E-9C39-2F5E3B1D9A10\"}`
@@ -230,13 +230,13 @@ func TestRewriteErrors(t *testing.T) {
 	p := testProvider(Config{})
 	x := exchange(t, testSettings(), `{"model":"m","max_tokens":10,"messages":[]}`)
 	_, err := p.Rewrite(x, &providers.Outbound{Header: http.Header{}})
-	if e := providers.AsError(err); err == nil || e.Status != 400 || e.Type != "invalid_request_error" {
+	if e := wire.AsError(err); err == nil || e.Status != 400 || e.Type != "invalid_request_error" {
 		t.Errorf("empty messages: %v", err)
 	}
 	x = exchange(t, testSettings(), `{"model":"m","messages":[{"role":"user","content":"Q"}]}`)
 	x.CountTokens = true
 	_, err = p.Rewrite(x, &providers.Outbound{Header: http.Header{}})
-	if e := providers.AsError(err); err == nil || e.Status != 404 || e.Type != "not_found_error" {
+	if e := wire.AsError(err); err == nil || e.Status != 404 || e.Type != "not_found_error" {
 		t.Errorf("count_tokens: %v", err)
 	}
 }

@@ -10,6 +10,8 @@ import (
 	"github.com/thinkgate/thinkgate/internal/jsonbytes"
 	"github.com/thinkgate/thinkgate/providers"
 	"github.com/thinkgate/thinkgate/providers/awsstream"
+	"github.com/thinkgate/thinkgate/providers/emit"
+	"github.com/thinkgate/thinkgate/providers/wire"
 	"github.com/thinkgate/thinkgate/thinkparse"
 )
 
@@ -21,7 +23,7 @@ import (
 // real HTTP status for the client rather than an error event inside a 200.
 type StreamTranslator struct {
 	x      *providers.Exchange
-	em     *providers.Emitter
+	em     *emit.Emitter
 	st     *state
 	parser *thinkparse.Parser // nil: assistant text goes straight to the emitter
 	log    *zap.Logger
@@ -40,14 +42,14 @@ type StreamTranslator struct {
 	held       providers.HeldEvents[*item]
 	tools      int
 	stopReason string
-	usage      providers.Usage
+	usage      emit.Usage
 	scratch    []byte
 	scratch2   []byte
 }
 
 // NewStream returns the stream translator writing to em (a streaming
 // emitter or a collector).
-func (t *Translator) NewStream(em *providers.Emitter) providers.StreamTranslator {
+func (t *Translator) NewStream(em *emit.Emitter) providers.StreamTranslator {
 	x := t.x
 	s := &StreamTranslator{
 		x:       x,
@@ -165,7 +167,7 @@ func has(p []byte, key string) bool {
 // begin sends message_start before the first content.
 func (s *StreamTranslator) begin() {
 	if !s.em.Started() {
-		s.em.MessageStart(s.x.MessageID, s.x.ClientModel, providers.Usage{})
+		s.em.MessageStart(s.x.MessageID, s.x.ClientModel, emit.Usage{})
 	}
 }
 
@@ -224,7 +226,7 @@ func (s *StreamTranslator) showReasoning(t, sig []byte) {
 	}
 	s.em.Thinking(t)
 	if len(sig) > 0 {
-		s.em.Signature(providers.OriginAmazonQ, sig)
+		s.em.Signature(emit.OriginAmazonQ, sig)
 	}
 }
 
@@ -250,7 +252,7 @@ const MaxToolCalls = 4096
 
 var (
 	errTooManyCalls = malformed("more than 4096 tool calls in one answer")
-	errHeld         = providers.APIError(http.StatusBadGateway,
+	errHeld         = wire.APIError(http.StatusBadGateway,
 		"malformed upstream response: more than 4 MiB of other items arrived while a tool call was open")
 )
 

@@ -10,24 +10,25 @@ import (
 
 	"github.com/thinkgate/thinkgate/internal/providertest"
 	"github.com/thinkgate/thinkgate/internal/ssetest"
-
 	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/emit"
+	"github.com/thinkgate/thinkgate/providers/wire"
 )
 
 const basicRequest = `{"model":"claude-test","max_tokens":1024,"stream":true,"messages":[{"role":"user","content":"Weather in Paris?"}]}`
 
 // translate writes data to a fresh stream cut at the given offsets, then
 // closes it; it returns the SSE bytes and the first error.
-func translate(t testing.TB, x *providers.Exchange, data []byte, cuts ...int) (*providers.Emitter, []byte, error) {
+func translate(t testing.TB, x *providers.Exchange, data []byte, cuts ...int) (*emit.Emitter, []byte, error) {
 	t.Helper()
 	return translateWith(t, NewTranslator(x), data, cuts...)
 }
 
 // translateWith is translate with a given translator.
-func translateWith(t testing.TB, tr *Translator, data []byte, cuts ...int) (*providers.Emitter, []byte, error) {
+func translateWith(t testing.TB, tr *Translator, data []byte, cuts ...int) (*emit.Emitter, []byte, error) {
 	t.Helper()
 	x := tr.x
-	em := providers.NewEmitter(x.Settings.Form, x.Settings.Signer)
+	em := emit.NewEmitter(x.Settings.Form, x.Settings.Signer)
 	s := tr.NewStream(em)
 	var out []byte
 	prev := 0
@@ -94,7 +95,7 @@ func TestStreamAgent(t *testing.T) {
 		t.Fatal(err)
 	}
 	providertest.Diff(t, "events", summary(t, out), agentSummary)
-	if x.Usage != (providers.Usage{InputTokens: 120, OutputTokens: 45, CacheReadInputTokens: 30, CacheCreationInputTokens: 5}) {
+	if x.Usage != (emit.Usage{InputTokens: 120, OutputTokens: 45, CacheReadInputTokens: 30, CacheCreationInputTokens: 5}) {
 		t.Errorf("usage %+v", x.Usage)
 	}
 	if !strings.HasPrefix(string(out), `event: message_start
@@ -147,7 +148,7 @@ func TestStreamCorruption(t *testing.T) {
 				cuts = []int{cut}
 			}
 			_, _, err := translate(t, exchange(t, testSettings(), basicRequest), bad, cuts...)
-			var e *providers.Error
+			var e *wire.Error
 			if !errors.As(err, &e) || e.Status != 502 || e.Type != "api_error" {
 				t.Fatalf("byte %d flipped (cut %d): err %v", i, cut, err)
 			}
@@ -175,7 +176,7 @@ func TestStreamCorruptionMessages(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			x := exchange(t, testSettings(), basicRequest)
-			em := providers.NewEmitter(x.Settings.Form, x.Settings.Signer)
+			em := emit.NewEmitter(x.Settings.Form, x.Settings.Signer)
 			s := NewTranslator(x).NewStream(em)
 			err := s.Write(tc.data)
 			if tc.partial && err == nil {
@@ -284,7 +285,7 @@ func TestStreamExceptions(t *testing.T) {
 				}
 				for _, cuts := range [][]int{nil, chunked(len(data), 1), chunked(len(data), 9)} {
 					em, out, err := translate(t, exchange(t, testSettings(), basicRequest), data, cuts...)
-					var e *providers.Error
+					var e *wire.Error
 					if !errors.As(err, &e) || e.Status != tc.status || e.Type != tc.typ || e.Message != tc.msg {
 						t.Fatalf("err %#v", err)
 					}
@@ -403,13 +404,13 @@ func TestStreamReasoning(t *testing.T) {
 		t.Fatal(err)
 	}
 	var m struct {
-		Content []providers.Block `json:"content"`
+		Content []wire.Block `json:"content"`
 	}
 	if err := json.Unmarshal(msg, &m); err != nil {
 		t.Fatal(err)
 	}
 	origin, foreign, ok := x.Settings.Signer.Open(m.Content[0].Signature, "Step 1. Step 2.")
-	if !ok || origin != providers.OriginAmazonQ || foreign != "QSIG+/==" {
+	if !ok || origin != emit.OriginAmazonQ || foreign != "QSIG+/==" {
 		t.Errorf("signature %q opens to %c %q %v", m.Content[0].Signature, origin, foreign, ok)
 	}
 	want := `{"id":"msg_test","type":"message","role":"assistant","model":"claude-test","content":[` +
@@ -493,7 +494,7 @@ func TestStreamTagOptions(t *testing.T) {
 	}{
 		{"split_tags off", func(s *providers.Settings) { s.SplitTags = false }, basicRequest, tagsKept},
 		{"thinking off", func(*providers.Settings) {}, `{"model":"claude-test","max_tokens":1,"thinking":{"type":"disabled"},"messages":[{"role":"user","content":"Q"}]}`, tagsKept},
-		{"thinking_block text", func(s *providers.Settings) { s.Form = providers.FormText }, basicRequest,
+		{"thinking_block text", func(s *providers.Settings) { s.Form = emit.FormText }, basicRequest,
 			ssetest.Seq([]string{"message_start"}, ssetest.TextBlock(0, "hmm"), ssetest.TextBlock(1, "ok"), endTurn(0))},
 	} {
 		s := testSettings()
@@ -529,7 +530,7 @@ func TestStreamMalformedPayload(t *testing.T) {
 			event = "toolUseEvent"
 		}
 		_, _, err := translate(t, exchange(t, testSettings(), basicRequest), eventFrame(t, event, p))
-		var e *providers.Error
+		var e *wire.Error
 		if !errors.As(err, &e) || e.Status != 502 || !strings.HasPrefix(e.Message, "malformed upstream event stream") {
 			t.Errorf("%s: err %v", p, err)
 		}
@@ -543,7 +544,7 @@ func TestMessage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sig := x.Settings.Signer.Sign(providers.OriginTags, "", "The user wants weather.")
+	sig := x.Settings.Signer.Sign(emit.OriginTags, "", "The user wants weather.")
 	want := `{"id":"msg_test","type":"message","role":"assistant","model":"claude-test","content":[` +
 		`{"type":"text","text":"Let me check. "},` +
 		`{"type":"thinking","thinking":"The user wants weather.","signature":"` + sig + `"},` +
@@ -556,11 +557,11 @@ func TestMessage(t *testing.T) {
 	}
 	// An exception in the collected stream is the error, with its status.
 	_, err = NewTranslator(x).Message(concat(textFrame(t, "a"), exceptionFrame(t, "ThrottlingException", `{"message":"slow"}`)))
-	if e := providers.AsError(err); e.Status != 429 || e.Message != "ThrottlingException: slow" {
+	if e := wire.AsError(err); e.Status != 429 || e.Message != "ThrottlingException: slow" {
 		t.Errorf("exception: %v", err)
 	}
 	_, err = NewTranslator(x).Message([]byte(`{"message":"Improperly formed request."}`))
-	if e := providers.AsError(err); e.Status != 502 || e.Message != "Improperly formed request." {
+	if e := wire.AsError(err); e.Status != 502 || e.Message != "Improperly formed request." {
 		t.Errorf("JSON body: %v", err)
 	}
 }
@@ -579,7 +580,7 @@ func FuzzStream(f *testing.F) {
 			if lines[0] != "message_start" || lines[len(lines)-1] != "message_stop" {
 				t.Fatalf("incomplete stream: %v", lines)
 			}
-		} else if _, ok := err.(*providers.Error); !ok {
+		} else if _, ok := err.(*wire.Error); !ok {
 			t.Fatalf("error of type %T: %v", err, err)
 		}
 	})

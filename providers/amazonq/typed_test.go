@@ -7,6 +7,7 @@ import (
 
 	"github.com/thinkgate/thinkgate/internal/jsonbytes"
 	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/wire"
 )
 
 // The typed converter: the request decoded into Go (Request.Complete),
@@ -132,7 +133,7 @@ func (p *Provider) convertTyped(x *providers.Exchange) ([]byte, *state, error) {
 		}
 	}
 	if len(turns) == 0 {
-		return nil, nil, providers.InvalidRequest("messages: at least one user message is required")
+		return nil, nil, wire.InvalidRequest("messages: at least one user message is required")
 	}
 	if turns[0].assistant {
 		turns = append([]*turn{{}}, turns...) // history must start with a user turn
@@ -175,7 +176,7 @@ func (p *Provider) convertTyped(x *providers.Exchange) ([]byte, *state, error) {
 	// the client's; room for them spares growing a copy of the whole.
 	out, err := jsonbytes.Encode(body, len(x.Body)+len(x.Body)/8)
 	if err != nil {
-		return nil, nil, providers.InvalidRequest("converting the request for Amazon Q: " + err.Error())
+		return nil, nil, wire.InvalidRequest("converting the request for Amazon Q: " + err.Error())
 	}
 	if len(c.st.toolNames) == 0 {
 		c.st = nil
@@ -184,7 +185,7 @@ func (p *Provider) convertTyped(x *providers.Exchange) ([]byte, *state, error) {
 }
 
 // addUser adds a user message's blocks to t.
-func (c *converter) addUser(t *turn, content providers.Content) {
+func (c *converter) addUser(t *turn, content wire.Content) {
 	for _, b := range content.Blocks {
 		switch b.Type {
 		case "text":
@@ -213,7 +214,7 @@ func (c *converter) addUser(t *turn, content providers.Content) {
 
 // addToolResult converts a tool_result block; results for the same id
 // merge. Empty results get their placeholder in finishResults.
-func (c *converter) addToolResult(t *turn, b providers.Block) {
+func (c *converter) addToolResult(t *turn, b wire.Block) {
 	var texts []textContent
 	images := 0
 	if b.Content != nil {
@@ -280,7 +281,7 @@ func finishResults(t *turn) []wireToolResult {
 // back as <thinking> tags, where they stood, when thinking is on: Amazon Q
 // has no field for them and ignores signatures, so every origin's text is
 // kept the same way.
-func (c *converter) addAssistant(t *turn, content providers.Content) {
+func (c *converter) addAssistant(t *turn, content wire.Content) {
 	for _, b := range content.Blocks {
 		switch b.Type {
 		case "text":
@@ -365,7 +366,7 @@ func (c *converter) currentContent(t *turn) string {
 
 // convertImage turns a base64 image source into Amazon Q's form; the format
 // is the media type's subtype (png, jpeg, gif, webp).
-func convertImage(src *providers.Source) (wireImage, bool) {
+func convertImage(src *wire.Source) (wireImage, bool) {
 	if src == nil || src.Type != "base64" || src.Data == "" {
 		return wireImage{}, false
 	}
@@ -381,7 +382,7 @@ func convertImage(src *providers.Source) (wireImage, bool) {
 
 // omitted is the text that stands for a block Amazon Q cannot take (an image
 // by URL, a PDF …), so the model knows something was there.
-func omitted(b providers.Block) string {
+func omitted(b wire.Block) string {
 	what := b.Type
 	if b.Source != nil {
 		switch {
@@ -396,7 +397,7 @@ func omitted(b providers.Block) string {
 
 // joinText joins the text blocks of a system prompt or system message, one
 // per line (Claude Code sends its system prompt as several blocks).
-func joinText(c providers.Content) string {
+func joinText(c wire.Content) string {
 	var parts []string
 	for _, b := range c.Blocks {
 		if b.Type == "text" && b.Text != "" {

@@ -16,7 +16,9 @@ import (
 
 	"github.com/thinkgate/thinkgate/internal/jsonbytes"
 	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/emit"
 	"github.com/thinkgate/thinkgate/providers/sse"
+	"github.com/thinkgate/thinkgate/providers/wire"
 	"github.com/thinkgate/thinkgate/thinkparse"
 )
 
@@ -129,7 +131,7 @@ func (t *Translator) Handle(status int, header http.Header) providers.Handling {
 		return providers.Handling{Error: KeepAnthropicError, UpstreamHeader: !split}
 	case !split:
 		return providers.Handling{}
-	case x.Stream && providers.IsSSE(header.Get("Content-Type")):
+	case x.Streaming && emit.IsSSE(header.Get("Content-Type")):
 		return providers.Handling{NewStream: t.NewStream}
 	}
 	return providers.Handling{Body: func(body []byte) ([]byte, error) { return SplitMessage(x, body) }}
@@ -137,8 +139,8 @@ func (t *Translator) Handle(status int, header http.Header) providers.Handling {
 
 // KeepAnthropicError maps a non-2xx response, sending an Anthropic-shaped
 // error body through unchanged.
-func KeepAnthropicError(status int, header http.Header, body []byte) *providers.Error {
-	e := providers.DefaultUpstreamError(status, header, body)
+func KeepAnthropicError(status int, header http.Header, body []byte) *wire.Error {
+	e := wire.DefaultUpstreamError(status, header, body)
 	if typ, err := jsonparser.GetString(body, "type"); err == nil && typ == "error" {
 		if _, _, _, err := jsonparser.Get(body, "error", "type"); err == nil {
 			e.Raw = body
@@ -152,7 +154,7 @@ func KeepAnthropicError(status int, header http.Header, body []byte) *providers.
 // indexes renumbered by the emitter. Azure's responses share it.
 type SplitStream struct {
 	x       *providers.Exchange
-	em      *providers.Emitter
+	em      *emit.Emitter
 	dec     sse.Decoder
 	parser  *thinkparse.Parser
 	pass    bool // text blocks pass as they are (NewPassStream)
@@ -173,12 +175,12 @@ type SplitStream struct {
 
 // NewStream returns the split_tags translator of the streamed response,
 // writing to em (Handling.NewStream).
-func (t *Translator) NewStream(em *providers.Emitter) providers.StreamTranslator {
+func (t *Translator) NewStream(em *emit.Emitter) providers.StreamTranslator {
 	return NewSplitStream(t.x, em)
 }
 
 // NewSplitStream returns a translator writing to em.
-func NewSplitStream(x *providers.Exchange, em *providers.Emitter) *SplitStream {
+func NewSplitStream(x *providers.Exchange, em *emit.Emitter) *SplitStream {
 	s := &SplitStream{x: x, em: em, parser: thinkparse.New(x.Settings.Parse, em)}
 	s.dec.MaxEvent = x.Settings.MaxEventSize
 	s.onText, s.onEvent = s.textDelta, s.event
@@ -189,7 +191,7 @@ func NewSplitStream(x *providers.Exchange, em *providers.Emitter) *SplitStream {
 // the upstream sent it, text blocks too, for an upstream whose Anthropic
 // events must go through the emitter without split_tags (Bedrock's, which
 // arrive inside another framing).
-func NewPassStream(x *providers.Exchange, em *providers.Emitter) *SplitStream {
+func NewPassStream(x *providers.Exchange, em *emit.Emitter) *SplitStream {
 	s := NewSplitStream(x, em)
 	s.pass = true
 	return s
@@ -220,7 +222,7 @@ func (s *SplitStream) Close() error {
 	}
 	if !s.em.Finished() {
 		s.flushText()
-		return providers.APIError(http.StatusBadGateway, "upstream stream ended before message_stop")
+		return wire.APIError(http.StatusBadGateway, "upstream stream ended before message_stop")
 	}
 	return nil
 }
@@ -447,8 +449,8 @@ func (s *SplitStream) unescape(v []byte) ([]byte, error) {
 
 var errNotString = malformed("expected a string")
 
-func malformed(msg string) *providers.Error {
-	return providers.APIError(http.StatusBadGateway, "malformed upstream event: "+msg)
+func malformed(msg string) *wire.Error {
+	return wire.APIError(http.StatusBadGateway, "malformed upstream event: "+msg)
 }
 
 func rawString(data []byte, key ...string) ([]byte, error) {
@@ -459,14 +461,14 @@ func rawString(data []byte, key ...string) ([]byte, error) {
 	return v, nil
 }
 
-func readUsage(u []byte, prev providers.Usage) providers.Usage {
+func readUsage(u []byte, prev emit.Usage) emit.Usage {
 	get := func(k string, old int64) int64 {
 		if n, err := jsonparser.GetInt(u, k); err == nil {
 			return n
 		}
 		return old
 	}
-	return providers.Usage{
+	return emit.Usage{
 		InputTokens:              get("input_tokens", prev.InputTokens),
 		OutputTokens:             get("output_tokens", prev.OutputTokens),
 		CacheCreationInputTokens: get("cache_creation_input_tokens", prev.CacheCreationInputTokens),
@@ -487,9 +489,9 @@ func SplitMessage(x *providers.Exchange, body []byte) ([]byte, error) {
 	if err := json.Unmarshal(msg["content"], &blocks); err != nil {
 		return nil, malformed("message content is not an array")
 	}
-	em := providers.NewCollector(x.Settings.Form, x.Settings.Signer)
+	em := emit.NewCollector(x.Settings.Form, x.Settings.Signer)
 	em.SetThinkingDisplay(x.ThinkingDisplay())
-	em.MessageStart("", "", providers.Usage{})
+	em.MessageStart("", "", emit.Usage{})
 	parser := thinkparse.New(x.Settings.Parse, em)
 	for _, raw := range blocks {
 		var b struct {
@@ -514,7 +516,7 @@ func SplitMessage(x *providers.Exchange, body []byte) ([]byte, error) {
 		em.RawBlockStart(raw)
 		em.CloseBlock()
 	}
-	em.Finish("", "", providers.Usage{})
+	em.Finish("", "", emit.Usage{})
 	var out struct {
 		Content json.RawMessage `json:"content"`
 	}

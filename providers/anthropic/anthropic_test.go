@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/emit"
+	"github.com/thinkgate/thinkgate/providers/wire"
 )
 
 func TestSetAuth(t *testing.T) {
@@ -44,17 +46,17 @@ func TestSetAuth(t *testing.T) {
 	}
 }
 
-var testSigner = providers.NewSigner([]byte("test-signing-key"))
+var testSigner = emit.NewSigner([]byte("test-signing-key"))
 
-func sig(origin providers.Origin, thinking string) string {
+func sig(origin emit.Origin, thinking string) string {
 	return testSigner.Sign(origin, "foreign", thinking)
 }
 
 // TestRewriteBody: gateway-signed history goes back as Anthropic accepts
 // it; everything else is the client's.
 func TestRewriteBody(t *testing.T) {
-	tagSig := sig(providers.OriginTags, "Need the weather.")
-	gemSig := sig(providers.OriginGemini, "Gemini's thought.")
+	tagSig := sig(emit.OriginTags, "Need the weather.")
+	gemSig := sig(emit.OriginGemini, "Gemini's thought.")
 	cases := []struct {
 		name   string
 		models []providers.ModelRule
@@ -84,7 +86,7 @@ func TestRewriteBody(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			s := &providers.Settings{Models: c.models, Signer: testSigner}
-			req, err := providers.ParseRequest([]byte(c.body))
+			req, err := wire.ParseRequest([]byte(c.body))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -139,7 +141,7 @@ func TestCountTokensUntouched(t *testing.T) {
 		if c.count {
 			path += "/count_tokens"
 		}
-		x := providers.NewExchange(&providers.Settings{SplitTags: c.split}, &providers.Request{Model: "m", Stream: c.stream}, nil,
+		x := providers.NewExchange(&providers.Settings{SplitTags: c.split}, &wire.Request{Model: "m", Stream: c.stream}, nil,
 			providers.ExchangeOptions{Path: path, MapErrors: c.mapErrors})
 		tr, err := New(Config{}).Rewrite(x, &providers.Outbound{Header: http.Header{}})
 		if err != nil {

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/emit"
+	"github.com/thinkgate/thinkgate/providers/wire"
 )
 
 // benchStream is a long Anthropic stream of 8–64-byte text deltas with a
@@ -59,17 +61,17 @@ func jsonString(s string) []byte {
 // translator and the emitter, the per-stream hot path of `thinkgate anthropic`.
 func BenchmarkSplitStream(b *testing.B) {
 	body := benchStream(1 << 20)
-	settings := &providers.Settings{SplitTags: true, Signer: providers.NewSigner([]byte("k"))}
-	req := &providers.Request{Model: "m"}
+	settings := &providers.Settings{SplitTags: true, Signer: emit.NewSigner([]byte("k"))}
+	req := &wire.Request{Model: "m"}
 	b.SetBytes(int64(len(body)))
 	b.ReportAllocs()
-	em := providers.NewEmitter(providers.FormThinking, settings.Signer)
+	em := emit.NewEmitter(emit.FormThinking, settings.Signer)
 	buf := make([]byte, 16<<10)
 	for b.Loop() {
 		x := providers.NewExchange(settings, req, nil, providers.ExchangeOptions{})
 		em.Flush()
 		s := NewSplitStream(x, em)
-		*em = *providers.NewEmitter(providers.FormThinking, settings.Signer)
+		*em = *emit.NewEmitter(emit.FormThinking, settings.Signer)
 		for p := body; len(p) > 0; p = p[min(16<<10, len(p)):] {
 			// Through one buffer, as reverse_proxy hands its reads over:
 			// the bytes are in cache, not read from a 4 MB body.

@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/emit"
+	"github.com/thinkgate/thinkgate/providers/wire"
 )
 
 // TestSplitMessageThinkingOmitted: with split_tags and thinking.display
@@ -11,9 +13,9 @@ import (
 // thinking block with an empty thinking and the gateway's signature over
 // that empty text; the answer text is untouched.
 func TestSplitMessageThinkingOmitted(t *testing.T) {
-	signer := providers.NewSigner([]byte("k"))
+	signer := emit.NewSigner([]byte("k"))
 	settings := &providers.Settings{SplitTags: true, Signer: signer}
-	req, err := providers.ParseRequest([]byte(`{"model":"m","thinking":{"type":"adaptive","display":"omitted"},"messages":[]}`))
+	req, err := wire.ParseRequest([]byte(`{"model":"m","thinking":{"type":"adaptive","display":"omitted"},"messages":[]}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -22,7 +24,7 @@ func TestSplitMessageThinkingOmitted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sig := signer.Sign(providers.OriginTags, "", "")
+	sig := signer.Sign(emit.OriginTags, "", "")
 	want := `{"id":"msg_1","content":[{"type":"thinking","thinking":"","signature":"` + sig + `"},{"type":"text","text":"Paris."}],"stop_reason":"end_turn"}`
 	if string(got) != want {
 		t.Errorf("message:\n%s\nwant:\n%s", got, want)

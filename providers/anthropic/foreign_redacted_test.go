@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/emit"
+	"github.com/thinkgate/thinkgate/providers/wire"
 )
 
 // TestForeignRedactedDropped: a redacted_thinking block whose data is the
@@ -11,11 +13,11 @@ import (
 // (OpenRouter's); Anthropic would refuse the request for it, so it is
 // dropped. Anthropic's own redacted_thinking stays.
 func TestForeignRedactedDropped(t *testing.T) {
-	data := testSigner.Sign(providers.OriginOpenRouter, `{"type":"reasoning.encrypted","data":"gAAAA"}`, "")
+	data := testSigner.Sign(emit.OriginOpenRouter, `{"type":"reasoning.encrypted","data":"gAAAA"}`, "")
 	body := `{"model":"m","messages":[{"role":"user","content":"q"},{"role":"assistant","content":[{"type":"redacted_thinking","data":"` + data + `"},` +
 		`{"type":"redacted_thinking","data":"EmwKAhgBEgy3"},{"type":"text","text":"a"}]},{"role":"user","content":"more"}]}`
 	want := `{"messages":[{"role":"user","content":"q"},{"role":"assistant","content":[{"type":"redacted_thinking","data":"EmwKAhgBEgy3"},{"type":"text","text":"a"}]},{"role":"user","content":"more"}],"model":"m"}`
-	req, err := providers.ParseRequest([]byte(body))
+	req, err := wire.ParseRequest([]byte(body))
 	if err != nil {
 		t.Fatal(err)
 	}

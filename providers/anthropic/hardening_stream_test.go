@@ -5,7 +5,9 @@ import (
 	"testing"
 
 	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/emit"
 	"github.com/thinkgate/thinkgate/providers/sse"
+	"github.com/thinkgate/thinkgate/providers/wire"
 )
 
 // TestEventBoundOnFastPath: a text_delta event the shape fast path would
@@ -15,8 +17,8 @@ func TestEventBoundOnFastPath(t *testing.T) {
 	small, large := f(shapeDelta, 0, "short"), f(shapeDelta, 0, strings.Repeat("x", 200))
 	upstream := shapeStart + f(shapeText, 0) + small + small + large + small + f(shapeStop, 0) + shapeEnd
 	for _, chunk := range []int{1, 64, len(upstream)} {
-		x := providers.NewExchange(&providers.Settings{SplitTags: true, MaxEventSize: 200}, &providers.Request{Model: "m"}, nil, providers.ExchangeOptions{})
-		em := providers.NewEmitter(providers.FormThinking, nil)
+		x := providers.NewExchange(&providers.Settings{SplitTags: true, MaxEventSize: 200}, &wire.Request{Model: "m"}, nil, providers.ExchangeOptions{})
+		em := emit.NewEmitter(emit.FormThinking, nil)
 		s := NewSplitStream(x, em)
 		var err error
 		for p := []byte(upstream); len(p) > 0 && err == nil; {
@@ -44,8 +46,8 @@ func TestCitationBeforeThinking(t *testing.T) {
 		"event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"citations_delta\",\"citation\":" + cite + "}}\n\n" +
 		f(shapeDelta, 0, "<thinking>check</thinking>The cited sentence.") + f(shapeStop, 0) + shapeEnd
 	settings := &providers.Settings{SplitTags: true}
-	x := providers.NewExchange(settings, &providers.Request{Model: "m"}, nil, providers.ExchangeOptions{})
-	em := providers.NewEmitter(providers.FormThinking, nil)
+	x := providers.NewExchange(settings, &wire.Request{Model: "m"}, nil, providers.ExchangeOptions{})
+	em := emit.NewEmitter(emit.FormThinking, nil)
 	s := NewSplitStream(x, em)
 	if err := s.Write([]byte(upstream)); err != nil {
 		t.Fatal(err)
@@ -63,7 +65,7 @@ func TestCitationBeforeThinking(t *testing.T) {
 	}
 
 	body := `{"id":"m","type":"message","role":"assistant","model":"m","content":[{"type":"text","text":"<thinking>check</thinking>The cited sentence.","citations":[` + cite + `]}],"stop_reason":"end_turn"}`
-	got, err := SplitMessage(providers.NewExchange(settings, &providers.Request{Model: "m"}, nil, providers.ExchangeOptions{}), []byte(body))
+	got, err := SplitMessage(providers.NewExchange(settings, &wire.Request{Model: "m"}, nil, providers.ExchangeOptions{}), []byte(body))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,8 +79,8 @@ func TestCitationBeforeThinking(t *testing.T) {
 // past it they are placed at once instead of held.
 func TestWaitingCitationsBounded(t *testing.T) {
 	const cite = `{"type":"web_search_result_location","url":"https://example.com","title":"E","encrypted_index":"Eo8B","cited_text":"cited"}`
-	x := providers.NewExchange(&providers.Settings{SplitTags: true, MaxEventSize: 300}, &providers.Request{Model: "m"}, nil, providers.ExchangeOptions{})
-	em := providers.NewEmitter(providers.FormThinking, nil)
+	x := providers.NewExchange(&providers.Settings{SplitTags: true, MaxEventSize: 300}, &wire.Request{Model: "m"}, nil, providers.ExchangeOptions{})
+	em := emit.NewEmitter(emit.FormThinking, nil)
 	s := NewSplitStream(x, em)
 	if err := s.Write([]byte(shapeStart + f(shapeText, 0) + f(shapeDelta, 0, "<thinking>long"))); err != nil {
 		t.Fatal(err)

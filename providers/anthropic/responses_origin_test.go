@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/emit"
+	"github.com/thinkgate/thinkgate/providers/wire"
 )
 
 // TestResponsesReasoningDropped: history blocks a Responses upstream issued
@@ -12,12 +14,12 @@ import (
 // request for a signature it did not issue; Anthropic's own
 // redacted_thinking stays.
 func TestResponsesReasoningDropped(t *testing.T) {
-	thinking := testSigner.Sign(providers.OriginResponses, "rs_1\nenc", "plan")
-	redacted := testSigner.Sign(providers.OriginResponses, "rs_2\nenc", "")
+	thinking := testSigner.Sign(emit.OriginResponses, "rs_1\nenc", "plan")
+	redacted := testSigner.Sign(emit.OriginResponses, "rs_2\nenc", "")
 	body := `{"model":"m","messages":[{"role":"user","content":"q"},{"role":"assistant","content":[{"type":"thinking","thinking":"plan","signature":"` + thinking +
 		`"},{"type":"redacted_thinking","data":"` + redacted + `"},{"type":"redacted_thinking","data":"EmwKAhgBEgy3va3pzix"},{"type":"text","text":"a"}]},{"role":"user","content":"more"}]}`
 	want := `{"messages":[{"role":"user","content":"q"},{"role":"assistant","content":[{"type":"redacted_thinking","data":"EmwKAhgBEgy3va3pzix"},{"type":"text","text":"a"}]},{"role":"user","content":"more"}],"model":"m"}`
-	req, err := providers.ParseRequest([]byte(body))
+	req, err := wire.ParseRequest([]byte(body))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,8 @@ import (
 
 	"github.com/thinkgate/thinkgate/internal/fuzzcheck"
 	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/emit"
+	"github.com/thinkgate/thinkgate/providers/wire"
 )
 
 const (
@@ -48,10 +50,10 @@ func TestShapeEverySplit(t *testing.T) {
 
 func sameAsGeneralPath(t *testing.T, upstream, splits []byte) {
 	t.Helper()
-	settings := &providers.Settings{SplitTags: true, Signer: providers.NewSigner([]byte("k"))}
+	settings := &providers.Settings{SplitTags: true, Signer: emit.NewSigner([]byte("k"))}
 	run := func(shaped bool) fuzzcheck.Run {
-		x := providers.NewExchange(settings, &providers.Request{Model: "m"}, nil, providers.ExchangeOptions{})
-		em := providers.NewEmitter(providers.FormThinking, settings.Signer)
+		x := providers.NewExchange(settings, &wire.Request{Model: "m"}, nil, providers.ExchangeOptions{})
+		em := emit.NewEmitter(emit.FormThinking, settings.Signer)
 		s := NewSplitStream(x, em)
 		write := s.Write
 		if !shaped {

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/emit"
+	"github.com/thinkgate/thinkgate/providers/wire"
 )
 
 // TestSplitStreamBeforeMessageStart: an upstream whose stream does not begin
@@ -20,8 +22,8 @@ func TestSplitStreamBeforeMessageStart(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			settings := &providers.Settings{SplitTags: true}
-			x := providers.NewExchange(settings, &providers.Request{Model: "m"}, nil, providers.ExchangeOptions{})
-			em := providers.NewEmitter(providers.FormThinking, nil)
+			x := providers.NewExchange(settings, &wire.Request{Model: "m"}, nil, providers.ExchangeOptions{})
+			em := emit.NewEmitter(emit.FormThinking, nil)
 			s := NewSplitStream(x, em)
 			err := s.Write([]byte(tc.upstream))
 			if err == nil && tc.wantErr != "" {
@@ -29,7 +31,7 @@ func TestSplitStreamBeforeMessageStart(t *testing.T) {
 			}
 			got := ""
 			if err != nil {
-				e := providers.AsError(err)
+				e := wire.AsError(err)
 				if got = e.Message; e.Status != 502 {
 					t.Errorf("status %d, want 502", e.Status)
 				}

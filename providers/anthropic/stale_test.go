@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/emit"
+	"github.com/thinkgate/thinkgate/providers/wire"
 )
 
 // TestStaleEnvelopeDropped: a history thinking block whose signature is a
@@ -12,9 +14,9 @@ import (
 // dropped, as Azure drops it, instead of reaching Anthropic, which would
 // refuse the whole request. Anthropic's own signatures stay.
 func TestStaleEnvelopeDropped(t *testing.T) {
-	old := providers.NewSigner([]byte("the key before the restart"))
-	stale := old.Sign(providers.OriginTags, "", "Need the weather.")
-	altered := testSigner.Sign(providers.OriginTags, "", "Need the weather.")
+	old := emit.NewSigner([]byte("the key before the restart"))
+	stale := old.Sign(emit.OriginTags, "", "Need the weather.")
+	altered := testSigner.Sign(emit.OriginTags, "", "Need the weather.")
 	cases := []struct{ name, body, want string }{
 		{"another key's envelope, thinking off for the tool turn",
 			`{"model":"m","thinking":{"type":"enabled","budget_tokens":1024},"messages":[{"role":"user","content":"weather?"},{"role":"assistant","content":[{"type":"thinking","thinking":"Need the weather.","signature":"` + stale + `"},{"type":"tool_use","id":"toolu_1","name":"w","input":{}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"sun"}]}]}`,
@@ -25,9 +27,9 @@ func TestStaleEnvelopeDropped(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			for _, signer := range []*providers.Signer{testSigner, nil} {
+			for _, signer := range []*emit.Signer{testSigner, nil} {
 				s := &providers.Settings{Signer: signer}
-				req, err := providers.ParseRequest([]byte(c.body))
+				req, err := wire.ParseRequest([]byte(c.body))
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -5,12 +5,14 @@ import (
 
 	"github.com/thinkgate/thinkgate/internal/jsonbytes"
 	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/emit"
+	"github.com/thinkgate/thinkgate/providers/wire"
 )
 
 // Decoding a long history into Go to rewrite a few of its thinking blocks,
 // then encoding all of it again, cost several times what the rest of the
 // request did. unsigner writes the new history straight from the client's
-// bytes, read as encoding/json decodes them (providers.HistoryReader),
+// bytes, read as encoding/json decodes them (wire.HistoryReader),
 // one block at a time: every message is written as MarshalFields writes a
 // Message ({"role":…,"content":…}, blocks compacted as sent), and only the
 // assistant turns with thinking the gateway signed are rewritten, block by
@@ -20,11 +22,11 @@ import (
 
 // unsigner rewrites the messages of one request from the client's bytes.
 type unsigner struct {
-	h      *providers.HistoryReader
+	h      *wire.HistoryReader
 	data   []byte // the content being written
 	out    []byte
-	opener *providers.Opener
-	block  providers.HistoryBlock
+	opener *emit.Opener
+	block  wire.HistoryBlock
 	// thinking and sig hold a block's decoded thinking and signature when
 	// they are escaped in the client's bytes.
 	thinking, sig []byte
@@ -38,11 +40,11 @@ type unsigner struct {
 // RewriteBody has it so far (the model).
 func rewriteHistory(x *providers.Exchange, changed bool) ([]byte, error) {
 	req := x.Request
-	h, err := providers.NewHistoryReader(x.Body)
+	h, err := wire.NewHistoryReader(x.Body)
 	if err != nil {
-		return nil, providers.InvalidRequest("invalid request: " + err.Error())
+		return nil, wire.InvalidRequest("invalid request: " + err.Error())
 	}
-	var signer *providers.Signer
+	var signer *emit.Signer
 	if x.Settings != nil {
 		signer = x.Settings.Signer
 	}
@@ -54,7 +56,7 @@ func rewriteHistory(x *providers.Exchange, changed bool) ([]byte, error) {
 		}
 		if !u.changed {
 			// Nothing to rewrite after all: the history as sent.
-			return providers.AppendCompactHTML(dst, req.Fields["messages"]), nil
+			return wire.AppendCompactHTML(dst, req.Fields["messages"]), nil
 		}
 		// A tool turn whose thinking became text cannot open with
 		// thinking, which Anthropic wants of the assistant turn of a tool
@@ -88,7 +90,7 @@ func (u *unsigner) messages() error {
 
 // message writes a message as MarshalFields writes a Message, or nothing
 // for an assistant turn the rewrite left empty.
-func (u *unsigner) message(_ int, m *providers.HistoryMessage) error {
+func (u *unsigner) message(_ int, m *wire.HistoryMessage) error {
 	mark := len(u.out)
 	if u.wrote {
 		u.out = append(u.out, ',')
@@ -153,7 +155,7 @@ func (u *unsigner) content(assistant bool, content []byte) (drop bool, err error
 }
 
 // errHistory is a history the request parse would not have accepted.
-var errHistory = providers.InvalidRequest("invalid request: messages: malformed content")
+var errHistory = wire.InvalidRequest("invalid request: messages: malformed content")
 
 // assistantBlocks writes the blocks of an assistant turn: each as sent,
 // but the gateway's thinking, which becomes <thinking> text where it stood
@@ -166,14 +168,14 @@ func (u *unsigner) assistantBlocks(content []byte) (drop bool, err error) {
 	u.out = append(u.out, '[')
 	kept, touched, hasTool := 0, false, false
 	firstThinking := false // the first block written is thinking or redacted_thinking
-	err = u.h.EachBlock(content, &u.block, func(_ int, b *providers.HistoryBlock) error {
+	err = u.h.EachBlock(content, &u.block, func(_ int, b *wire.HistoryBlock) error {
 		thinking, redacted := b.Type.Is(blockThinking), b.Type.Is(blockRedacted)
 		switch {
-		case thinking && providers.IsGatewaySignature(string(u.decoded(&b.Signature, &u.sig))):
+		case thinking && wire.IsGatewaySignature(u.decoded(&b.Signature, &u.sig)):
 			touched = true
 			text := u.decoded(&b.Thinking, &u.thinking)
 			origin, _, ok := u.opener.Open(u.decoded(&b.Signature, &u.sig), text)
-			if !ok || origin != providers.OriginTags {
+			if !ok || origin != emit.OriginTags {
 				return nil // foreign or stale: dropped
 			}
 			thinking = false
@@ -181,12 +183,12 @@ func (u *unsigner) assistantBlocks(content []byte) (drop bool, err error) {
 			u.out = append(u.out, `{"type":"text","text":"\u003cthinking\u003e`...)
 			u.appendBody(b.Thinking.Raw, b.Thinking.Canonical, text)
 			u.out = append(u.out, `\u003c/thinking\u003e"}`...)
-		case redacted && providers.IsGatewaySignature(string(u.decoded(&b.Data, nil))):
+		case redacted && wire.IsGatewaySignature(u.decoded(&b.Data, nil)):
 			touched = true
 			return nil
 		default:
 			u.startBlock(kept)
-			u.out = providers.AppendCompactHTML(u.out, b.Raw)
+			u.out = wire.AppendCompactHTML(u.out, b.Raw)
 		}
 		if kept == 0 {
 			firstThinking = thinking || redacted
@@ -223,7 +225,7 @@ func (u *unsigner) startBlock(kept int) {
 
 // decoded returns s's text: its bytes when they are the text, else
 // decoded into *buf (nil: a new slice).
-func (u *unsigner) decoded(s *providers.RawString, buf *[]byte) []byte {
+func (u *unsigner) decoded(s *wire.RawString, buf *[]byte) []byte {
 	if s.Plain() {
 		return s.Raw
 	}
@@ -278,7 +280,7 @@ func (u *unsigner) appendBody(raw []byte, canonical bool, decoded []byte) {
 }
 
 // appendCompact writes the array or object at at as MarshalFields writes
-// a raw value (providers.AppendCompactHTML), and returns the index past it
+// a raw value (wire.AppendCompactHTML), and returns the index past it
 // (-1 if malformed). Most of a history is the user's content, sent
 // compact and with nothing to escape: its end is found a string at a time
 // and its bytes are copied as they are.
@@ -301,7 +303,7 @@ func (u *unsigner) appendCompact(at int) int {
 			}
 			raw := data[at : j+1]
 			if spaced || htmlEscaped(raw) {
-				u.out = providers.AppendCompactHTML(u.out, raw)
+				u.out = wire.AppendCompactHTML(u.out, raw)
 			} else {
 				u.out = append(u.out, raw...)
 			}

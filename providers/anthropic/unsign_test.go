@@ -8,13 +8,15 @@ import (
 	"github.com/thinkgate/thinkgate/internal/fuzzcheck"
 	"github.com/thinkgate/thinkgate/internal/providertest"
 	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/emit"
+	"github.com/thinkgate/thinkgate/providers/wire"
 )
 
 // unsignSettings are the settings the byte path is compared under: the
 // seeds' key, that key as the previous one of a new key, and no key.
 var unsignSettings = []*providers.Settings{
 	{Signer: scanSigner},
-	{Signer: providers.NewSigner([]byte("the key after the rotation"), []byte("scan-test-key"))},
+	{Signer: emit.NewSigner([]byte("the key after the rotation"), []byte("scan-test-key"))},
 	{Signer: scanSigner, Models: []providers.ModelRule{{From: "claude-*", To: "claude-y"}}},
 	{},
 }
@@ -24,9 +26,9 @@ var unsignSettings = []*providers.Settings{
 // typed rewrite, and returns what it returns and what MarshalFields
 // writes after it (as vertex does).
 func rewriteWith(s *providers.Settings, body []byte, scanned, typed bool) (out, again []byte, err error) {
-	read := providers.ParseRequest
+	read := wire.ParseRequest
 	if scanned {
-		read = providers.ScanRequest
+		read = wire.ScanRequest
 	}
 	req, err := read(body)
 	if err != nil {
@@ -79,7 +81,7 @@ func unsignBothWays(t *testing.T, body []byte) {
 // their signatures verify.
 func signedSeeds() []string {
 	var out []string
-	for _, origin := range []providers.Origin{providers.OriginTags, providers.OriginGemini} {
+	for _, origin := range []emit.Origin{emit.OriginTags, emit.OriginGemini} {
 		for _, seed := range append(append([]string(nil), scanSeeds...), fuzzcheck.Seeds...) {
 			var req map[string]any
 			if json.Unmarshal([]byte(seed), &req) != nil {
@@ -116,16 +118,16 @@ func signedSeeds() []string {
 // right and wrong), absent and string contents, escapes in a block's type
 // and signature, what json.Marshal escapes (<, &, U+2028) in kept content.
 func unsignShapes() []string {
-	sig := scanSigner.Sign(providers.OriginTags, "", "t")
+	sig := scanSigner.Sign(emit.OriginTags, "", "t")
 	esc := strings.Replace(sig, "tg1", `tg\u0031`, 1)
 	return []string{
 		`{"model":"claude-x","messages":[{"content":"first","role":"user"},{"content":[{"type":"thinking","thinking":"t","signature":"` + sig + `"}],"role":"assistant"},{"content":[{"type":"text","text":"x < y & z ` + "\u2028" + `"}],"role":"user"}]}`,
 		`{"model":"claude-x","messages":[{"role":"user"},{"content":[{"type":"thinking","thinking":"t","signature":"` + sig + `"},{"type":"text","text":"a"}],"role":"assistant"},{"content":"b","role":"assistant"},{"content":[ {"type" : "text" , "text":"c"} ],"role":"user"},{"role":"system","content":"s"}]}`,
 		` { "messages" : [ { "role" : "assistant" , "content" : [ { "type" : "thinkin\u0067" , "signature" : "` + esc + `" , "thinking" : "t" } , { "type":"tool_use","id":"toolu_1","name":"f","input": { "a" : [1, 2] } } ] , "x": null } ] , "model" : "claude-x", "thinking": true } `,
 		`{"model":"claude-x","thinking":{"type":"enabled","budget_tokens":1024},"messages":[{"role":"assistant","content":[{"type":"tool_use","id":"toolu_1","name":"f","input":{}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"r"}]},{"role":"assistant","content":[{"type":"redacted_thinking","data":"` + sig + `"},{"type":"text","text":"<b>"}]},{"role":"assistant"}]}`,
-		`{"model":"claude-x","thinking":{"type":"disabled"},"messages":[{"role":"assistant","content":[{"type":"thinking","signature":"` + scanSigner.Sign(providers.OriginTags, "", "") + `"},{"type":"tool_use","id":"toolu_1","name":"f","input":{}}]}]}`,
-		`{"model":"claude-x","messages":[{"role":"assistant","content":[{"type":"thinking","thinking":"t","signature":"` + sig + `"},{"type":"thinking","thinking":"\u0075","signature":"` + strings.Replace(scanSigner.Sign(providers.OriginTags, "", "u"), "tg1", `tg\u0031`, 1) + `"},{"type":"thinking","thinking":"t","signature":"` + sig + `"}]}]}`,
-		`{"model":"claude-x","messages":[{"role":"assistant","content":[{"type":"thinking","thinking":"caf\u00e9 \ud83d\ude00 \ud800 \/","signature":"` + scanSigner.Sign(providers.OriginTags, "", "café 😀 \uFFFD /") + `"}]},{"role":"user","content":"caf\u00e9 \u003c"}]}`,
+		`{"model":"claude-x","thinking":{"type":"disabled"},"messages":[{"role":"assistant","content":[{"type":"thinking","signature":"` + scanSigner.Sign(emit.OriginTags, "", "") + `"},{"type":"tool_use","id":"toolu_1","name":"f","input":{}}]}]}`,
+		`{"model":"claude-x","messages":[{"role":"assistant","content":[{"type":"thinking","thinking":"t","signature":"` + sig + `"},{"type":"thinking","thinking":"\u0075","signature":"` + strings.Replace(scanSigner.Sign(emit.OriginTags, "", "u"), "tg1", `tg\u0031`, 1) + `"},{"type":"thinking","thinking":"t","signature":"` + sig + `"}]}]}`,
+		`{"model":"claude-x","messages":[{"role":"assistant","content":[{"type":"thinking","thinking":"caf\u00e9 \ud83d\ude00 \ud800 \/","signature":"` + scanSigner.Sign(emit.OriginTags, "", "café 😀 \uFFFD /") + `"}]},{"role":"user","content":"caf\u00e9 \u003c"}]}`,
 		// What encoding/json reads by its own rules: names in another case
 		// or escaped, repeated members, nulls, a null block, the messages
 		// given again after a null.
@@ -155,7 +157,7 @@ func TestUnsignBytesMatchesTyped(t *testing.T) {
 	}
 	// The shapes are written from the bytes: the history stays undecoded.
 	for _, body := range unsignShapes() {
-		req, err := providers.ScanRequest([]byte(body))
+		req, err := wire.ScanRequest([]byte(body))
 		if err != nil || !req.GatewayThinking {
 			t.Fatalf("%s: %v, gateway thinking %v", body, err, err == nil && req.GatewayThinking)
 		}
@@ -180,9 +182,9 @@ type unsignCase struct{ name, body, want string }
 // unsignCases are requests with gateway-signed history and the exact body
 // Anthropic gets for each.
 func unsignCases() []unsignCase {
-	tags := func(text string) string { return scanSigner.Sign(providers.OriginTags, "", text) }
-	gemini := scanSigner.Sign(providers.OriginGemini, "CiQB", "Gemini thought.")
-	stale := providers.NewSigner([]byte("another instance")).Sign(providers.OriginTags, "", "Old thought.")
+	tags := func(text string) string { return scanSigner.Sign(emit.OriginTags, "", text) }
+	gemini := scanSigner.Sign(emit.OriginGemini, "CiQB", "Gemini thought.")
+	stale := emit.NewSigner([]byte("another instance")).Sign(emit.OriginTags, "", "Old thought.")
 	return []unsignCase{
 		{"tag-origin thinking becomes text in place, thinking off for the tool turn, model kept",
 			`{"model":"claude-x", "thinking":{"type":"enabled","budget_tokens":1024},"max_tokens":100,
@@ -227,7 +229,7 @@ func TestUnsignBytes(t *testing.T) {
 					t.Errorf("from bytes %v:\ngot  %s\nwant %s", fromBytes, got, c.want)
 				}
 			}
-			req, _ := providers.ScanRequest([]byte(c.body))
+			req, _ := wire.ScanRequest([]byte(c.body))
 			if _, err := RewriteBody(providers.NewExchange(&providers.Settings{Signer: scanSigner}, req, []byte(c.body), providers.ExchangeOptions{})); err != nil || !req.Scanned() {
 				t.Errorf("the history was decoded (err %v): the byte path did not write it", err)
 			}
@@ -239,7 +241,7 @@ func TestUnsignBytes(t *testing.T) {
 // in the rewritten body.
 func TestUnsignBytesModelReplaced(t *testing.T) {
 	body := `{"model":"claude-x","messages":[{"role":"assistant","content":[{"type":"thinking","thinking":"t","signature":"` +
-		scanSigner.Sign(providers.OriginTags, "", "t") + `"},{"type":"text","text":"a"}]}]}`
+		scanSigner.Sign(emit.OriginTags, "", "t") + `"},{"type":"text","text":"a"}]}]}`
 	s := &providers.Settings{Signer: scanSigner, Models: []providers.ModelRule{{From: "claude-*", To: "claude-y-<1>"}}}
 	got, _, err := rewriteScanned(s, []byte(body), true)
 	want := `{"messages":[{"role":"assistant","content":[{"type":"text","text":"\u003cthinking\u003et\u003c/thinking\u003e"},{"type":"text","text":"a"}]}],"model":"claude-y-\u003c1\u003e"}`

@@ -2,6 +2,8 @@ package anthropic
 
 import (
 	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/emit"
+	"github.com/thinkgate/thinkgate/providers/wire"
 )
 
 // The typed rewrite: the history decoded into Go (Request.Complete),
@@ -41,7 +43,7 @@ func typedRewriteBody(x *providers.Exchange) ([]byte, error) {
 
 // toolTurnLacksThinking reports whether the last assistant turn calls a tool
 // without opening with a thinking block.
-func toolTurnLacksThinking(msgs []providers.Message) bool {
+func toolTurnLacksThinking(msgs []wire.Message) bool {
 	for i := len(msgs) - 1; i >= 0; i-- {
 		if msgs[i].Role != "assistant" {
 			continue
@@ -60,8 +62,8 @@ func toolTurnLacksThinking(msgs []providers.Message) bool {
 // thinking. Each such block is replaced in place, so the turn reads as the
 // model wrote it: text before the span, the span in its tags, text after.
 // A gateway envelope that does not verify is dropped.
-func unsignHistory(s *providers.Settings, msgs []providers.Message) ([]providers.Message, bool) {
-	var out []providers.Message // nil until the first change
+func unsignHistory(s *providers.Settings, msgs []wire.Message) ([]wire.Message, bool) {
+	var out []wire.Message // nil until the first change
 	for i, m := range msgs {
 		blocks, touched := unsignBlocks(s, m)
 		if !touched {
@@ -71,22 +73,22 @@ func unsignHistory(s *providers.Settings, msgs []providers.Message) ([]providers
 			continue
 		}
 		if out == nil {
-			out = append(make([]providers.Message, 0, len(msgs)), msgs[:i]...)
+			out = append(make([]wire.Message, 0, len(msgs)), msgs[:i]...)
 		}
 		if len(blocks) == 0 {
 			continue
 		}
-		m.Content = providers.Content{Blocks: blocks, Present: true}
+		m.Content = wire.Content{Blocks: blocks, Present: true}
 		out = append(out, m)
 	}
 	return out, out != nil
 }
 
-func unsignBlocks(s *providers.Settings, m providers.Message) ([]providers.Block, bool) {
+func unsignBlocks(s *providers.Settings, m wire.Message) ([]wire.Block, bool) {
 	if m.Role != "assistant" {
 		return nil, false
 	}
-	var kept []providers.Block
+	var kept []wire.Block
 	touched := false
 	for i, b := range m.Content.Blocks {
 		origin, _, ok := s.ThinkingOrigin(b)
@@ -98,10 +100,10 @@ func unsignBlocks(s *providers.Settings, m providers.Message) ([]providers.Block
 		}
 		if !touched {
 			touched = true
-			kept = append(make([]providers.Block, 0, len(m.Content.Blocks)), m.Content.Blocks[:i]...)
+			kept = append(make([]wire.Block, 0, len(m.Content.Blocks)), m.Content.Blocks[:i]...)
 		}
-		if ok && origin == providers.OriginTags {
-			kept = append(kept, providers.Block{Type: "text", Text: "<thinking>" + b.Thinking + "</thinking>"})
+		if ok && origin == emit.OriginTags {
+			kept = append(kept, wire.Block{Type: "text", Text: "<thinking>" + b.Thinking + "</thinking>"})
 		}
 	}
 	return kept, touched
@@ -112,11 +114,11 @@ func unsignBlocks(s *providers.Settings, m providers.Message) ([]providers.Block
 // without signing_key, another instance) or altered. Anthropic would reject
 // the whole request for it, so it is dropped as Azure drops it; its text is
 // not kept, since nothing vouches for it.
-func staleEnvelope(b providers.Block) bool {
+func staleEnvelope(b wire.Block) bool {
 	// A redacted_thinking block whose data is the gateway's envelope wraps
 	// another upstream's encrypted reasoning (OpenRouter's, or a Responses
 	// reasoning item, which goes back only to a Responses upstream): never
 	// Anthropic's.
-	return b.Type == "thinking" && providers.IsGatewaySignature(b.Signature) ||
-		b.Type == "redacted_thinking" && providers.IsGatewaySignature(b.Data)
+	return b.Type == "thinking" && wire.IsGatewaySignature(b.Signature) ||
+		b.Type == "redacted_thinking" && wire.IsGatewaySignature(b.Data)
 }

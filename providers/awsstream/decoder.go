@@ -18,7 +18,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws/protocol/eventstream"
 
-	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/wire"
 )
 
 // Frame layout: [total u32][headers u32][prelude crc u32] headers payload [crc u32].
@@ -131,7 +131,7 @@ func (d *Decoder) Close() error {
 	case len(d.buf) > 0:
 		return d.fail(Malformed(fmt.Sprintf("event stream ended inside a frame (%d bytes of it received)", len(d.buf))))
 	case d.frames == 0:
-		return d.fail(providers.APIError(http.StatusBadGateway, "upstream returned an empty event stream"))
+		return d.fail(wire.APIError(http.StatusBadGateway, "upstream returned an empty event stream"))
 	}
 	return nil
 }
@@ -211,9 +211,9 @@ func (d *Decoder) decodeFrame(frame []byte) error {
 }
 
 // ErrFrameTooLarge reports a frame longer than Decoder.MaxFrame.
-var ErrFrameTooLarge = providers.APIError(http.StatusBadGateway, "upstream event-stream event too large")
+var ErrFrameTooLarge = wire.APIError(http.StatusBadGateway, "upstream event-stream event too large")
 
 // Malformed is the error for an event stream the gateway cannot read.
-func Malformed(msg string) *providers.Error {
-	return providers.APIError(http.StatusBadGateway, "malformed upstream event stream: "+msg)
+func Malformed(msg string) *wire.Error {
+	return wire.APIError(http.StatusBadGateway, "malformed upstream event stream: "+msg)
 }

@@ -10,7 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws/protocol/eventstream"
 
 	"github.com/thinkgate/thinkgate/internal/eventstreamtest"
-	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/wire"
 )
 
 // frame encodes one message with the SDK's encoder.
@@ -78,7 +78,7 @@ func TestDecoderEnds(t *testing.T) {
 		if werr != nil {
 			err = werr
 		}
-		var e *providers.Error
+		var e *wire.Error
 		if !errors.As(err, &e) || !strings.HasPrefix(e.Message, tc.want) {
 			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
 		}

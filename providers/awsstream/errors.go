@@ -8,7 +8,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/wire"
 )
 
 // exceptionStatus is the status the client sees for an AWS exception,
@@ -62,7 +62,7 @@ func ExceptionName(s string) string {
 // NewException makes the Anthropic error for an AWS exception: name is
 // its bare name, reason the reason some services add. A name the gateway
 // does not know keeps fallbackStatus.
-func NewException(name, message, reason string, fallbackStatus int) *providers.Error {
+func NewException(name, message, reason string, fallbackStatus int) *wire.Error {
 	status, ok := exceptionStatus[name]
 	if !ok {
 		status = fallbackStatus
@@ -88,7 +88,7 @@ func NewException(name, message, reason string, fallbackStatus int) *providers.E
 	if reason != "" && reason != reasonTooLong {
 		msg += " (reason: " + reason + ")"
 	}
-	return &providers.Error{Status: status, Type: providers.ErrorTypeForStatus(status), Message: msg}
+	return &wire.Error{Status: status, Type: wire.ErrorTypeForStatus(status), Message: msg}
 }
 
 // errorBody is the JSON body of an AWS error; encoding/json matches
@@ -108,7 +108,7 @@ func (b errorBody) reason() string {
 // UpstreamError maps a non-2xx response: an AWS error document keeps its
 // exception (named by its __type or the x-amzn-ErrorType header);
 // anything else gets the gateway's generic mapping.
-func UpstreamError(status int, header http.Header, body []byte) *providers.Error {
+func UpstreamError(status int, header http.Header, body []byte) *wire.Error {
 	var v errorBody
 	parsed := json.Unmarshal(body, &v) == nil
 	name := ExceptionName(v.Type)
@@ -118,7 +118,7 @@ func UpstreamError(status int, header http.Header, body []byte) *providers.Error
 	if !parsed || (v.Message == "" && name == "") {
 		// Not an AWS error body (an Anthropic-shaped one from a gateway in
 		// between, HTML from a proxy …): the generic mapping.
-		return providers.DefaultUpstreamError(status, header, body)
+		return wire.DefaultUpstreamError(status, header, body)
 	}
 	e := NewException(name, v.Message, v.reason(), status)
 	if header != nil {
@@ -129,7 +129,7 @@ func UpstreamError(status int, header http.Header, body []byte) *providers.Error
 
 // Exception returns the error an exception or error message carries, or
 // nil for an event message.
-func Exception(m Message) *providers.Error {
+func Exception(m Message) *wire.Error {
 	switch m.Header(":message-type") {
 	case "exception":
 		var v errorBody
@@ -150,11 +150,11 @@ func Exception(m Message) *providers.Error {
 
 // BodyError is the error for a 2xx body that is not an event stream: an
 // AWS error document keeps its exception mapping, anything else is quoted.
-func BodyError(body []byte) *providers.Error {
+func BodyError(body []byte) *wire.Error {
 	var v errorBody
 	if json.Unmarshal(body, &v) == nil && (v.Message != "" || v.Type != "") {
 		return NewException(ExceptionName(v.Type), v.Message, v.reason(), http.StatusBadGateway)
 	}
 	q := strings.ToValidUTF8(string(bytes.TrimSpace(body[:min(len(body), 512)])), "\uFFFD")
-	return providers.APIError(http.StatusBadGateway, "upstream answered without an event stream: "+q)
+	return wire.APIError(http.StatusBadGateway, "upstream answered without an event stream: "+q)
 }

@@ -12,6 +12,8 @@ import (
 
 	"github.com/thinkgate/thinkgate/providers"
 	"github.com/thinkgate/thinkgate/providers/anthropic"
+	"github.com/thinkgate/thinkgate/providers/emit"
+	"github.com/thinkgate/thinkgate/providers/wire"
 )
 
 func TestSetAuth(t *testing.T) {
@@ -166,7 +168,7 @@ func TestHandle(t *testing.T) {
 		if c.countTokens {
 			path += "/count_tokens"
 		}
-		req := &providers.Request{Model: "m", Stream: true}
+		req := &wire.Request{Model: "m", Stream: true}
 		x := providers.NewExchange(&providers.Settings{SplitTags: c.split}, req, nil, providers.ExchangeOptions{Path: path})
 		tr, err := New(Config{}).Rewrite(x, &providers.Outbound{Header: http.Header{}})
 		if err != nil {
@@ -282,11 +284,11 @@ func BenchmarkStream(b *testing.B) {
 			s.SplitTags = true
 			x := exchange(b, s, []byte(`{"model":"claude-sonnet-4-5","stream":true,"messages":[{"role":"user","content":"hi"}]}`))
 			stream := azureStream(n)
-			em := providers.NewEmitter(s.Form, s.Signer)
+			em := emit.NewEmitter(s.Form, s.Signer)
 			b.SetBytes(int64(len(stream)))
 			b.ReportAllocs()
 			for b.Loop() {
-				*em = *providers.NewEmitter(s.Form, s.Signer)
+				*em = *emit.NewEmitter(s.Form, s.Signer)
 				st := anthropic.NewSplitStream(x, em)
 				for q := stream; len(q) > 0; {
 					k := min(4096, len(q))

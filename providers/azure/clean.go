@@ -13,6 +13,7 @@ import (
 
 	"github.com/thinkgate/thinkgate/internal/jsonbytes"
 	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/wire"
 )
 
 // Changes records what cleaning did to one request, for the debug log and tests.
@@ -75,7 +76,7 @@ func (p *Provider) Clean(x *providers.Exchange) ([]byte, Changes, error) {
 	if raw, ok := fields["tools"]; ok && !del["tools"] {
 		tools, err := cleanTools(raw, &ch)
 		if err != nil {
-			return nil, ch, providers.InvalidRequest("tools: " + err.Error())
+			return nil, ch, wire.InvalidRequest("tools: " + err.Error())
 		}
 		if ch.Tools > 0 {
 			set["tools"] = tools
@@ -96,7 +97,7 @@ func (p *Provider) Clean(x *providers.Exchange) ([]byte, Changes, error) {
 		if order == nil {
 			var err error
 			if order, err = readOrder(x.Body); err != nil {
-				return nil, ch, providers.InvalidRequest("request body: " + err.Error())
+				return nil, ch, wire.InvalidRequest("request body: " + err.Error())
 			}
 		}
 		return cleanInto(x, order, fields, set, del, &ch)
@@ -104,7 +105,7 @@ func (p *Provider) Clean(x *providers.Exchange) ([]byte, Changes, error) {
 	if hasMessages {
 		msgs, changed, err := appendCleanMessages(make([]byte, 0, len(raw)), raw, &ch)
 		if err != nil {
-			return nil, ch, providers.InvalidRequest("messages: " + err.Error())
+			return nil, ch, wire.InvalidRequest("messages: " + err.Error())
 		}
 		if changed {
 			set["messages"] = msgs
@@ -121,7 +122,7 @@ func (p *Provider) Clean(x *providers.Exchange) ([]byte, Changes, error) {
 	}
 	body, err := rebuildObject(x.NewBody, x.Body, x.Request.FieldOrder(), fields, set, del)
 	if err != nil {
-		return nil, ch, providers.InvalidRequest("request body: " + err.Error())
+		return nil, ch, wire.InvalidRequest("request body: " + err.Error())
 	}
 	return body, ch, nil
 }
@@ -195,7 +196,7 @@ func cleanInto(x *providers.Exchange, order []string, fields, set map[string]jso
 			at := len(out)
 			var err error
 			if out, changed, err = appendCleanMessages(out, fields[k], ch); err != nil {
-				return nil, *ch, providers.InvalidRequest("messages: " + err.Error())
+				return nil, *ch, wire.InvalidRequest("messages: " + err.Error())
 			}
 			if !changed {
 				// The client's array, spacing and all, as rebuildObject
@@ -507,7 +508,7 @@ func dropBlock(m [3]jsonbytes.Member, ch *Changes) bool {
 			ch.Thinking++
 			return true
 		}
-		if providers.IsGatewaySignature(string(sig)) {
+		if wire.IsGatewaySignature(sig) {
 			ch.Thinking++
 			ch.GatewaySigned++
 			return true
@@ -516,7 +517,7 @@ func dropBlock(m [3]jsonbytes.Member, ch *Changes) bool {
 		// The gateway's envelope wraps another upstream's encrypted
 		// reasoning (OpenRouter's, or a Responses reasoning item), which
 		// Azure cannot read either.
-		if data, t := m[2].Value, m[2].Type; t != jsonparser.String || len(data) == 0 || providers.IsGatewaySignature(string(data)) {
+		if data, t := m[2].Value, m[2].Type; t != jsonparser.String || len(data) == 0 || wire.IsGatewaySignature(data) {
 			ch.Redacted++
 			return true
 		}

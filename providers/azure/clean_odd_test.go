@@ -8,6 +8,7 @@ import (
 	"github.com/thinkgate/thinkgate/internal/providertest"
 	"github.com/thinkgate/thinkgate/internal/requestshapes"
 	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/wire"
 )
 
 // TestOddMembersSentWhole: a history of tiny blocks each with a member in
@@ -24,7 +25,7 @@ func TestOddMembersSentWhole(t *testing.T) {
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	req, err := providers.ScanRequest(body)
+	req, err := wire.ScanRequest(body)
 	if err == nil {
 		out, _, err = p.Clean(providers.NewExchange(testSettings(), req, body, providers.ExchangeOptions{}))
 	}

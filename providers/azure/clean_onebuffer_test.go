@@ -8,6 +8,7 @@ import (
 	"github.com/thinkgate/thinkgate/internal/fuzzcheck"
 	"github.com/thinkgate/thinkgate/internal/providertest"
 	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/wire"
 )
 
 // oneBufferSeeds put thinking, tools and the dropped fields on either side
@@ -27,7 +28,7 @@ var oneBufferSeeds = []string{
 // body and into a buffer of their own, with and without a model to map.
 func cleanBothBuffers(t *testing.T, body []byte) {
 	t.Helper()
-	if req, err := providers.ParseRequest(body); err == nil {
+	if req, err := wire.ParseRequest(body); err == nil {
 		cleanToggled(t, req, body, &oneBuffer, "one buffer", "two")
 	}
 }
@@ -35,7 +36,7 @@ func cleanBothBuffers(t *testing.T, body []byte) {
 // cleanToggled cleans req (of body) with *flag on and off, with and without
 // a model to map, and fails on any difference in the body, the changes or
 // whether it failed.
-func cleanToggled(t *testing.T, req *providers.Request, body []byte, flag *bool, on, off string) {
+func cleanToggled(t *testing.T, req *wire.Request, body []byte, flag *bool, on, off string) {
 	t.Helper()
 	p := New(Config{APIKey: "k"})
 	for _, models := range [][]providers.ModelRule{nil, {{From: "claude-*", To: "gpt-5"}}} {

@@ -13,7 +13,7 @@ import (
 	"github.com/thinkgate/thinkgate/internal/fuzzcheck"
 	"github.com/thinkgate/thinkgate/internal/jsonbytes"
 	"github.com/thinkgate/thinkgate/internal/providertest"
-	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/wire"
 )
 
 // The functions below are cleaning as it was written with jsonparser's
@@ -166,13 +166,13 @@ func dropBlockRef(block []byte, ch *Changes) bool {
 			ch.Thinking++
 			return true
 		}
-		if providers.IsGatewaySignature(string(sig)) {
+		if wire.IsGatewaySignature(sig) {
 			ch.Thinking++
 			ch.GatewaySigned++
 			return true
 		}
 	case "redacted_thinking":
-		if data, t, _, _ := jsonparser.Get(block, "data"); t != jsonparser.String || len(data) == 0 || providers.IsGatewaySignature(string(data)) {
+		if data, t, _, _ := jsonparser.Get(block, "data"); t != jsonparser.String || len(data) == 0 || wire.IsGatewaySignature(data) {
 			ch.Redacted++
 			return true
 		}
@@ -183,7 +183,7 @@ func dropBlockRef(block []byte, ch *Changes) bool {
 // cleanBothWays cleans the messages and rebuilds the body both ways.
 func cleanBothWays(t *testing.T, body []byte) {
 	t.Helper()
-	req, err := providers.ParseRequest(body)
+	req, err := wire.ParseRequest(body)
 	if err != nil {
 		return
 	}

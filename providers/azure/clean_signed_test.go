@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/thinkgate/thinkgate/internal/fuzzcheck"
-	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/wire"
 )
 
 // signedHistorySeeds are histories the scan takes whole (true) or leaves
@@ -55,7 +55,7 @@ var signedHistorySeeds = map[string]bool{
 // would drop nothing.
 func TestSignedHistory(t *testing.T) {
 	for body, want := range signedHistorySeeds {
-		req, err := providers.ScanRequest([]byte(body))
+		req, err := wire.ScanRequest([]byte(body))
 		if err != nil {
 			t.Fatalf("%s: %v", body, err)
 		}
@@ -70,7 +70,7 @@ func TestSignedHistory(t *testing.T) {
 // history and walking it, and fails on any difference.
 func cleanTrustingScan(t *testing.T, body []byte) {
 	t.Helper()
-	if req, err := providers.ScanRequest(body); err == nil {
+	if req, err := wire.ScanRequest(body); err == nil {
 		cleanToggled(t, req, body, &keepHistory, "scan's word", "walked")
 	}
 }

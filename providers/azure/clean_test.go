@@ -10,8 +10,9 @@ import (
 
 	"github.com/thinkgate/thinkgate/internal/golden"
 	"github.com/thinkgate/thinkgate/internal/providertest"
-
 	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/emit"
+	"github.com/thinkgate/thinkgate/providers/wire"
 )
 
 // testSigningKey signs the gateway-signed fixtures in testdata/clean.
@@ -21,13 +22,13 @@ func testSettings(models ...providers.ModelRule) *providers.Settings {
 	return &providers.Settings{
 		DefaultThinking: true,
 		Models:          models,
-		Signer:          providers.NewSigner([]byte(testSigningKey)),
+		Signer:          emit.NewSigner([]byte(testSigningKey)),
 	}
 }
 
 func exchange(t testing.TB, s *providers.Settings, body []byte) *providers.Exchange {
 	t.Helper()
-	req, err := providers.ParseRequest(body)
+	req, err := wire.ParseRequest(body)
 	if err != nil {
 		t.Fatalf("ParseRequest: %v", err)
 	}
@@ -91,7 +92,7 @@ func TestGatewaySignedFixture(t *testing.T) {
 	s := testSettings()
 	body := readFile(t, filepath.Join("testdata", "clean", "thinking_gateway_signed.before.json"))
 	x := exchange(t, s, body)
-	var origins []providers.Origin
+	var origins []emit.Origin
 	for _, m := range x.Request.Messages {
 		for _, b := range m.Content.Blocks {
 			if b.Type != "thinking" {
@@ -99,12 +100,12 @@ func TestGatewaySignedFixture(t *testing.T) {
 			}
 			if o, _, ok := s.ThinkingOrigin(b); ok {
 				origins = append(origins, o)
-			} else if !providers.IsGatewaySignature(b.Signature) {
+			} else if !wire.IsGatewaySignature(b.Signature) {
 				t.Errorf("block %q has no gateway envelope", b.Thinking)
 			}
 		}
 	}
-	if want := []providers.Origin{providers.OriginTags, providers.OriginGemini}; !reflect.DeepEqual(origins, want) {
+	if want := []emit.Origin{emit.OriginTags, emit.OriginGemini}; !reflect.DeepEqual(origins, want) {
 		t.Errorf("origins = %q, want %q", origins, want)
 	}
 }

@@ -36,6 +36,7 @@ import (
 
 	"github.com/thinkgate/thinkgate/providers"
 	"github.com/thinkgate/thinkgate/providers/bedrock/converse"
+	"github.com/thinkgate/thinkgate/providers/wire"
 )
 
 // SigningService is the SigV4 service name of bedrock-runtime.
@@ -160,7 +161,7 @@ func (p *Provider) API(model string) string {
 func (p *Provider) Rewrite(x *providers.Exchange, out *providers.Outbound) (providers.Translator, error) {
 	model := x.UpstreamModel
 	if err := ModelID(model); err != nil {
-		return nil, providers.InvalidRequest(err.Error())
+		return nil, wire.InvalidRequest(err.Error())
 	}
 	var (
 		body   []byte
@@ -176,7 +177,7 @@ func (p *Provider) Rewrite(x *providers.Exchange, out *providers.Outbound) (prov
 		switch {
 		case x.CountTokens:
 			body, action = CountTokensBody(body), "count-tokens"
-		case x.Stream:
+		case x.Streaming:
 			action = "invoke-with-response-stream"
 		default:
 			action = "invoke"
@@ -191,7 +192,7 @@ func (p *Provider) Rewrite(x *providers.Exchange, out *providers.Outbound) (prov
 		switch {
 		case x.CountTokens:
 			action = "count-tokens"
-		case x.Stream:
+		case x.Streaming:
 			action = "converse-stream"
 		default:
 			action = "converse"
@@ -203,7 +204,7 @@ func (p *Provider) Rewrite(x *providers.Exchange, out *providers.Outbound) (prov
 	out.RawPath = "/model/" + EscapedModel(model) + "/" + action
 	out.RawQuery = ""
 	out.Host = p.host
-	p.setHeaders(out.Header, x.Stream)
+	p.setHeaders(out.Header, x.Streaming)
 	if err := p.authorize(out); err != nil {
 		return nil, err
 	}
@@ -249,10 +250,10 @@ func (p *Provider) authorize(out *providers.Outbound) error {
 	creds, err := p.creds.Retrieve(ctx)
 	if err != nil {
 		if ctx.Err() != nil {
-			return providers.APIError(http.StatusBadGateway, fmt.Sprintf(
+			return wire.APIError(http.StatusBadGateway, fmt.Sprintf(
 				"bedrock: the AWS credentials did not arrive within credential_timeout (%v)", p.credTimeout))
 		}
-		return providers.APIError(http.StatusBadGateway, "bedrock: the AWS credentials could not be loaded: "+err.Error())
+		return wire.APIError(http.StatusBadGateway, "bedrock: the AWS credentials could not be loaded: "+err.Error())
 	}
 	sum := sha256.Sum256(out.Body)
 	hash := hex.EncodeToString(sum[:])
@@ -267,7 +268,7 @@ func (p *Provider) authorize(out *providers.Outbound) error {
 		ContentLength: int64(len(out.Body)),
 	}
 	if err := p.signer.SignHTTP(ctx, creds, req, hash, SigningService, p.cfg.Region, p.now()); err != nil {
-		return providers.APIError(http.StatusBadGateway, "bedrock: signing the request: "+err.Error())
+		return wire.APIError(http.StatusBadGateway, "bedrock: signing the request: "+err.Error())
 	}
 	for _, k := range []string{"Authorization", "X-Amz-Date", "X-Amz-Security-Token", "X-Amz-Content-Sha256", "Content-Type"} {
 		if v := req.Header.Get(k); v != "" {

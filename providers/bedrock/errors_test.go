@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/wire"
 )
 
 func awsError(exception string) http.Header {
@@ -19,18 +20,18 @@ func TestUpstreamErrors(t *testing.T) {
 		status    int
 		exception string
 		body      string
-		want      providers.Error
+		want      wire.Error
 	}{
 		{400, "ValidationException", `{"message":"Input is too long for requested model."}`,
-			providers.Error{Status: 400, Type: "invalid_request_error", Message: "prompt is too long: Input is too long for requested model. (ValidationException)", RetryAfter: "3"}},
+			wire.Error{Status: 400, Type: "invalid_request_error", Message: "prompt is too long: Input is too long for requested model. (ValidationException)", RetryAfter: "3"}},
 		{429, "ThrottlingException", `{"message":"Too many tokens, please wait before trying again."}`,
-			providers.Error{Status: 429, Type: "rate_limit_error", Message: "ThrottlingException: Too many tokens, please wait before trying again.", RetryAfter: "3"}},
+			wire.Error{Status: 429, Type: "rate_limit_error", Message: "ThrottlingException: Too many tokens, please wait before trying again.", RetryAfter: "3"}},
 		{403, "AccessDeniedException", `{"message":"You don't have access to the model with the specified model ID."}`,
-			providers.Error{Status: 403, Type: "permission_error", Message: "AccessDeniedException: You don't have access to the model with the specified model ID.", RetryAfter: "3"}},
+			wire.Error{Status: 403, Type: "permission_error", Message: "AccessDeniedException: You don't have access to the model with the specified model ID.", RetryAfter: "3"}},
 		{404, "ResourceNotFoundException", `{"message":"Model not found."}`,
-			providers.Error{Status: 404, Type: "not_found_error", Message: "ResourceNotFoundException: Model not found.", RetryAfter: "3"}},
+			wire.Error{Status: 404, Type: "not_found_error", Message: "ResourceNotFoundException: Model not found.", RetryAfter: "3"}},
 		{503, "ServiceUnavailableException", `{"message":"Bedrock is unable to process your request."}`,
-			providers.Error{Status: 503, Type: "api_error", Message: "ServiceUnavailableException: Bedrock is unable to process your request.", RetryAfter: "3"}},
+			wire.Error{Status: 503, Type: "api_error", Message: "ServiceUnavailableException: Bedrock is unable to process your request.", RetryAfter: "3"}},
 	} {
 		for _, stream := range []bool{false, true} {
 			body := streamRequest
@@ -63,7 +64,7 @@ func TestSignatureHostMismatch(t *testing.T) {
 	const msg = `{"message":"The request signature we calculated does not match the signature you provided. Check your AWS Secret Access Key and signing method. Consult the service documentation for details."}`
 	const bedrockMsg = "InvalidSignatureException: The request signature we calculated does not match the signature you provided. " +
 		"Check your AWS Secret Access Key and signing method. Consult the service documentation for details."
-	for used, want := range map[string]providers.Error{
+	for used, want := range map[string]wire.Error{
 		"127.0.0.1:8443": {Status: 502, Type: "api_error", Message: "bedrock: the upstream refused the request's signature (" + bedrockMsg + "). " +
 			"The request was signed for host bedrock-runtime.us-east-1.amazonaws.com, but reverse_proxy sent it to 127.0.0.1:8443: " +
 			"point reverse_proxy at https://bedrock-runtime.us-east-1.amazonaws.com (with header_up Host {http.reverse_proxy.upstream.host}), " +

@@ -14,6 +14,8 @@ import (
 	"github.com/thinkgate/thinkgate/internal/providertest"
 	"github.com/thinkgate/thinkgate/internal/ssetest"
 	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/emit"
+	"github.com/thinkgate/thinkgate/providers/wire"
 )
 
 // Test credentials, set in the environment for the SDK's chain.
@@ -27,7 +29,7 @@ const (
 var signingTime = time.Date(2025, 11, 7, 21, 16, 1, 0, time.UTC)
 
 func testSettings(split bool) *providers.Settings {
-	return &providers.Settings{SplitTags: split, DefaultThinking: true, Signer: providers.NewSigner([]byte("test-signing-key"))}
+	return &providers.Settings{SplitTags: split, DefaultThinking: true, Signer: emit.NewSigner([]byte("test-signing-key"))}
 }
 
 // isolateAWS points the SDK's chain at test-only sources: the environment
@@ -78,7 +80,7 @@ func keyProvider(t testing.TB, cfg Config) *Provider {
 
 func exchange(t testing.TB, s *providers.Settings, body string, path string) *providers.Exchange {
 	t.Helper()
-	req, err := providers.ScanRequest([]byte(body))
+	req, err := wire.ScanRequest([]byte(body))
 	if err != nil {
 		t.Fatalf("ScanRequest: %v", err)
 	}
@@ -117,7 +119,7 @@ func exception(t testing.TB, name, message string) []byte {
 // translate runs an InvokeModelWithResponseStream body through the
 // translator of x, in pieces cut at cuts, and returns what the client got:
 // the events, or the HTTP error of a stream that failed before any.
-func translate(t testing.TB, x *providers.Exchange, body []byte, cuts ...int) ([]byte, *providers.Error) {
+func translate(t testing.TB, x *providers.Exchange, body []byte, cuts ...int) ([]byte, *wire.Error) {
 	t.Helper()
 	h := NewTranslator(x).Handle(200, http.Header{"Content-Type": {"application/vnd.amazon.eventstream"}})
 	if h.NewStream == nil {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/thinkgate/thinkgate/providers"
 	"github.com/thinkgate/thinkgate/providers/awsstream"
+	"github.com/thinkgate/thinkgate/providers/wire"
 )
 
 // hostCheck wraps a request's translator to explain Bedrock's refusal of a
@@ -38,14 +39,14 @@ func (c *hostCheck) Handle(status int, header http.Header) providers.Handling {
 	if status != http.StatusForbidden || !c.sigV4 || c.proxyHost == nil {
 		return h
 	}
-	h.Error = func(status int, header http.Header, body []byte) *providers.Error {
+	h.Error = func(status int, header http.Header, body []byte) *wire.Error {
 		e := mapErr(status, header, body)
 		used := c.proxyHost()
 		if !signatureError(header, body) || used == "" || strings.EqualFold(used, c.signed) {
 			return e
 		}
 		if !sameHost(used, c.signed) {
-			return providers.APIError(http.StatusBadGateway, fmt.Sprintf(
+			return wire.APIError(http.StatusBadGateway, fmt.Sprintf(
 				"bedrock: the upstream refused the request's signature (%s). The request was signed for host %s, "+
 					"but reverse_proxy sent it to %s: point reverse_proxy at https://%s (with header_up Host %s), "+
 					"or set the bedrock host option to the host reverse_proxy dials",

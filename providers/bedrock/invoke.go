@@ -13,6 +13,7 @@ import (
 	"github.com/thinkgate/thinkgate/providers"
 	"github.com/thinkgate/thinkgate/providers/anthropic"
 	"github.com/thinkgate/thinkgate/providers/awsstream"
+	"github.com/thinkgate/thinkgate/providers/wire"
 )
 
 // AnthropicVersion is the anthropic_version InvokeModel takes for Claude.
@@ -46,15 +47,15 @@ func (p *Provider) InvokeBody(x *providers.Exchange, h http.Header) ([]byte, err
 	// A new buffer: jsonparser.Set below edits in place, and the client's
 	// body is kept intact (a fallback may send it again).
 	if body, err = withoutGatewayMembers(x.NewBody, body); err != nil {
-		return nil, providers.InvalidRequest("request body: " + err.Error())
+		return nil, wire.InvalidRequest("request body: " + err.Error())
 	}
 	if body, err = jsonparser.Set(body, []byte(`"`+AnthropicVersion+`"`), "anthropic_version"); err != nil {
-		return nil, providers.InvalidRequest("request body: " + err.Error())
+		return nil, wire.InvalidRequest("request body: " + err.Error())
 	}
 	if len(betas) > 0 {
 		b, _ := json.Marshal(betas)
 		if body, err = jsonparser.Set(body, b, "anthropic_beta"); err != nil {
-			return nil, providers.InvalidRequest("request body: " + err.Error())
+			return nil, wire.InvalidRequest("request body: " + err.Error())
 		}
 	}
 	if x.CountTokens && x.Request.MaxTokens <= 0 {
@@ -66,7 +67,7 @@ func (p *Provider) InvokeBody(x *providers.Exchange, h http.Header) ([]byte, err
 			n = x.Request.Thinking.BudgetTokens + 1
 		}
 		if body, err = jsonparser.Set(body, []byte(strconv.Itoa(n)), "max_tokens"); err != nil {
-			return nil, providers.InvalidRequest("request body: " + err.Error())
+			return nil, wire.InvalidRequest("request body: " + err.Error())
 		}
 	}
 	return body, nil
@@ -177,7 +178,7 @@ func (t *Translator) Handle(status int, header http.Header) providers.Handling {
 		return providers.Handling{Error: awsstream.UpstreamError}
 	case x.CountTokens:
 		return providers.Handling{Body: CountTokensAnswer}
-	case x.Stream:
+	case x.Streaming:
 		return providers.Handling{NewStream: t.NewStream}
 	}
 	return providers.Handling{Body: t.Message}
@@ -192,13 +193,13 @@ func (t *Translator) Message(body []byte) ([]byte, error) {
 		return anthropic.SplitMessage(x, body)
 	}
 	if typ, err := jsonparser.GetString(body, "type"); err != nil || typ != "message" {
-		return nil, providers.APIError(http.StatusBadGateway, "malformed upstream message: not an Anthropic Message")
+		return nil, wire.APIError(http.StatusBadGateway, "malformed upstream message: not an Anthropic Message")
 	}
 	if x.ClientModel != x.UpstreamModel {
 		m, _ := json.Marshal(x.ClientModel)
 		var err error
 		if body, err = jsonparser.Set(body, m, "model"); err != nil {
-			return nil, providers.APIError(http.StatusBadGateway, "malformed upstream message: "+err.Error())
+			return nil, wire.APIError(http.StatusBadGateway, "malformed upstream message: "+err.Error())
 		}
 	}
 	in, _ := jsonparser.GetInt(body, "usage", "input_tokens")
@@ -212,7 +213,7 @@ func (t *Translator) Message(body []byte) ([]byte, error) {
 func CountTokensAnswer(body []byte) ([]byte, error) {
 	n, err := jsonparser.GetInt(body, "inputTokens")
 	if err != nil || n < 0 {
-		return nil, providers.APIError(http.StatusBadGateway, "malformed upstream count-tokens answer: no inputTokens")
+		return nil, wire.APIError(http.StatusBadGateway, "malformed upstream count-tokens answer: no inputTokens")
 	}
 	return append(strconv.AppendInt([]byte(`{"input_tokens":`), n, 10), '}'), nil
 }

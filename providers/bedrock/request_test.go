@@ -16,6 +16,7 @@ import (
 
 	"github.com/thinkgate/thinkgate/internal/golden"
 	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/wire"
 )
 
 const invokeRequest = `{"model":"claude-sonnet","max_tokens":1024,"stream":true,"anthropic_beta":["output-128k-2025-02-19","oauth-2025-04-20"],` +
@@ -178,7 +179,7 @@ func TestModelPath(t *testing.T) {
 		x := exchange(t, testSettings(false), `{"model":"m","max_tokens":1,"messages":[{"role":"user","content":"Hi"}]}`, "/v1/messages")
 		x.UpstreamModel = bad
 		_, err := p.Rewrite(x, &providers.Outbound{Header: http.Header{}})
-		e, ok := err.(*providers.Error)
+		e, ok := err.(*wire.Error)
 		if !ok || e.Status != 400 || e.Type != "invalid_request_error" || !strings.HasPrefix(e.Message, "model: ") {
 			t.Errorf("%q: %v", bad, err)
 		}
@@ -268,7 +269,7 @@ func TestCredentialFailure(t *testing.T) {
 	}
 	x := exchange(t, testSettings(false), invokeRequest, "/v1/messages")
 	_, err = p.Rewrite(x, &providers.Outbound{Header: http.Header{}})
-	e, ok := err.(*providers.Error)
+	e, ok := err.(*wire.Error)
 	if !ok || e.Status != 502 || e.Type != "api_error" || !strings.HasPrefix(e.Message, "bedrock: the AWS credentials could not be loaded: ") {
 		t.Fatalf("%#v", err)
 	}

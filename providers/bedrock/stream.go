@@ -11,6 +11,8 @@ import (
 	"github.com/thinkgate/thinkgate/providers"
 	"github.com/thinkgate/thinkgate/providers/anthropic"
 	"github.com/thinkgate/thinkgate/providers/awsstream"
+	"github.com/thinkgate/thinkgate/providers/emit"
+	"github.com/thinkgate/thinkgate/providers/wire"
 )
 
 // StreamTranslator translates InvokeModelWithResponseStream's answer. Its
@@ -28,7 +30,7 @@ type StreamTranslator struct {
 
 // NewStream returns the translator of one streamed answer, writing to em
 // (Handling.NewStream).
-func (t *Translator) NewStream(em *providers.Emitter) providers.StreamTranslator {
+func (t *Translator) NewStream(em *emit.Emitter) providers.StreamTranslator {
 	x := t.x
 	s := &StreamTranslator{}
 	if x.Settings.SplitTags {
@@ -112,6 +114,6 @@ func eventName(s string) bool {
 	return s != ""
 }
 
-func malformed(msg string) *providers.Error {
-	return providers.APIError(http.StatusBadGateway, "malformed upstream event: "+msg)
+func malformed(msg string) *wire.Error {
+	return wire.APIError(http.StatusBadGateway, "malformed upstream event: "+msg)
 }

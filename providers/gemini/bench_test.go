@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/thinkgate/thinkgate/internal/cputime"
-	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/emit"
 )
 
 // longStream is a realistic long Gemini answer: 300 thought chunks, a
@@ -40,7 +40,7 @@ func BenchmarkStream(b *testing.B) {
 	b.ReportAllocs()
 	defer reportCPU(b, len(body))()
 	for b.Loop() {
-		em := providers.NewEmitter(s.Form, s.Signer)
+		em := emit.NewEmitter(s.Form, s.Signer)
 		st := NewTranslator(x).NewStream(em)
 		for p := body; len(p) > 0; {
 			n := min(4096, len(p))
@@ -72,7 +72,7 @@ func BenchmarkStreamSteadyState(b *testing.B) {
 			s := testSettings()
 			s.SplitTags = c.splitTags
 			x := exchange(b, s, streamRequest)
-			em := providers.NewEmitter(s.Form, s.Signer)
+			em := emit.NewEmitter(s.Form, s.Signer)
 			st := NewTranslator(x).NewStream(em)
 			chunk := []byte(c.chunk)
 			for range 10 { // warm the buffers
@@ -111,7 +111,7 @@ func TestSteadyStateAllocs(t *testing.T) {
 	} {
 		s := testSettings()
 		x := exchange(t, s, streamRequest)
-		em := providers.NewEmitter(s.Form, s.Signer)
+		em := emit.NewEmitter(s.Form, s.Signer)
 		st := NewTranslator(x).NewStream(em)
 		b := []byte(chunk)
 		for range 10 {

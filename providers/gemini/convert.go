@@ -5,13 +5,15 @@ import (
 
 	"github.com/thinkgate/thinkgate/internal/jsonbytes"
 	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/emit"
+	"github.com/thinkgate/thinkgate/providers/wire"
 )
 
 // A long conversation is mostly text the client already escaped as the
 // upstream body needs it: decoding every string into Go strings and
 // escaping them again cost more than the rest of the request's way
 // upstream. The converter writes the body from the client's bytes in one
-// walk of the history (providers.HistoryReader, which reads them as
+// walk of the history (wire.HistoryReader, which reads them as
 // encoding/json decodes them): each string is copied as it is, or with only
 // its escapes rewritten (jsonbytes.AppendCanonicalBody), one block at a
 // time, so that nothing is kept per block; only the small parts (tools,
@@ -45,7 +47,7 @@ func (p *Provider) requestBody(x *providers.Exchange, model string) ([]byte, err
 // converter writes one request's upstream body.
 type converter struct {
 	x     *providers.Exchange
-	h     *providers.HistoryReader
+	h     *wire.HistoryReader
 	out   []byte
 	sys   []byte // systemInstruction's parts, written after the contents
 	nsys  int
@@ -53,13 +55,13 @@ type converter struct {
 	buf   [2][]byte // decoded text, when a string has escapes
 	// block and sub are the block being written and a block of its own
 	// content.
-	block, sub providers.HistoryBlock
+	block, sub wire.HistoryBlock
 
 	// toolNames maps every tool_use id of the history to its tool's name
 	// (the last tool_use of an id names it): Gemini's functionResponse
 	// needs the name, Anthropic's tool_result only has the id.
-	toolNames map[string]providers.RawString
-	opener    *providers.Opener
+	toolNames map[string]wire.RawString
+	opener    *emit.Opener
 
 	// The turn being written: role "" when none is open.
 	role     string
@@ -71,11 +73,11 @@ type converter struct {
 
 // writeRequest writes the upstream body of form for x.
 func writeRequest(x *providers.Exchange, budget, expansion int, levels []providers.EffortStep, model string, form bodyForm) ([]byte, error) {
-	h, err := providers.NewHistoryReader(x.Body)
+	h, err := wire.NewHistoryReader(x.Body)
 	if err != nil {
-		return nil, providers.InvalidRequest("invalid request: " + err.Error())
+		return nil, wire.InvalidRequest("invalid request: " + err.Error())
 	}
-	c := &converter{x: x, h: h, out: x.NewBody(bodyRoom(x)), toolNames: map[string]providers.RawString{}}
+	c := &converter{x: x, h: h, out: x.NewBody(bodyRoom(x)), toolNames: map[string]wire.RawString{}}
 	if err := c.collectToolNames(); err != nil {
 		return nil, err
 	}
@@ -94,7 +96,7 @@ func writeRequest(x *providers.Exchange, budget, expansion int, levels []provide
 	}
 	c.closeTurn()
 	if c.turns == 0 {
-		return nil, providers.InvalidRequest("messages: at least one message with content is required")
+		return nil, wire.InvalidRequest("messages: at least one message with content is required")
 	}
 	c.out = append(c.out, ']')
 	if c.nsys > 0 {
@@ -159,11 +161,11 @@ func bodyRoom(x *providers.Exchange) int {
 // blocks: a tool_result may come before the tool_use it answers, and the
 // last tool_use of an id names every result for it.
 func (c *converter) collectToolNames() error {
-	return c.h.EachMessage(func(_ int, m *providers.HistoryMessage) error {
+	return c.h.EachMessage(func(_ int, m *wire.HistoryMessage) error {
 		if !m.Role.Is("assistant") {
 			return nil
 		}
-		return c.h.EachBlock(m.Content, &c.block, func(_ int, b *providers.HistoryBlock) error {
+		return c.h.EachBlock(m.Content, &c.block, func(_ int, b *wire.HistoryBlock) error {
 			if len(b.ID.Raw) > 0 && b.Type.Is("tool_use") {
 				c.toolNames[string(c.text(&b.ID, 0))] = b.Name
 			}
@@ -173,14 +175,14 @@ func (c *converter) collectToolNames() error {
 }
 
 // text returns f's text, decoded into buf n unless its bytes are the text.
-func (c *converter) text(f *providers.RawString, n int) []byte {
+func (c *converter) text(f *wire.RawString, n int) []byte {
 	return f.TextInto(&c.buf[n])
 }
 
 // escaped returns f's escaped form, without quotes: its bytes as they are
 // when they are what the escaper writes, which is almost always; else
 // rewritten into the stage, valid until the next call.
-func (c *converter) escaped(f *providers.RawString) []byte {
+func (c *converter) escaped(f *wire.RawString) []byte {
 	if f.Canonical {
 		return f.Raw
 	}
@@ -191,7 +193,7 @@ func (c *converter) escaped(f *providers.RawString) []byte {
 // systemPart adds a text block of the system prompt, or of a role
 // "system" message (Gemini has no system turn), to the system
 // instruction.
-func (c *converter) systemPart(_ int, b *providers.HistoryBlock) error {
+func (c *converter) systemPart(_ int, b *wire.HistoryBlock) error {
 	if !b.Type.Is("text") || len(b.Text.Raw) == 0 {
 		return nil
 	}
@@ -206,7 +208,7 @@ func (c *converter) systemPart(_ int, b *providers.HistoryBlock) error {
 }
 
 // message converts message i.
-func (c *converter) message(i int, m *providers.HistoryMessage) error {
+func (c *converter) message(i int, m *wire.HistoryMessage) error {
 	switch {
 	case m.Role.Is("system"):
 		return c.h.EachBlock(m.Content, &c.block, c.systemPart)
@@ -282,14 +284,14 @@ func (c *converter) closeTurn() {
 }
 
 // textField writes "text": and the escaped text of f.
-func (c *converter) textField(f *providers.RawString) {
+func (c *converter) textField(f *wire.RawString) {
 	c.out = append(c.out, `"text":"`...)
 	c.out = append(c.out, c.escaped(f)...)
 	c.out = append(c.out, '"')
 }
 
 // modelPart converts a block of an assistant turn.
-func (c *converter) modelPart(_ int, b *providers.HistoryBlock) error {
+func (c *converter) modelPart(_ int, b *wire.HistoryBlock) error {
 	switch {
 	case b.Type.Is("tool_use"):
 		sig, callID, _ := decodeToolID(c.x.Settings.Signer, string(c.text(&b.ID, 0)))
@@ -328,7 +330,7 @@ func (c *converter) modelPart(_ int, b *providers.HistoryBlock) error {
 // tagged text the model wrote. Anything else (an Anthropic thinking block,
 // one from another upstream, an unsigned or altered one) is dropped: its
 // signature means nothing to Gemini.
-func (c *converter) thinkingPart(b *providers.HistoryBlock) {
+func (c *converter) thinkingPart(b *wire.HistoryBlock) {
 	if c.x.Settings.Signer == nil {
 		return
 	}
@@ -341,7 +343,7 @@ func (c *converter) thinkingPart(b *providers.HistoryBlock) {
 	}
 	foreign := string(f)
 	switch origin {
-	case providers.OriginGemini:
+	case emit.OriginGemini:
 		if len(b.Thinking.Raw) == 0 && foreign != "" {
 			// An empty part carrying a signature: the signature belongs
 			// to the next part.
@@ -353,7 +355,7 @@ func (c *converter) thinkingPart(b *providers.HistoryBlock) {
 		c.textField(&b.Thinking)
 		c.out = append(c.out, `,"thought":true`...)
 		c.endModelPart(foreign, false)
-	case providers.OriginTags:
+	case emit.OriginTags:
 		c.beginPart("model")
 		c.out = append(c.out, `"text":"<thinking>`...)
 		c.out = append(c.out, c.escaped(&b.Thinking)...)
@@ -374,7 +376,7 @@ const (
 // commonKind is what a block either role may carry becomes: text, image,
 // document. Other block types (server tool blocks, redacted_thinking …)
 // mean nothing to Gemini and are dropped.
-func (c *converter) commonKind(b *providers.RawBlock) int {
+func (c *converter) commonKind(b *wire.RawBlock) int {
 	switch {
 	case b.Type.Is("text"):
 		if len(b.Text.Raw) == 0 {
@@ -391,7 +393,7 @@ func (c *converter) commonKind(b *providers.RawBlock) int {
 // mediaKind is what an image or document source becomes: base64 data
 // inline, a URL as fileData (Gemini fetches what it can and says so when
 // it cannot), a plain-text document as text.
-func mediaKind(b *providers.RawBlock) int {
+func mediaKind(b *wire.RawBlock) int {
 	s := &b.Source
 	if !s.Present || s.IsString {
 		return partNone
@@ -411,7 +413,7 @@ func mediaKind(b *providers.RawBlock) int {
 }
 
 // commonFields writes the fields of the part commonKind makes of b.
-func (c *converter) commonFields(b *providers.RawBlock) {
+func (c *converter) commonFields(b *wire.RawBlock) {
 	if b.Type.Is("text") {
 		c.textField(&b.Text)
 		return
@@ -420,7 +422,7 @@ func (c *converter) commonFields(b *providers.RawBlock) {
 }
 
 // mediaFields writes the fields of the part mediaKind makes of b.
-func (c *converter) mediaFields(b *providers.RawBlock) {
+func (c *converter) mediaFields(b *wire.RawBlock) {
 	s := &b.Source
 	mimeType := func() {
 		if len(s.MediaType.Raw) == 0 && b.Type.Is("document") {
@@ -458,14 +460,14 @@ func (c *converter) mediaFields(b *providers.RawBlock) {
 // tool_results included: two walks of the content's bytes.
 func (c *converter) userParts(i int, content []byte) error {
 	h := c.h
-	err := h.EachBlock(content, &c.block, func(j int, b *providers.HistoryBlock) error {
+	err := h.EachBlock(content, &c.block, func(j int, b *wire.HistoryBlock) error {
 		if !b.Type.Is("tool_result") {
 			return nil
 		}
 		id := c.text(&b.ToolUseID, 0)
 		name, ok := c.toolNames[string(id)]
 		if !ok {
-			return providers.InvalidRequest(fmt.Sprintf(
+			return wire.InvalidRequest(fmt.Sprintf(
 				"messages.%d.content.%d: tool_result for tool_use_id %q has no matching tool_use block in an earlier assistant message",
 				i, j, id))
 		}
@@ -487,7 +489,7 @@ func (c *converter) userParts(i int, content []byte) error {
 		// Texts joined by newlines: a newline goes before a text once
 		// some text is written.
 		wrote := false
-		if err := h.EachBlock(b.ContentRaw, &c.sub, func(_ int, nb *providers.HistoryBlock) error {
+		if err := h.EachBlock(b.ContentRaw, &c.sub, func(_ int, nb *wire.HistoryBlock) error {
 			if nb.Type.Is("text") {
 				if wrote {
 					c.out = append(c.out, `\n`...)
@@ -505,9 +507,9 @@ func (c *converter) userParts(i int, content []byte) error {
 	if err != nil {
 		return err
 	}
-	return h.EachBlock(content, &c.block, func(_ int, b *providers.HistoryBlock) error {
+	return h.EachBlock(content, &c.block, func(_ int, b *wire.HistoryBlock) error {
 		if b.Type.Is("tool_result") {
-			return h.EachBlock(b.ContentRaw, &c.sub, func(_ int, nb *providers.HistoryBlock) error {
+			return h.EachBlock(b.ContentRaw, &c.sub, func(_ int, nb *wire.HistoryBlock) error {
 				if (nb.Type.Is("image") || nb.Type.Is("document")) && mediaKind(&nb.RawBlock) != partNone {
 					c.beginPart("user")
 					c.mediaFields(&nb.RawBlock)

@@ -13,6 +13,8 @@ import (
 	"github.com/thinkgate/thinkgate/internal/fuzzcheck"
 	"github.com/thinkgate/thinkgate/internal/providertest"
 	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/emit"
+	"github.com/thinkgate/thinkgate/providers/wire"
 )
 
 // convertAll converts body with the converter, once read as the handler
@@ -29,7 +31,7 @@ func convertAll(t testing.TB, body []byte, form bodyForm) (scanned, parsed, type
 		path += "/count_tokens"
 	}
 	p := New(Config{APIKey: "k"})
-	run := func(req *providers.Request, oracle bool) ([]byte, error) {
+	run := func(req *wire.Request, oracle bool) ([]byte, error) {
 		x := providers.NewExchange(s, req, body, providers.ExchangeOptions{Path: path, NewBody: providertest.DirtyBody})
 		model, err := ModelName(x.UpstreamModel)
 		if err != nil {
@@ -45,11 +47,11 @@ func convertAll(t testing.TB, body []byte, form bodyForm) (scanned, parsed, type
 	if err != nil {
 		return nil, nil, nil, nil, nil, nil, false
 	}
-	decoded, err := providers.ParseRequest(body)
+	decoded, err := wire.ParseRequest(body)
 	if err != nil {
 		t.Fatalf("ScanRequest accepted what ParseRequest refuses: %v", err)
 	}
-	decoded2, _ := providers.ParseRequest(body)
+	decoded2, _ := wire.ParseRequest(body)
 	scanned, scanErr = run(req, false)
 	if scanErr == errModel {
 		return nil, nil, nil, nil, nil, nil, false
@@ -95,7 +97,7 @@ func checkSame(t testing.TB, body []byte, countTokens bool) {
 // Gemini's signatures, tool_results with text, blocks and images, role
 // "system" messages, turns that merge, and the escapes clients write.
 func historyRequest(turns int) []byte {
-	s := providers.NewSigner([]byte(testKey))
+	s := emit.NewSigner([]byte(testKey))
 	type obj = map[string]any
 	code := "func main() {\n\tfmt.Println(\"héllo, \\\"wörld\\\"\")\t// 日本語 \u2028 <b>&</b>\n}\n\x1b[0m"
 	msgs := []any{obj{"role": "user", "content": "Fix the failing test in ./pkg."}}
@@ -107,13 +109,13 @@ func historyRequest(turns int) []byte {
 			id = fmt.Sprintf("toolu_%024d", i)
 		}
 		assistant := []any{
-			obj{"type": "thinking", "thinking": tags, "signature": s.Sign(providers.OriginTags, "", tags)},
-			obj{"type": "thinking", "thinking": gem, "signature": s.Sign(providers.OriginGemini, "R2VtU2ln", gem)},
+			obj{"type": "thinking", "thinking": tags, "signature": s.Sign(emit.OriginTags, "", tags)},
+			obj{"type": "thinking", "thinking": gem, "signature": s.Sign(emit.OriginGemini, "R2VtU2ln", gem)},
 			obj{"type": "text", "text": "Let me read the file."},
 			obj{"type": "tool_use", "id": id, "name": "read_file", "input": obj{"path": fmt.Sprintf("pkg/file_%d.go", i)}},
 		}
 		if i%4 == 2 {
-			assistant = append([]any{obj{"type": "thinking", "thinking": "", "signature": s.Sign(providers.OriginGemini, "RW1wdHk=", "")}}, assistant...)
+			assistant = append([]any{obj{"type": "thinking", "thinking": "", "signature": s.Sign(emit.OriginGemini, "RW1wdHk=", "")}}, assistant...)
 		}
 		user := []any{obj{"type": "tool_result", "tool_use_id": id, "content": code}}
 		switch i % 5 {
@@ -209,7 +211,7 @@ func TestConvertMatchesTyped(t *testing.T) {
 
 func historyExchange(t testing.TB) *providers.Exchange {
 	body := historyRequest(6)
-	req, err := providers.ScanRequest(body)
+	req, err := wire.ScanRequest(body)
 	if err != nil {
 		t.Fatal(err)
 	}

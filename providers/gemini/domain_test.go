@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/emit"
 )
 
 // splitToolID returns a gateway tool_use id's parts: random base, MAC and
@@ -27,7 +28,7 @@ func TestToolIDIsNotAThinkingSignature(t *testing.T) {
 	s := testSettings()
 	id := encodeToolID(s.Signer, []byte("U0lHTkFUVVJF"), []byte("call-1"))
 	base, mac, payload64 := splitToolID(t, id)
-	forged := "tg1" + string(providers.OriginGemini) + "." + payload64 + "." + mac
+	forged := "tg1" + string(emit.OriginGemini) + "." + payload64 + "." + mac
 	if _, _, ok := s.Signer.Open(forged, base); ok {
 		t.Fatalf("tool id %q verifies as the thinking signature %q", id, forged)
 	}
@@ -61,10 +62,10 @@ func TestToolIDIsNotAThinkingSignature(t *testing.T) {
 // TestThinkingSignatureIsNotAToolID: a thinking envelope the gateway issued
 // (origin Gemini), rearranged as a tool_use id, carries nothing.
 func TestThinkingSignatureIsNotAToolID(t *testing.T) {
-	s := providers.NewSigner([]byte(testKey))
+	s := emit.NewSigner([]byte(testKey))
 	base := providers.NewID(toolIDPrefix)
 	payload := "\x00\x03abccall"
-	env := s.Sign(providers.OriginGemini, payload, base)
+	env := s.Sign(emit.OriginGemini, payload, base)
 	parts := strings.Split(env, ".")
 	id := base + toolIDMarker + parts[2] + parts[1]
 	if sig, callID, ok := decodeToolID(s, id); ok {

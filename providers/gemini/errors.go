@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/wire"
 )
 
 // googleError is Google's error body: {"error":{"code","message","status","details"}}.
@@ -49,10 +49,10 @@ func parseGoogleError(body []byte) (*googleError, bool) {
 // authentication_error; 503 UNAVAILABLE ("The model is overloaded") becomes
 // 529 overloaded_error, what Anthropic clients expect for that condition. A
 // RetryInfo delay becomes Retry-After when the upstream sent none.
-func UpstreamError(status int, header http.Header, body []byte) *providers.Error {
+func UpstreamError(status int, header http.Header, body []byte) *wire.Error {
 	g, ok := parseGoogleError(body)
 	if !ok {
-		return providers.DefaultUpstreamError(status, header, body)
+		return wire.DefaultUpstreamError(status, header, body)
 	}
 	e := mapGoogleError(status, g)
 	if header != nil {
@@ -66,14 +66,14 @@ func UpstreamError(status int, header http.Header, body []byte) *providers.Error
 
 // mapGoogleError maps an error with the HTTP status it came with (0 when it
 // came inside a 200 stream: then its own code counts).
-func mapGoogleError(status int, g *googleError) *providers.Error {
+func mapGoogleError(status int, g *googleError) *wire.Error {
 	if status == 0 || status == http.StatusOK {
 		status = g.Code
 		if status < 400 {
 			status = http.StatusInternalServerError
 		}
 	}
-	e := &providers.Error{Status: status, Type: providers.ErrorTypeForStatus(status), Message: g.Message}
+	e := &wire.Error{Status: status, Type: wire.ErrorTypeForStatus(status), Message: g.Message}
 	switch {
 	case apiKeyInvalid(g):
 		e.Status, e.Type = http.StatusUnauthorized, "authentication_error"

@@ -15,6 +15,8 @@ import (
 	"github.com/buger/jsonparser"
 
 	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/emit"
+	"github.com/thinkgate/thinkgate/providers/wire"
 )
 
 // DefaultThinkingBudget is the thinkingBudget of a request that turns
@@ -55,7 +57,7 @@ func (p *Provider) Rewrite(x *providers.Exchange, out *providers.Outbound) (prov
 	switch {
 	case x.CountTokens:
 		method = ":countTokens"
-	case x.Stream:
+	case x.Streaming:
 		method = ":streamGenerateContent"
 		out.RawQuery = "alt=sse"
 	}
@@ -98,7 +100,7 @@ func ModelName(name string) (string, error) {
 		bad = !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-')
 	}
 	if bad {
-		return "", providers.InvalidRequest(fmt.Sprintf(
+		return "", wire.InvalidRequest(fmt.Sprintf(
 			"model: %q is not a valid Gemini model name (letters, digits, '.', '_' and '-' only)", name))
 	}
 	return name, nil
@@ -121,7 +123,7 @@ func (t *Translator) Handle(status int, header http.Header) providers.Handling {
 	if status >= 300 {
 		return providers.Handling{Error: UpstreamError}
 	}
-	if x.Stream && providers.IsSSE(header.Get("Content-Type")) {
+	if x.Streaming && emit.IsSSE(header.Get("Content-Type")) {
 		return providers.Handling{NewStream: t.NewStream}
 	}
 	return providers.Handling{Body: func(body []byte) ([]byte, error) { return Message(x, body) }}
@@ -134,9 +136,9 @@ func Message(x *providers.Exchange, body []byte) ([]byte, error) {
 	if x.CountTokens {
 		return CountTokens(x, body)
 	}
-	em := providers.NewCollector(x.Settings.Form, x.Settings.Signer)
+	em := emit.NewCollector(x.Settings.Form, x.Settings.Signer)
 	em.SetThinkingDisplay(x.ThinkingDisplay())
-	em.MessageStart(x.MessageID, x.ClientModel, providers.Usage{})
+	em.MessageStart(x.MessageID, x.ClientModel, emit.Usage{})
 	t := newAnswerTranslator(x, em)
 	body = bytes.TrimSpace(body)
 	var err error
@@ -180,7 +182,7 @@ func CountTokens(x *providers.Exchange, body []byte) ([]byte, error) {
 			return nil, malformed("countTokens answer without totalTokens")
 		}
 	}
-	x.Usage = providers.Usage{InputTokens: n}
+	x.Usage = emit.Usage{InputTokens: n}
 	return fmt.Appendf(nil, `{"input_tokens":%d}`, n), nil
 }
 

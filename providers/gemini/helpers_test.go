@@ -8,8 +8,9 @@ import (
 	"testing"
 
 	"github.com/thinkgate/thinkgate/internal/providertest"
-
 	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/emit"
+	"github.com/thinkgate/thinkgate/providers/wire"
 )
 
 const testKey = "test-signing-key"
@@ -17,7 +18,7 @@ const testKey = "test-signing-key"
 func testSettings() *providers.Settings {
 	return &providers.Settings{
 		DefaultThinking: true,
-		Signer:          providers.NewSigner([]byte(testKey)),
+		Signer:          emit.NewSigner([]byte(testKey)),
 	}
 }
 
@@ -51,7 +52,7 @@ var toolIDPattern = regexp.MustCompile(`toolu_[A-Za-z0-9_-]+`)
 
 // normalizeToolIDs replaces the random tool_use ids in out by what they
 // carry, so output with generated ids can be compared with a golden file.
-func normalizeToolIDs(t testing.TB, s *providers.Signer, out []byte) []byte {
+func normalizeToolIDs(t testing.TB, s *emit.Signer, out []byte) []byte {
 	t.Helper()
 	return toolIDPattern.ReplaceAllFunc(out, func(id []byte) []byte {
 		if !validToolID.Match(id) {
@@ -81,7 +82,7 @@ type streamResult struct {
 // the way caddymodule's response writer does.
 func runStream(t testing.TB, x *providers.Exchange, body []byte, n int) streamResult {
 	t.Helper()
-	em := providers.NewEmitter(x.Settings.Form, x.Settings.Signer)
+	em := emit.NewEmitter(x.Settings.Form, x.Settings.Signer)
 	s := NewTranslator(x).NewStream(em)
 	var r streamResult
 	var out []byte
@@ -89,7 +90,7 @@ func runStream(t testing.TB, x *providers.Exchange, body []byte, n int) streamRe
 		k := min(n, len(body))
 		if err := s.Write(body[:k]); err != nil {
 			r.writeErr = err
-			e := providers.AsError(err)
+			e := wire.AsError(err)
 			em.Fail(e.Type, e.Message)
 			break
 		}
@@ -103,7 +104,7 @@ func runStream(t testing.TB, x *providers.Exchange, body []byte, n int) streamRe
 	if r.writeErr == nil && !em.Finished() {
 		if err := s.Close(); err != nil {
 			r.closeErr = err
-			e := providers.AsError(err)
+			e := wire.AsError(err)
 			em.Fail(e.Type, e.Message)
 		}
 	}

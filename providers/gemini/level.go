@@ -5,6 +5,7 @@ import (
 	"path"
 
 	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/wire"
 )
 
 // DefaultThinkingLevelModels are the models that take thinkingLevel rather
@@ -58,7 +59,7 @@ func (c Conversion) levelsFor(model string) []providers.EffortStep {
 // level the table gives it; adaptive and a thinking_budget of -1 send no
 // level (the model's own, dynamic); thinking off sends levelOff with no
 // thoughts shown.
-func levelConfigFor(t providers.ThinkingParam, defaultOn bool, budget int, levels []providers.EffortStep) *thinkingConfig {
+func levelConfigFor(t wire.ThinkingParam, defaultOn bool, budget int, levels []providers.EffortStep) *thinkingConfig {
 	on := func(n int) *thinkingConfig {
 		c := &thinkingConfig{IncludeThoughts: t.Display != "omitted"}
 		if n > 0 {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/thinkgate/thinkgate/internal/jsonbytes"
 	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/wire"
 )
 
 // The parts of the Gemini request (GenerateContentRequest) the converter
@@ -61,7 +62,7 @@ const SkipSignature = "skip_thought_signature_validator"
 
 // functionDeclarations converts the client tools. Server tools (web_search_…,
 // bash_…) have no schema and run only at Anthropic: they are left out.
-func functionDeclarations(tools []providers.Tool, expansion int) ([]functionDeclaration, error) {
+func functionDeclarations(tools []wire.Tool, expansion int) ([]functionDeclaration, error) {
 	var decls []functionDeclaration
 	err := eachFunctionDeclaration(tools, expansion, func(d *functionDeclaration) error {
 		decls = append(decls, *d)
@@ -72,14 +73,14 @@ func functionDeclarations(tools []providers.Tool, expansion int) ([]functionDecl
 
 // eachFunctionDeclaration converts the client tools one at a time, handing
 // each declaration to fn, which must not keep it.
-func eachFunctionDeclaration(tools []providers.Tool, expansion int, fn func(*functionDeclaration) error) error {
+func eachFunctionDeclaration(tools []wire.Tool, expansion int, fn func(*functionDeclaration) error) error {
 	for i, t := range tools {
 		if !t.IsCustom() {
 			continue
 		}
 		params, err := ReduceSchemaWithin(t.InputSchema, expansion)
 		if err != nil {
-			return providers.InvalidRequest(fmt.Sprintf("tools.%d.input_schema: %v", i, err))
+			return wire.InvalidRequest(fmt.Sprintf("tools.%d.input_schema: %v", i, err))
 		}
 		if err := fn(&functionDeclaration{Name: t.Name, Description: t.Description, Parameters: params}); err != nil {
 			return err
@@ -93,7 +94,7 @@ func eachFunctionDeclaration(tools []providers.Tool, expansion int, fn func(*fun
 // functionDeclarations encodes them, when there is one: each schema the
 // schema writer takes is reduced straight into dst, the others through
 // ReduceSchemaWithin. It returns how many it wrote.
-func appendFunctionDeclarations(dst []byte, tools []providers.Tool, expansion int) (_ []byte, decls int, err error) {
+func appendFunctionDeclarations(dst []byte, tools []wire.Tool, expansion int) (_ []byte, decls int, err error) {
 	var w schemaWriter
 	for i := range tools {
 		t := &tools[i]
@@ -124,7 +125,7 @@ func appendFunctionDeclarations(dst []byte, tools []providers.Tool, expansion in
 			if dst, none, ok = w.appendSchema(dst, raw, budget); !ok {
 				params, err := ReduceSchemaWithin(raw, expansion)
 				if err != nil {
-					return nil, 0, providers.InvalidRequest(fmt.Sprintf("tools.%d.input_schema: %v", i, err))
+					return nil, 0, wire.InvalidRequest(fmt.Sprintf("tools.%d.input_schema: %v", i, err))
 				}
 				none = params == nil
 				dst = append(dst, params...)
@@ -143,7 +144,7 @@ func appendFunctionDeclarations(dst []byte, tools []providers.Tool, expansion in
 
 // toolChoice maps tool_choice to functionCallingConfig. disable_parallel_tool_use
 // has no Gemini counterpart.
-func toolChoice(tc *providers.ToolChoice) *toolConfig {
+func toolChoice(tc *wire.ToolChoice) *toolConfig {
 	if tc == nil {
 		return nil
 	}
@@ -191,7 +192,7 @@ func generationConfigFor(x *providers.Exchange, budget int, levels []providers.E
 // When default_thinking is off, an absent field asks for no thoughts and
 // leaves the budget to the model, so models that cannot stop thinking
 // (2.5 Pro, Gemini 3) still work. display "omitted" asks for no thought text.
-func thinkingConfigFor(t providers.ThinkingParam, defaultOn bool, budget int) *thinkingConfig {
+func thinkingConfigFor(t wire.ThinkingParam, defaultOn bool, budget int) *thinkingConfig {
 	on := func(n int) *thinkingConfig {
 		return &thinkingConfig{IncludeThoughts: t.Display != "omitted", ThinkingBudget: &n}
 	}

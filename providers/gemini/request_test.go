@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/thinkgate/thinkgate/internal/golden"
-
-	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/emit"
+	"github.com/thinkgate/thinkgate/providers/wire"
 )
 
 // TestRewriteGolden: each Anthropic request in testdata/requests converts to
@@ -33,7 +33,7 @@ func TestRewriteGolden(t *testing.T) {
 			x := exchange(t, testSettings(), string(readTestdata(t, "requests/"+c.name+".json")))
 			x.CountTokens = c.countTokens
 			if c.countTokens {
-				x.Stream = false
+				x.Streaming = false
 			}
 			out, err := rewrite(t, p, x, nil)
 			if err != nil {
@@ -116,14 +116,14 @@ func TestModelName(t *testing.T) {
 	}
 	for _, bad := range []string{"", "models/", "a/b", "../../v1/files", "x..y", "m?key=1", "m#f", "m:countTokens", "m%2F", `m\n`, "m\x00", "m n", "mé"} {
 		_, err := ModelName(bad)
-		var e *providers.Error
+		var e *wire.Error
 		if !errors.As(err, &e) || e.Status != 400 || e.Type != "invalid_request_error" || !strings.Contains(e.Message, "not a valid Gemini model name") {
 			t.Errorf("%q: got %v", bad, err)
 		}
 	}
 	// Through Rewrite: the same 400.
 	x := exchange(t, testSettings(), `{"model":"../admin","max_tokens":5,"messages":[{"role":"user","content":"hi"}]}`)
-	if _, err := rewrite(t, New(Config{}), x, nil); err == nil || providers.AsError(err).Status != 400 {
+	if _, err := rewrite(t, New(Config{}), x, nil); err == nil || wire.AsError(err).Status != 400 {
 		t.Errorf("Rewrite accepted a bad model: %v", err)
 	}
 }
@@ -143,7 +143,7 @@ func TestRequestErrors(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := rewrite(t, New(Config{}), exchange(t, testSettings(), c.body), nil)
-			e := providers.AsError(err)
+			e := wire.AsError(err)
 			if err == nil || e.Status != 400 || e.Type != "invalid_request_error" || e.Message != c.want {
 				t.Errorf("got %v, want 400 %q", err, c.want)
 			}
@@ -206,26 +206,26 @@ func TestThinkingConfig(t *testing.T) {
 // Gemini did not issue does not.
 func TestSignedHistory(t *testing.T) {
 	s := testSettings()
-	sign := func(origin providers.Origin, foreign, thinking string) string {
+	sign := func(origin emit.Origin, foreign, thinking string) string {
 		return s.Signer.Sign(origin, foreign, thinking)
 	}
 	callID := encodeToolID(s.Signer, []byte("Q2FsbFNpZw=="), []byte("call-7"))
 	plainID := encodeToolID(s.Signer, nil, nil)
-	foreignKeyID := encodeToolID(providers.NewSigner([]byte("other key")), []byte("U0lH"), nil)
+	foreignKeyID := encodeToolID(emit.NewSigner([]byte("other key")), []byte("U0lH"), nil)
 	blocks := []map[string]any{
-		{"type": "thinking", "thinking": "Gemini thought.", "signature": sign(providers.OriginGemini, "VGhvdWdodFNpZw==", "Gemini thought.")},
-		{"type": "thinking", "thinking": "Gemini thought, unsigned by Gemini.", "signature": sign(providers.OriginGemini, "", "Gemini thought, unsigned by Gemini.")},
-		{"type": "thinking", "thinking": "Altered text.", "signature": sign(providers.OriginGemini, "U0lH", "Original text.")},
-		{"type": "thinking", "thinking": "From tags.", "signature": sign(providers.OriginTags, "", "From tags.")},
-		{"type": "thinking", "thinking": "From Amazon Q.", "signature": sign(providers.OriginAmazonQ, "cQ==", "From Amazon Q.")},
+		{"type": "thinking", "thinking": "Gemini thought.", "signature": sign(emit.OriginGemini, "VGhvdWdodFNpZw==", "Gemini thought.")},
+		{"type": "thinking", "thinking": "Gemini thought, unsigned by Gemini.", "signature": sign(emit.OriginGemini, "", "Gemini thought, unsigned by Gemini.")},
+		{"type": "thinking", "thinking": "Altered text.", "signature": sign(emit.OriginGemini, "U0lH", "Original text.")},
+		{"type": "thinking", "thinking": "From tags.", "signature": sign(emit.OriginTags, "", "From tags.")},
+		{"type": "thinking", "thinking": "From Amazon Q.", "signature": sign(emit.OriginAmazonQ, "cQ==", "From Amazon Q.")},
 		{"type": "text", "text": "Calling."},
 		{"type": "tool_use", "id": callID, "name": "get_weather", "input": map[string]any{"city": "Paris"}},
 		{"type": "tool_use", "id": plainID, "name": "get_weather", "input": map[string]any{"city": "Rome"}},
 		{"type": "tool_use", "id": foreignKeyID, "name": "get_weather", "input": map[string]any{"city": "Oslo"}},
 		// A signed empty thought: its signature rides on the next part.
-		{"type": "thinking", "thinking": "", "signature": sign(providers.OriginGemini, "RW1wdHk=", "")},
+		{"type": "thinking", "thinking": "", "signature": sign(emit.OriginGemini, "RW1wdHk=", "")},
 		{"type": "text", "text": "Done."},
-		{"type": "thinking", "thinking": "", "signature": sign(providers.OriginGemini, "TGFzdA==", "")},
+		{"type": "thinking", "thinking": "", "signature": sign(emit.OriginGemini, "TGFzdA==", "")},
 	}
 	req := map[string]any{
 		"model": "gemini-3-pro-preview", "max_tokens": 100,
@@ -326,7 +326,7 @@ func TestCountTokensMessage(t *testing.T) {
 			t.Errorf("%s: got %s %v, want %s", c.body, got, err, c.want)
 		}
 	}
-	if _, err := Message(x, []byte(`<html>`)); err == nil || providers.AsError(err).Status != 502 {
+	if _, err := Message(x, []byte(`<html>`)); err == nil || wire.AsError(err).Status != 502 {
 		t.Errorf("non-JSON answer: %v", err)
 	}
 }

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/wire"
 )
 
 // bombSchema is a chain of depth definitions, each using the next fan
@@ -179,7 +179,7 @@ func TestResolvedSchemaBound(t *testing.T) {
 	}
 	over := resolvedSchema(maxResolvedSchema + 1024)
 	_, err := rewrite(t, New(Config{APIKey: "k"}), exchange(t, testSettings(), request(over)), nil)
-	e := providers.AsError(err)
+	e := wire.AsError(err)
 	want := fmt.Sprintf("tools.0.input_schema: uses $ref, allOf, anyOf, oneOf, const, a type list or tuple items, "+
 		"which are resolved in memory on this provider, and is larger than the 256 KiB such a schema may be (it is %d bytes)", len(over))
 	if err == nil || e.Status != 400 || e.Type != "invalid_request_error" || e.Message != want {

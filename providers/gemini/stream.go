@@ -8,7 +8,9 @@ import (
 
 	"github.com/thinkgate/thinkgate/internal/jsonbytes"
 	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/emit"
 	"github.com/thinkgate/thinkgate/providers/sse"
+	"github.com/thinkgate/thinkgate/providers/wire"
 	"github.com/thinkgate/thinkgate/thinkparse"
 )
 
@@ -31,9 +33,9 @@ import (
 // unescaped into a reused buffer.
 type answerTranslator struct {
 	x      *providers.Exchange
-	em     *providers.Emitter
+	em     *emit.Emitter
 	parser *thinkparse.Parser // nil without split_tags
-	signer *providers.Signer
+	signer *emit.Signer
 
 	inText     bool   // text went to the parser since it was last flushed
 	inThought  bool   // a run of thought parts is open
@@ -42,8 +44,8 @@ type answerTranslator struct {
 	sawCall    bool
 	finish     []byte // the last finishReason, raw
 	blocked    bool   // promptFeedback.blockReason without candidates
-	usage      providers.Usage
-	upErr      *providers.Error // an error object in a 2xx body
+	usage      emit.Usage
+	upErr      *wire.Error // an error object in a 2xx body
 	errSeen    bool
 	partErr    error // a part that could not be read
 
@@ -70,7 +72,7 @@ type answerTranslator struct {
 	partKeyFn func(key, value []byte, vt jsonparser.ValueType, off int) error
 }
 
-func newAnswerTranslator(x *providers.Exchange, em *providers.Emitter) *answerTranslator {
+func newAnswerTranslator(x *providers.Exchange, em *emit.Emitter) *answerTranslator {
 	t := &answerTranslator{x: x, em: em, signer: x.Settings.Signer, textBuf: make([]byte, 0, 512)}
 	if x.Settings.SplitTags {
 		t.parser = thinkparse.New(x.Settings.Parse, em)
@@ -79,8 +81,8 @@ func newAnswerTranslator(x *providers.Exchange, em *providers.Emitter) *answerTr
 	return t
 }
 
-func malformed(msg string) *providers.Error {
-	return providers.APIError(http.StatusBadGateway, "malformed Gemini response: "+msg)
+func malformed(msg string) *wire.Error {
+	return wire.APIError(http.StatusBadGateway, "malformed Gemini response: "+msg)
 }
 
 // chunk handles one GenerateContentResponse.
@@ -106,7 +108,7 @@ func (t *answerTranslator) chunk(data []byte) error {
 		body = append(append(append(body, `{"error":`...), t.errRaw...), '}')
 		g, ok := parseGoogleError(body)
 		if !ok {
-			t.upErr = providers.APIError(http.StatusBadGateway, "Gemini reported an error: "+string(t.errRaw))
+			t.upErr = wire.APIError(http.StatusBadGateway, "Gemini reported an error: "+string(t.errRaw))
 		} else {
 			t.upErr = mapGoogleError(0, g)
 		}
@@ -263,7 +265,7 @@ func (t *answerTranslator) startThought() {
 	t.em.ThinkingStart(nil)
 	// Origin Gemini even when no signature comes: history conversion then
 	// knows to send the block back as a thought.
-	t.em.Signature(providers.OriginGemini, t.pendingSig)
+	t.em.Signature(emit.OriginGemini, t.pendingSig)
 	t.pendingSig = t.pendingSig[:0]
 	t.inThought, t.thoughtLen = true, 0
 }
@@ -272,7 +274,7 @@ func (t *answerTranslator) startThought() {
 // thinking block, which it ends, or else on whatever comes next.
 func (t *answerTranslator) signature(sig []byte) {
 	if t.inThought && t.thoughtLen > 0 {
-		t.em.Signature(providers.OriginGemini, sig)
+		t.em.Signature(emit.OriginGemini, sig)
 		t.em.ThinkingEnd()
 		t.inThought = false
 		return
@@ -340,7 +342,7 @@ func (t *answerTranslator) readUsage(u []byte) {
 		return
 	}
 	m := t.um
-	t.usage = providers.Usage{
+	t.usage = emit.Usage{
 		InputTokens:          max(m.prompt+m.toolPrompt-m.cached, 0),
 		OutputTokens:         m.candidates + m.thoughts,
 		CacheReadInputTokens: m.cached,
@@ -413,9 +415,9 @@ type StreamTranslator struct {
 // NewStream returns the translator of a streamed body (Handling.NewStream);
 // message_start goes out at once so keepalive pings may follow while
 // Gemini thinks.
-func (t *Translator) NewStream(em *providers.Emitter) providers.StreamTranslator {
+func (t *Translator) NewStream(em *emit.Emitter) providers.StreamTranslator {
 	x := t.x
-	em.MessageStart(x.MessageID, x.ClientModel, providers.Usage{})
+	em.MessageStart(x.MessageID, x.ClientModel, emit.Usage{})
 	s := &StreamTranslator{t: newAnswerTranslator(x, em)}
 	s.dec.MaxEvent = x.Settings.MaxEventSize
 	s.eventFn = s.event
@@ -446,7 +448,7 @@ func (s *StreamTranslator) Close() error {
 	}
 	if !s.t.done() {
 		s.t.flushText()
-		return providers.APIError(http.StatusBadGateway, "Gemini stream ended without a finishReason")
+		return wire.APIError(http.StatusBadGateway, "Gemini stream ended without a finishReason")
 	}
 	s.t.end()
 	return nil

@@ -8,8 +8,8 @@ import (
 
 	"github.com/thinkgate/thinkgate/internal/golden"
 	"github.com/thinkgate/thinkgate/internal/ssetest"
-
-	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/emit"
+	"github.com/thinkgate/thinkgate/providers/wire"
 )
 
 const streamRequest = `{"model":"claude-sonnet-4-5","max_tokens":1024,"stream":true,"messages":[{"role":"user","content":"hi"}]}`
@@ -22,12 +22,12 @@ func TestStreamGolden(t *testing.T) {
 	cases := []struct {
 		name      string
 		splitTags bool
-		form      providers.BlockForm
+		form      emit.BlockForm
 		closeErr  string // the error Close reports, if the stream is incomplete
 		writeErr  string
 	}{
 		{name: "thinking_text"},
-		{name: "thinking_text", form: providers.FormText},
+		{name: "thinking_text", form: emit.FormText},
 		{name: "text_signature"},
 		{name: "function_call"},
 		{name: "pending_signature"},
@@ -47,7 +47,7 @@ func TestStreamGolden(t *testing.T) {
 		if c.splitTags {
 			goldenName += ".split_tags"
 		}
-		if c.form == providers.FormText {
+		if c.form == emit.FormText {
 			goldenName += ".text_form"
 		}
 		t.Run(goldenName, func(t *testing.T) {
@@ -92,7 +92,7 @@ func errText(err error) string {
 func TestStreamUsage(t *testing.T) {
 	x := exchange(t, testSettings(), streamRequest)
 	r := runStream(t, x, readTestdata(t, "streams/thinking_text.sse"), 17)
-	want := providers.Usage{InputTokens: 14, OutputTokens: 43, CacheReadInputTokens: 1000}
+	want := emit.Usage{InputTokens: 14, OutputTokens: 43, CacheReadInputTokens: 1000}
 	if x.Usage != want {
 		t.Errorf("usage %+v, want %+v", x.Usage, want)
 	}
@@ -106,8 +106,8 @@ func TestStreamUsage(t *testing.T) {
 func TestStreamSignaturesRoundTrip(t *testing.T) {
 	s := testSettings()
 	x := exchange(t, s, streamRequest)
-	em := providers.NewCollector(s.Form, s.Signer)
-	em.MessageStart("msg_1", "m", providers.Usage{})
+	em := emit.NewCollector(s.Form, s.Signer)
+	em.MessageStart("msg_1", "m", emit.Usage{})
 	tr := newAnswerTranslator(x, em)
 	for _, ev := range bytes.Split(readTestdata(t, "streams/function_call.sse"), []byte("\n\n")) {
 		if d, ok := bytes.CutPrefix(ev, []byte("data: ")); ok {
@@ -172,7 +172,7 @@ func TestMessageErrors(t *testing.T) {
 	}
 	for _, c := range cases {
 		_, err := Message(x, []byte(c.body))
-		e := providers.AsError(err)
+		e := wire.AsError(err)
 		if err == nil || e.Status != c.status || e.Type != c.typ || !strings.Contains(e.Message, c.inMsg) {
 			t.Errorf("%s: got %v", c.body, err)
 		}

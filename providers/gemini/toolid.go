@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/emit"
 )
 
 // Gemini 3 rejects a replayed functionCall part that lacks the
@@ -35,7 +36,7 @@ const (
 )
 
 // encodeToolID returns a new tool_use id carrying sig and callID.
-func encodeToolID(s *providers.Signer, sig, callID []byte) string {
+func encodeToolID(s *emit.Signer, sig, callID []byte) string {
 	s = s.ToolIDs()
 	base := providers.NewID(toolIDPrefix)
 	if s == nil || (len(sig) == 0 && len(callID) == 0) {
@@ -52,14 +53,14 @@ func encodeToolID(s *providers.Signer, sig, callID []byte) string {
 	payload = binary.AppendUvarint(payload, uint64(len(raw)))
 	payload = append(payload, raw...)
 	payload = append(payload, callID...)
-	env := s.Sign(providers.OriginGemini, string(payload), base)
+	env := s.Sign(emit.OriginGemini, string(payload), base)
 	mac := env[strings.LastIndexByte(env, '.')+1:]
 	return base + toolIDMarker + mac + base64.RawURLEncoding.EncodeToString(payload)
 }
 
 // decodeToolID returns what a gateway-issued tool_use id carries. ok is false
 // for any other id (the client's, Anthropic's, another key's, a tampered one).
-func decodeToolID(s *providers.Signer, id string) (sig, callID string, ok bool) {
+func decodeToolID(s *emit.Signer, id string) (sig, callID string, ok bool) {
 	s = s.ToolIDs()
 	if s == nil || len(id) < toolIDRandom+len(toolIDMarker)+toolIDMACLen ||
 		!strings.HasPrefix(id, toolIDPrefix) || id[toolIDRandom:toolIDRandom+len(toolIDMarker)] != toolIDMarker {
@@ -68,8 +69,8 @@ func decodeToolID(s *providers.Signer, id string) (sig, callID string, ok bool) 
 	base := id[:toolIDRandom]
 	rest := id[toolIDRandom+len(toolIDMarker):]
 	mac, payload64 := rest[:toolIDMACLen], rest[toolIDMACLen:]
-	origin, payload, ok := s.Open("tg1"+string(providers.OriginGemini)+"."+payload64+"."+mac, base)
-	if !ok || origin != providers.OriginGemini || len(payload) < 2 {
+	origin, payload, ok := s.Open("tg1"+string(emit.OriginGemini)+"."+payload64+"."+mac, base)
+	if !ok || origin != emit.OriginGemini || len(payload) < 2 {
 		return "", "", false
 	}
 	flags := payload[0]

@@ -5,11 +5,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/emit"
 )
 
 func TestToolIDRoundTrip(t *testing.T) {
-	s := providers.NewSigner([]byte(testKey))
+	s := emit.NewSigner([]byte(testKey))
 	long := base64.StdEncoding.EncodeToString([]byte(strings.Repeat("\x01\xfe signature bytes ", 120)))
 	cases := []struct{ sig, callID string }{
 		{"CvYBAb4+9vu1ZqoZ", ""},
@@ -37,7 +37,7 @@ func TestToolIDRoundTrip(t *testing.T) {
 }
 
 func TestToolIDPlain(t *testing.T) {
-	s := providers.NewSigner([]byte(testKey))
+	s := emit.NewSigner([]byte(testKey))
 	id := encodeToolID(s, nil, nil)
 	if len(id) != toolIDRandom || !validToolID.MatchString(id) {
 		t.Errorf("plain id %q", id)
@@ -53,9 +53,9 @@ func TestToolIDPlain(t *testing.T) {
 // TestToolIDRejects: ids the gateway did not issue, or issued under another
 // key, or altered, carry nothing.
 func TestToolIDRejects(t *testing.T) {
-	s := providers.NewSigner([]byte(testKey))
+	s := emit.NewSigner([]byte(testKey))
 	good := encodeToolID(s, []byte("U0lHTkFUVVJF"), []byte("c1"))
-	other := encodeToolID(providers.NewSigner([]byte("another key")), []byte("U0lHTkFUVVJF"), []byte("c1"))
+	other := encodeToolID(emit.NewSigner([]byte("another key")), []byte("U0lHTkFUVVJF"), []byte("c1"))
 	flip := func(id string, i int) string {
 		b := []byte(id)
 		if b[i] == 'A' {
@@ -89,7 +89,7 @@ func TestToolIDRejects(t *testing.T) {
 }
 
 func BenchmarkToolID(b *testing.B) {
-	s := providers.NewSigner([]byte(testKey))
+	s := emit.NewSigner([]byte(testKey))
 	sig := []byte(base64.StdEncoding.EncodeToString(make([]byte, 300)))
 	for b.Loop() {
 		id := encodeToolID(s, sig, nil)
@@ -102,13 +102,13 @@ func BenchmarkToolID(b *testing.B) {
 // TestToolIDAfterRotation: a tool_use id issued under a key that is now in
 // previous_signing_keys still carries its thoughtSignature back.
 func TestToolIDAfterRotation(t *testing.T) {
-	old := providers.NewSigner([]byte("old key"))
+	old := emit.NewSigner([]byte("old key"))
 	id := encodeToolID(old, []byte("U0lHTkFUVVJF"), []byte("c1"))
-	rotated := providers.NewSigner([]byte(testKey), []byte("old key"))
+	rotated := emit.NewSigner([]byte(testKey), []byte("old key"))
 	if sig, callID, ok := decodeToolID(rotated, id); !ok || sig != "U0lHTkFUVVJF" || callID != "c1" {
 		t.Fatalf("after rotation: got (%q, %q, %v)", sig, callID, ok)
 	}
-	if _, _, ok := decodeToolID(providers.NewSigner([]byte(testKey)), id); ok {
+	if _, _, ok := decodeToolID(emit.NewSigner([]byte(testKey)), id); ok {
 		t.Fatal("decoded without the previous key")
 	}
 }

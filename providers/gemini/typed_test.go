@@ -8,6 +8,8 @@ import (
 
 	"github.com/thinkgate/thinkgate/internal/jsonbytes"
 	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/emit"
+	"github.com/thinkgate/thinkgate/providers/wire"
 )
 
 // The typed converter: the request decoded into Go (Request.Complete),
@@ -145,7 +147,7 @@ func buildRequest(x *providers.Exchange, budget, expansion int, levels []provide
 		}
 	}
 	if len(c.contents) == 0 {
-		return nil, providers.InvalidRequest("messages: at least one message with content is required")
+		return nil, wire.InvalidRequest("messages: at least one message with content is required")
 	}
 	for i := range c.contents {
 		if c.contents[i].Role == "model" {
@@ -176,7 +178,7 @@ func buildRequest(x *providers.Exchange, budget, expansion int, levels []provide
 
 func textPart(s string) part { return part{Text: &s} }
 
-func (c *typedConverter) systemContent(sys providers.Content) {
+func (c *typedConverter) systemContent(sys wire.Content) {
 	for _, b := range sys.Blocks {
 		if b.Type == "text" && b.Text != "" {
 			c.system = append(c.system, textPart(b.Text))
@@ -202,14 +204,14 @@ func (c *typedConverter) appendTurn(role string, parts []part) {
 // already demands tool_result blocks first; Gemini pairs them with the calls
 // of the previous model turn), then everything else in order, images that
 // came inside tool_results included.
-func (c *typedConverter) userParts(msgIndex int, blocks []providers.Block) ([]part, error) {
+func (c *typedConverter) userParts(msgIndex int, blocks []wire.Block) ([]part, error) {
 	var responses, rest []part
 	for j, b := range blocks {
 		switch b.Type {
 		case "tool_result":
 			name, ok := c.toolNames[b.ToolUseID]
 			if !ok {
-				return nil, providers.InvalidRequest(fmt.Sprintf(
+				return nil, wire.InvalidRequest(fmt.Sprintf(
 					"messages.%d.content.%d: tool_result for tool_use_id %q has no matching tool_use block in an earlier assistant message",
 					msgIndex, j, b.ToolUseID))
 			}
@@ -233,7 +235,7 @@ func (c *typedConverter) userParts(msgIndex int, blocks []providers.Block) ([]pa
 }
 
 // modelParts converts an assistant turn.
-func (c *typedConverter) modelParts(blocks []providers.Block) []part {
+func (c *typedConverter) modelParts(blocks []wire.Block) []part {
 	var parts []part
 	for _, b := range blocks {
 		switch b.Type {
@@ -266,18 +268,18 @@ func (c *typedConverter) modelParts(blocks []providers.Block) []part {
 // wrote. Anything else (an Anthropic thinking block, one from another
 // upstream, an unsigned or altered one) is dropped: its signature means
 // nothing to Gemini, and earlier turns' thinking is context Gemini does not need.
-func (c *typedConverter) thinkingPart(b providers.Block) (part, bool) {
+func (c *typedConverter) thinkingPart(b wire.Block) (part, bool) {
 	origin, foreign, ok := c.x.Settings.ThinkingOrigin(b)
 	if !ok {
 		return part{}, false
 	}
 	switch origin {
-	case providers.OriginGemini:
+	case emit.OriginGemini:
 		p := textPart(b.Thinking)
 		p.Thought = true
 		p.ThoughtSignature = foreign
 		return p, true
-	case providers.OriginTags:
+	case emit.OriginTags:
 		return textPart("<thinking>" + b.Thinking + "</thinking>"), true
 	}
 	return part{}, false
@@ -286,7 +288,7 @@ func (c *typedConverter) thinkingPart(b providers.Block) (part, bool) {
 // commonPart converts the blocks either role may carry: text, image, document.
 // Other block types (server tool blocks, redacted_thinking …) mean nothing to
 // Gemini and are dropped.
-func (c *typedConverter) commonPart(b providers.Block) (part, bool) {
+func (c *typedConverter) commonPart(b wire.Block) (part, bool) {
 	switch b.Type {
 	case "text":
 		if b.Text == "" {
@@ -303,7 +305,7 @@ func (c *typedConverter) commonPart(b providers.Block) (part, bool) {
 // mediaPart converts an image or document source: base64 data inline, a URL
 // as fileData (Gemini fetches what it can and says so when it cannot), a
 // plain-text document as text.
-func mediaPart(b providers.Block) (part, bool) {
+func mediaPart(b wire.Block) (part, bool) {
 	s := b.Source
 	if s == nil {
 		return part{}, false
@@ -332,7 +334,7 @@ func mediaPart(b providers.Block) (part, bool) {
 
 // toolResultContent returns a tool_result's text (text blocks joined by
 // newlines) and its images as parts of their own.
-func toolResultContent(c *providers.Content) (string, []part) {
+func toolResultContent(c *wire.Content) (string, []part) {
 	if c == nil {
 		return "", nil
 	}

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/thinkgate/thinkgate/internal/providertest"
-	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/emit"
 	"github.com/thinkgate/thinkgate/providers/openai/openaitest"
 )
 
@@ -61,7 +61,7 @@ func TestStreamSteadyStateAllocs(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			x := exchange(t, nil, streamRequest)
-			em := providers.NewEmitter(x.Settings.Form, x.Settings.Signer)
+			em := emit.NewEmitter(x.Settings.Form, x.Settings.Signer)
 			s := NewTranslator(x, nil, 0).NewStream(em)
 			// The cycle's opening chunk is the role chunk; cut it off.
 			cycle := tc.cycle[strings.Index(string(tc.cycle), "\n\n")+2:]

@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/thinkgate/thinkgate/internal/ssetest"
-	"github.com/thinkgate/thinkgate/providers"
 	"github.com/thinkgate/thinkgate/providers/openai/openaitest"
+	"github.com/thinkgate/thinkgate/providers/wire"
 )
 
 // TestRawControlCharacterFailsStream: a chunk whose string holds a raw
@@ -18,7 +18,7 @@ func TestRawControlCharacterFailsStream(t *testing.T) {
 	for _, n := range ssetest.WriteSizes {
 		x := exchange(t, nil, streamRequest)
 		out, err := runStream(t, NewTranslator(x, nil, 0), upstream, n)
-		e := providers.AsError(err)
+		e := wire.AsError(err)
 		if e == nil || e.Status != 502 || e.Type != "api_error" || !strings.HasPrefix(e.Message, "malformed upstream response: chunk is not valid JSON: ") {
 			t.Fatalf("writes of %d: error %v", n, err)
 		}

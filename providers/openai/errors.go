@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/wire"
 )
 
 // upstreamError is what an OpenAI-compatible server says about a failure.
@@ -96,7 +96,7 @@ func (u upstreamError) anthropicType() string {
 		return "overloaded_error"
 	}
 	if u.Status != 0 {
-		return providers.ErrorTypeForStatus(u.Status)
+		return wire.ErrorTypeForStatus(u.Status)
 	}
 	s := strings.ToLower(u.Type + " " + u.Code)
 	switch {
@@ -130,8 +130,8 @@ func (u upstreamError) message() string {
 // error: the status is kept and its type follows it, except that a 502 or 503
 // whose body names overload becomes 529 overloaded_error, the status
 // Anthropic clients back off on. Retry-After is kept.
-func UpstreamError(status int, header http.Header, body []byte) *providers.Error {
-	e := providers.DefaultUpstreamError(status, header, body)
+func UpstreamError(status int, header http.Header, body []byte) *wire.Error {
+	e := wire.DefaultUpstreamError(status, header, body)
 	u := parseError(body)
 	if u.Message != "" {
 		e.Message = u.message()
@@ -145,7 +145,7 @@ func UpstreamError(status int, header http.Header, body []byte) *providers.Error
 }
 
 // streamError maps an error object that arrived inside a 2xx stream or body.
-func streamError(raw []byte) *providers.Error {
+func streamError(raw []byte) *wire.Error {
 	u := parseError(raw)
 	if u.Message == "" {
 		u.Message = "upstream reported an error"
@@ -161,7 +161,7 @@ func streamError(raw []byte) *providers.Error {
 	if typ == "overloaded_error" {
 		status = 529
 	}
-	return &providers.Error{Status: status, Type: typ, Message: u.message()}
+	return &wire.Error{Status: status, Type: typ, Message: u.message()}
 }
 
 func statusForType(typ string) int {
@@ -191,6 +191,6 @@ func truncate(s string, n int) string {
 	return strings.ToValidUTF8(s, "\uFFFD")
 }
 
-func malformed(msg string) *providers.Error {
-	return providers.APIError(http.StatusBadGateway, "malformed upstream response: "+msg)
+func malformed(msg string) *wire.Error {
+	return wire.APIError(http.StatusBadGateway, "malformed upstream response: "+msg)
 }

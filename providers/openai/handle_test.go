@@ -40,7 +40,7 @@ func TestHandle(t *testing.T) {
 			got = "error"
 		}
 		if got != c.want || h.UpstreamHeader {
-			t.Errorf("stream %v, status %d, %s: %s (upstream header %v), want %s", x.Stream, c.status, c.header.Get("Content-Type"), got, h.UpstreamHeader, c.want)
+			t.Errorf("stream %v, status %d, %s: %s (upstream header %v), want %s", x.Streaming, c.status, c.header.Get("Content-Type"), got, h.UpstreamHeader, c.want)
 		}
 	}
 }

@@ -4,15 +4,16 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/emit"
 	"github.com/thinkgate/thinkgate/providers/openai/openaitest"
+	"github.com/thinkgate/thinkgate/providers/wire"
 )
 
 // runQueued is runStream with the provider's max_queued set.
 func runQueued(t *testing.T, maxQueued int, upstream []byte, chunk int) []string {
 	t.Helper()
 	x := exchange(t, nil, streamRequest)
-	em := providers.NewEmitter(x.Settings.Form, x.Settings.Signer)
+	em := emit.NewEmitter(x.Settings.Form, x.Settings.Signer)
 	s := NewTranslator(x, nil, maxQueued).NewStream(em)
 	var out []byte
 	var err error
@@ -25,7 +26,7 @@ func runQueued(t *testing.T, maxQueued int, upstream []byte, chunk int) []string
 		err = s.Close()
 	}
 	if err != nil {
-		e := providers.AsError(err)
+		e := wire.AsError(err)
 		em.Fail(e.Type, e.Message)
 	}
 	out = append(out, em.Events()...)

@@ -10,6 +10,7 @@ import (
 	"github.com/thinkgate/thinkgate/internal/providertest"
 	"github.com/thinkgate/thinkgate/internal/ssetest"
 	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/emit"
 )
 
 const testSigningKey = "test-signing-key"
@@ -18,7 +19,7 @@ func testSettings() *providers.Settings {
 	return &providers.Settings{
 		SplitTags:       true,
 		DefaultThinking: true,
-		Signer:          providers.NewSigner([]byte(testSigningKey)),
+		Signer:          emit.NewSigner([]byte(testSigningKey)),
 	}
 }
 
@@ -37,7 +38,7 @@ const streamRequest = `{"model":"claude-test","max_tokens":1024,"stream":true,"m
 // (providertest.RunStream).
 func runStream(t testing.TB, tr *Translator, upstream []byte, chunk int) ([]byte, error) {
 	t.Helper()
-	em := providers.NewEmitter(tr.x.Settings.Form, tr.x.Settings.Signer)
+	em := emit.NewEmitter(tr.x.Settings.Form, tr.x.Settings.Signer)
 	return providertest.RunStream(t, em, tr.NewStream(em), upstream, chunk)
 }
 

@@ -7,7 +7,7 @@ import (
 	"github.com/buger/jsonparser"
 
 	"github.com/thinkgate/thinkgate/internal/jsonbytes"
-	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/emit"
 )
 
 // completion is a non-streaming chat.completion body.
@@ -49,9 +49,9 @@ func (tr *Translator) Message(body []byte) ([]byte, error) {
 	if len(c.Choices) == 0 {
 		return nil, malformed("chat.completion without choices")
 	}
-	em := providers.NewCollector(x.Settings.Form, x.Settings.Signer)
+	em := emit.NewCollector(x.Settings.Form, x.Settings.Signer)
 	em.SetThinkingDisplay(x.ThinkingDisplay())
-	em.MessageStart(x.MessageID, x.ClientModel, providers.Usage{})
+	em.MessageStart(x.MessageID, x.ClientModel, emit.Usage{})
 	var t answerTranslator
 	t.init(x, tr.state, em)
 

@@ -2,12 +2,14 @@ package openai
 
 import (
 	"encoding/json"
-	"github.com/thinkgate/thinkgate/internal/golden"
 	"testing"
 
-	"github.com/anthropics/anthropic-sdk-go"
-
+	"github.com/thinkgate/thinkgate/internal/golden"
 	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/emit"
+	"github.com/thinkgate/thinkgate/providers/wire"
+
+	"github.com/anthropics/anthropic-sdk-go"
 )
 
 const nonStreamRequest = `{"model":"claude-test","max_tokens":1024,"messages":[{"role":"user","content":"Hi"}]}`
@@ -32,7 +34,7 @@ func TestConvertMessageGolden(t *testing.T) {
 		{"reasoning_vllm_parts", `{"id":"c","object":"chat.completion","model":"m","choices":[{"index":0,"message":{"role":"assistant",` +
 			`"reasoning":"think","content":[{"type":"text","text":"part one, "},{"type":"text","text":"part two"}]},"finish_reason":"length","stop_reason":null}]}`, nil},
 		{"text_form", `{"choices":[{"message":{"content":"<thinking>t</thinking>a"},"finish_reason":"stop"}]}`,
-			func(s *providers.Settings) { s.Form = providers.FormText }},
+			func(s *providers.Settings) { s.Form = emit.FormText }},
 		{"no_split", `{"choices":[{"message":{"content":"<thinking>t</thinking>a"},"finish_reason":"stop"}]}`,
 			func(s *providers.Settings) { s.SplitTags = false }},
 		{"refusal", `{"choices":[{"message":{"content":null,"refusal":"I can't."},"finish_reason":"stop"}]}`, nil},
@@ -70,11 +72,11 @@ func TestConvertMessageUsageAndSignatures(t *testing.T) {
 		t.Fatalf("content %+v", m.Content)
 	}
 	for _, b := range m.Content[:2] {
-		if origin, _, ok := x.Settings.Signer.Open(b.Signature, b.Thinking); !ok || origin != providers.OriginTags {
+		if origin, _, ok := x.Settings.Signer.Open(b.Signature, b.Thinking); !ok || origin != emit.OriginTags {
 			t.Errorf("signature %q of %q", b.Signature, b.Thinking)
 		}
 	}
-	if want := (providers.Usage{InputTokens: 8, OutputTokens: 3}); x.Usage != want || m.Usage.InputTokens != 8 || m.Usage.OutputTokens != 3 {
+	if want := (emit.Usage{InputTokens: 8, OutputTokens: 3}); x.Usage != want || m.Usage.InputTokens != 8 || m.Usage.OutputTokens != 3 {
 		t.Errorf("usage %+v / %+v", x.Usage, m.Usage)
 	}
 }
@@ -94,7 +96,7 @@ func TestConvertMessageErrors(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := NewTranslator(exchange(t, nil, nonStreamRequest), nil, 0).Message([]byte(tc.body))
-			e, ok := err.(*providers.Error)
+			e, ok := err.(*wire.Error)
 			if !ok || e.Status != tc.status || e.Type != tc.typ || e.Message != tc.msg {
 				t.Errorf("got %#v, want %d %s %q", err, tc.status, tc.typ, tc.msg)
 			}

@@ -9,7 +9,7 @@ import (
 
 	"github.com/thinkgate/thinkgate/internal/golden"
 	"github.com/thinkgate/thinkgate/internal/ssetest"
-	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/emit"
 )
 
 // mistralStream is a Magistral answer as its API streams it: content as
@@ -137,4 +137,4 @@ func TestMistralHistory(t *testing.T) {
 	}
 }
 
-var _ = providers.OriginTags
+var _ = emit.OriginTags

@@ -15,6 +15,8 @@ import (
 	"net/http"
 
 	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/emit"
+	"github.com/thinkgate/thinkgate/providers/wire"
 )
 
 // DefaultPath is where Chat Completions lives on an OpenAI-compatible server.
@@ -82,7 +84,7 @@ func New(cfg Config) *Provider {
 // ErrCountTokens is Rewrite's answer to /v1/messages/count_tokens: Chat
 // Completions has no token-counting endpoint, so the gateway answers it
 // with CountTokens (providers.TokenCounter) and never sends it upstream.
-var ErrCountTokens = &providers.Error{Status: http.StatusNotFound, Type: "not_found_error",
+var ErrCountTokens = &wire.Error{Status: http.StatusNotFound, Type: "not_found_error",
 	Message: "count_tokens is not supported by the openai provider"}
 
 // Rewrite converts the client's request into a Chat Completions request.
@@ -134,7 +136,7 @@ func (t *Translator) Handle(status int, header http.Header) providers.Handling {
 	switch {
 	case status >= 300:
 		return providers.Handling{Error: UpstreamError}
-	case t.x.Stream && providers.IsSSE(header.Get("Content-Type")):
+	case t.x.Streaming && emit.IsSSE(header.Get("Content-Type")):
 		return providers.Handling{NewStream: t.NewStream}
 	}
 	return providers.Handling{Body: t.Message}

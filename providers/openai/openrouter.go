@@ -7,6 +7,8 @@ import (
 
 	"github.com/thinkgate/thinkgate/internal/jsonbytes"
 	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/emit"
+	"github.com/thinkgate/thinkgate/providers/wire"
 )
 
 // openRouterReasoning is OpenRouter's reasoning request object.
@@ -159,7 +161,7 @@ func (t *answerTranslator) setDetailSig(foreign []byte) {
 func (t *answerTranslator) emitDetailSig(foreign []byte) {
 	t.detailSig = append(t.detailSig[:0], foreign...)
 	if t.src == srcReasoning {
-		t.em.Signature(providers.OriginOpenRouter, t.detailSig)
+		t.em.Signature(emit.OriginOpenRouter, t.detailSig)
 	}
 }
 
@@ -179,12 +181,12 @@ func (t *answerTranslator) emitRedacted(foreign []byte) {
 		t.em.ThinkingEnd()
 	}
 	t.src = srcNone
-	if t.x.Settings.Form == providers.FormText {
+	if t.x.Settings.Form == emit.FormText {
 		return
 	}
 	data := string(foreign)
 	if s := t.x.Settings.Signer; s != nil {
-		data = s.Sign(providers.OriginOpenRouter, data, "")
+		data = s.Sign(emit.OriginOpenRouter, data, "")
 	}
 	block := append([]byte(`{"type":"redacted_thinking","data":`), jsonbytes.AppendString(nil, data)...)
 	block = append(block, '}')
@@ -196,18 +198,18 @@ func (t *answerTranslator) emitRedacted(foreign []byte) {
 // openRouterHistory returns what a history block the gateway made from an
 // OpenRouter detail goes back as: that detail, its text restored. ok is
 // false for any other block, which the other history rules handle.
-func (c *converter) openRouterHistory(b providers.Block) (d openRouterDetail, ok bool) {
+func (c *converter) openRouterHistory(b wire.Block) (d openRouterDetail, ok bool) {
 	s := c.x.Settings
 	var foreign string
 	switch b.Type {
 	case "thinking":
-		var origin providers.Origin
-		if origin, foreign, ok = s.ThinkingOrigin(b); !ok || origin != providers.OriginOpenRouter {
+		var origin emit.Origin
+		if origin, foreign, ok = s.ThinkingOrigin(b); !ok || origin != emit.OriginOpenRouter {
 			return d, false
 		}
 	case "redacted_thinking":
-		var origin providers.Origin
-		if origin, foreign, ok = s.Signer.Open(b.Data, ""); !ok || origin != providers.OriginOpenRouter {
+		var origin emit.Origin
+		if origin, foreign, ok = s.Signer.Open(b.Data, ""); !ok || origin != emit.OriginOpenRouter {
 			return d, false
 		}
 	default:

@@ -9,7 +9,7 @@ import (
 
 	"github.com/thinkgate/thinkgate/internal/golden"
 	"github.com/thinkgate/thinkgate/internal/ssetest"
-	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/emit"
 )
 
 const (
@@ -45,15 +45,15 @@ data: [DONE]
 
 `
 
-func orSigner() *providers.Signer { return providers.NewSigner([]byte(testSigningKey)) }
+func orSigner() *emit.Signer { return emit.NewSigner([]byte(testSigningKey)) }
 
 // TestOpenRouterStream: reasoning.text pieces become one thinking block
 // whose signature wraps the detail; reasoning.encrypted a redacted_thinking
 // block wrapping its detail; the plain reasoning field adds nothing. The
 // same events for every split.
 func TestOpenRouterStream(t *testing.T) {
-	thinkSig := orSigner().Sign(providers.OriginOpenRouter, orTextDetail, orThinking)
-	data := orSigner().Sign(providers.OriginOpenRouter, orEncDetail, "")
+	thinkSig := orSigner().Sign(emit.OriginOpenRouter, orTextDetail, orThinking)
+	data := orSigner().Sign(emit.OriginOpenRouter, orEncDetail, "")
 	want := []string{messageStart,
 		"content_block_start 0 " + thinkStart,
 		"thinking_delta 0 " + q(orThinking),
@@ -110,11 +110,11 @@ data: [DONE]
 	want = append(want, ssetest.ToolBlock(0, "call_1", "f", `{"a":1}`)...)
 	want = append(want,
 		"content_block_start 1 "+thinkStart, "thinking_delta 1 "+q("one"),
-		"signature_delta 1 "+q(s.Sign(providers.OriginOpenRouter, `{"type":"reasoning.text","signature":"s1","index":0}`, "one")), "content_block_stop 1",
-		`content_block_start 2 {"type":"redacted_thinking","data":`+q(s.Sign(providers.OriginOpenRouter, `{"type":"reasoning.encrypted","data":"enc","index":1}`, ""))+`}`,
+		"signature_delta 1 "+q(s.Sign(emit.OriginOpenRouter, `{"type":"reasoning.text","signature":"s1","index":0}`, "one")), "content_block_stop 1",
+		`content_block_start 2 {"type":"redacted_thinking","data":`+q(s.Sign(emit.OriginOpenRouter, `{"type":"reasoning.encrypted","data":"enc","index":1}`, ""))+`}`,
 		"content_block_stop 2",
 		"content_block_start 3 "+thinkStart, "thinking_delta 3 "+q("two"),
-		"signature_delta 3 "+q(s.Sign(providers.OriginOpenRouter, `{"type":"reasoning.summary","index":2}`, "two")), "content_block_stop 3",
+		"signature_delta 3 "+q(s.Sign(emit.OriginOpenRouter, `{"type":"reasoning.summary","index":2}`, "two")), "content_block_stop 3",
 		"message_delta tool_use null "+ssetest.UsageJSON(0, 0, 0), "message_stop")
 	diff(t, "events", got, want)
 }
@@ -139,9 +139,9 @@ func TestOpenRouterMessage(t *testing.T) {
 	}
 	s := orSigner()
 	if len(m.Content) != 3 || m.Content[0].Thinking != "**Plan** then answer." ||
-		m.Content[0].Signature != s.Sign(providers.OriginOpenRouter, `{"type":"reasoning.summary","id":"rs_9","format":"openai-responses-v1","index":0}`, "**Plan** then answer.") ||
+		m.Content[0].Signature != s.Sign(emit.OriginOpenRouter, `{"type":"reasoning.summary","id":"rs_9","format":"openai-responses-v1","index":0}`, "**Plan** then answer.") ||
 		m.Content[1].Type != "redacted_thinking" ||
-		m.Content[1].Data != s.Sign(providers.OriginOpenRouter, `{"type":"reasoning.encrypted","data":"gAAAA==","id":"rs_9","format":"openai-responses-v1","index":0}`, "") ||
+		m.Content[1].Data != s.Sign(emit.OriginOpenRouter, `{"type":"reasoning.encrypted","data":"gAAAA==","id":"rs_9","format":"openai-responses-v1","index":0}`, "") ||
 		m.Content[2].Text != "A, B, C." {
 		t.Errorf("content %+v", m.Content)
 	}
@@ -151,7 +151,7 @@ func TestOpenRouterMessage(t *testing.T) {
 // block, and an encrypted one, having no text, is dropped.
 func TestOpenRouterTextForm(t *testing.T) {
 	s := testSettings()
-	s.Form = providers.FormText
+	s.Form = emit.FormText
 	out, err := NewTranslator(exchange(t, s, nonStreamRequest), nil, 0).Message([]byte(`{"choices":[{"message":{"content":"a","reasoning_details":[` +
 		`{"type":"reasoning.encrypted","data":"x","index":0},{"type":"reasoning.text","text":"t","index":1}]},"finish_reason":"stop"}]}`))
 	if err != nil {
@@ -170,15 +170,15 @@ func TestOpenRouterTextForm(t *testing.T) {
 // ones follow the other rules (tags when the hint is on, else dropped).
 func TestOpenRouterHistory(t *testing.T) {
 	s := orSigner()
-	textSig := s.Sign(providers.OriginOpenRouter, orTextDetail, orThinking)
-	encData := s.Sign(providers.OriginOpenRouter, orEncDetail, "")
-	sumSig := s.Sign(providers.OriginOpenRouter, `{"type":"reasoning.summary","id":"rs_2","index":0}`, "sum")
+	textSig := s.Sign(emit.OriginOpenRouter, orTextDetail, orThinking)
+	encData := s.Sign(emit.OriginOpenRouter, orEncDetail, "")
+	sumSig := s.Sign(emit.OriginOpenRouter, `{"type":"reasoning.summary","id":"rs_2","index":0}`, "sum")
 	blocks := []map[string]any{
 		{"type": "thinking", "thinking": orThinking, "signature": textSig},
 		{"type": "redacted_thinking", "data": encData},
-		{"type": "thinking", "thinking": "own", "signature": s.Sign(providers.OriginTags, "", "own")},
+		{"type": "thinking", "thinking": "own", "signature": s.Sign(emit.OriginTags, "", "own")},
 		{"type": "thinking", "thinking": "altered", "signature": textSig},
-		{"type": "thinking", "thinking": "gem", "signature": s.Sign(providers.OriginGemini, "c2ln", "gem")},
+		{"type": "thinking", "thinking": "gem", "signature": s.Sign(emit.OriginGemini, "c2ln", "gem")},
 		{"type": "redacted_thinking", "data": "EmwKAhgBEgy3va3pzix"},
 		{"type": "text", "text": "Checking."},
 		{"type": "thinking", "thinking": "sum", "signature": sumSig},

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/wire"
 )
 
 // TestOutputConfig: output_config.effort becomes reasoning_effort (effort
@@ -48,7 +49,7 @@ func TestOutputConfig(t *testing.T) {
 		})
 	}
 	_, _, err := ConvertRequest(exchange(t, nil, body(`{"type":"adaptive"}`, `{"effort":"huge"}`)), Config{ThinkingMode: ModeEffort})
-	if e, ok := err.(*providers.Error); !ok || e.Status != 400 || e.Message != `output_config.effort: must be one of low, medium, high, xhigh, max; got "huge"` {
+	if e, ok := err.(*wire.Error); !ok || e.Status != 400 || e.Message != `output_config.effort: must be one of low, medium, high, xhigh, max; got "huge"` {
 		t.Errorf("bad effort: %v", err)
 	}
 }

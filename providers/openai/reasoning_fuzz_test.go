@@ -6,7 +6,8 @@ import (
 	"testing"
 
 	"github.com/thinkgate/thinkgate/internal/fuzzcheck"
-	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/emit"
+	"github.com/thinkgate/thinkgate/providers/wire"
 )
 
 // reasoningStreams seed the fuzz targets below with the reasoning shapes of
@@ -35,7 +36,7 @@ func FuzzConvertMessage(f *testing.F) {
 		x := exchange(t, nil, nonStreamRequest)
 		out, err := NewTranslator(x, nil, 0).Message(body)
 		if err != nil {
-			var e *providers.Error
+			var e *wire.Error
 			if !errors.As(err, &e) || e.Status < 400 {
 				t.Fatalf("error is not an Anthropic error: %#v", err)
 			}
@@ -68,11 +69,11 @@ func FuzzRewriteReasoning(f *testing.F) {
 	for _, s := range fuzzcheck.Seeds {
 		f.Add([]byte(s), uint8(0))
 	}
-	k := providers.NewSigner([]byte("k"))
+	k := emit.NewSigner([]byte("k"))
 	hist, _ := json.Marshal([]map[string]string{
-		{"type": "thinking", "thinking": "t", "signature": k.Sign(providers.OriginOpenRouter, `{"type":"reasoning.text","signature":"s","index":0}`, "t")},
-		{"type": "redacted_thinking", "data": k.Sign(providers.OriginOpenRouter, `{"type":"reasoning.encrypted","data":"d"}`, "")},
-		{"type": "thinking", "thinking": "u", "signature": k.Sign(providers.OriginOpenRouter, `{"type":"reasoning.text"`, "u")},
+		{"type": "thinking", "thinking": "t", "signature": k.Sign(emit.OriginOpenRouter, `{"type":"reasoning.text","signature":"s","index":0}`, "t")},
+		{"type": "redacted_thinking", "data": k.Sign(emit.OriginOpenRouter, `{"type":"reasoning.encrypted","data":"d"}`, "")},
+		{"type": "thinking", "thinking": "u", "signature": k.Sign(emit.OriginOpenRouter, `{"type":"reasoning.text"`, "u")},
 		{"type": "text", "text": "a"},
 	})
 	f.Add([]byte(`{"model":"m","max_tokens":9,"thinking":{"type":"enabled","budget_tokens":5000},"messages":[{"role":"user","content":"q"},{"role":"assistant","content":`+string(hist)+`}]}`), uint8(1))

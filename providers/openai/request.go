@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 
 	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/wire"
 )
 
 // chatRequest is the Chat Completions request body. Field order is the order
@@ -164,7 +165,7 @@ func (c *converter) head() (*chatRequest, error) {
 	if req.Metadata != nil {
 		out.User = userID(req.Metadata.UserID)
 	}
-	if x.Stream {
+	if x.Streaming {
 		out.Stream = true
 		out.StreamOptions = &streamOptions{IncludeUsage: true}
 	}
@@ -198,7 +199,7 @@ type converter struct {
 func unsupported(path, what string) error { return Unsupported("openai", path, what) }
 
 // tools converts the client tools OfferedAsFunction keeps to functions.
-func (c *converter) tools(tools []providers.Tool) ([]chatTool, error) {
+func (c *converter) tools(tools []wire.Tool) ([]chatTool, error) {
 	var out []chatTool
 	for i, t := range tools {
 		if offered, err := OfferedAsFunction(i, &t, "openai"); !offered {
@@ -220,7 +221,7 @@ func (c *converter) tools(tools []providers.Tool) ([]chatTool, error) {
 	return out, nil
 }
 
-func (c *converter) toolChoice(tc *providers.ToolChoice) (any, *bool, error) {
+func (c *converter) toolChoice(tc *wire.ToolChoice) (any, *bool, error) {
 	choice, parallel, err := ToolChoice(tc)
 	if err != nil {
 		return nil, nil, err

@@ -2,12 +2,13 @@ package openai
 
 import (
 	"encoding/json"
-	"github.com/thinkgate/thinkgate/internal/golden"
 	"net/http"
 	"strings"
 	"testing"
 
+	"github.com/thinkgate/thinkgate/internal/golden"
 	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/wire"
 )
 
 // TestConvertRequestGolden: each Anthropic request in testdata/requests
@@ -226,7 +227,7 @@ func TestConvertRequestErrors(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			x := exchange(t, nil, `{"model":"m","max_tokens":1,"messages":[`+tc.body+`]}`)
 			_, _, err := ConvertRequest(x, Config{})
-			e, ok := err.(*providers.Error)
+			e, ok := err.(*wire.Error)
 			if !ok || e.Status != 400 || e.Type != "invalid_request_error" || e.Message != tc.want {
 				t.Errorf("got %#v\nwant 400 invalid_request_error %q", err, tc.want)
 			}
@@ -234,7 +235,7 @@ func TestConvertRequestErrors(t *testing.T) {
 	}
 	x := exchange(t, nil, `{"model":"m","max_tokens":1,"messages":[],"tools":[{"type":"web_search_20250305","name":"web_search","max_uses":5}]}`)
 	_, _, err := ConvertRequest(x, Config{})
-	if e, ok := err.(*providers.Error); !ok || e.Status != 400 || e.Message != `tools.0: server tool "web_search" (type "web_search_20250305") is not supported by the openai provider` {
+	if e, ok := err.(*wire.Error); !ok || e.Status != 400 || e.Message != `tools.0: server tool "web_search" (type "web_search_20250305") is not supported by the openai provider` {
 		t.Errorf("server tool: %v", err)
 	}
 }
@@ -292,7 +293,7 @@ func TestRewrite(t *testing.T) {
 	// count_tokens has no Chat Completions counterpart.
 	x.CountTokens = true
 	_, err = New(Config{}).Rewrite(x, &providers.Outbound{Header: http.Header{}})
-	if e, ok := err.(*providers.Error); !ok || e.Status != 404 || e.Type != "not_found_error" || e.Message != "count_tokens is not supported by the openai provider" {
+	if e, ok := err.(*wire.Error); !ok || e.Status != 404 || e.Type != "not_found_error" || e.Message != "count_tokens is not supported by the openai provider" {
 		t.Errorf("count_tokens: %v", err)
 	}
 }

@@ -8,11 +8,12 @@ import (
 
 	"github.com/thinkgate/thinkgate/internal/jsonbytes"
 	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/wire"
 )
 
 // The typed converter: the reference the production converter
 // (requestbytes.go) is held to. It decodes the request's history into
-// providers.Message values and converts those, the plain way; the tests
+// wire.Message values and converts those, the plain way; the tests
 // compare the two byte for byte (FuzzOpenAIFastMatchesTyped and the
 // golden cases).
 
@@ -79,11 +80,11 @@ func (c *typedConverter) typed(out *chatRequest) ([]byte, *State, error) {
 }
 
 // systemText joins the text blocks of a system prompt or system message.
-func systemText(c providers.Content, path string) (string, error) {
+func systemText(c wire.Content, path string) (string, error) {
 	return SystemText(c, path, "openai")
 }
 
-func (c *typedConverter) message(i int, m *providers.Message) error {
+func (c *typedConverter) message(i int, m *wire.Message) error {
 	path := fmt.Sprintf("messages.%d", i)
 	switch m.Role {
 	case "system":
@@ -107,7 +108,7 @@ func (c *typedConverter) message(i int, m *providers.Message) error {
 // systemParts is the content of a system prompt or message (its texts
 // known to be text) as text parts, the hint last, when one of its texts
 // carries a breakpoint the upstream takes; else nil.
-func (c *typedConverter) systemParts(content providers.Content, hint string) []contentPart {
+func (c *typedConverter) systemParts(content wire.Content, hint string) []contentPart {
 	var p parts
 	marked := false
 	for _, b := range content.Blocks {
@@ -154,7 +155,7 @@ func (p *parts) content() any {
 	return p.list
 }
 
-func imageSource(src *providers.Source, path string) (string, error) {
+func imageSource(src *wire.Source, path string) (string, error) {
 	if src != nil {
 		switch src.Type {
 		case "base64":
@@ -174,7 +175,7 @@ func imageSource(src *providers.Source, path string) (string, error) {
 // messages, in order, ahead of the message with the turn's other content:
 // OpenAI wants a tool call's answer right after the assistant message that
 // made it.
-func (c *typedConverter) user(path string, m *providers.Message) error {
+func (c *typedConverter) user(path string, m *wire.Message) error {
 	var p parts
 	var tools []chatMessage
 	for j, b := range m.Content.Blocks {
@@ -225,7 +226,7 @@ func (c *typedConverter) user(path string, m *providers.Message) error {
 
 // toolResult converts one tool_result. A tool message takes only text, so
 // images the tool returned go to the user message that follows.
-func (c *typedConverter) toolResult(path string, b providers.Block, user *parts) (chatMessage, error) {
+func (c *typedConverter) toolResult(path string, b wire.Block, user *parts) (chatMessage, error) {
 	// One non-empty text, the usual case, is used as it is rather than
 	// copied: tool outputs are most of a long conversation's bytes.
 	only, texts := "", 0
@@ -278,7 +279,7 @@ func (c *typedConverter) toolResult(path string, b providers.Block, user *parts)
 // assistant converts an assistant turn: text and history thinking (as tags
 // in place, or as reasoning_content) become the content, tool_use blocks the
 // tool_calls.
-func (c *typedConverter) assistant(path string, m *providers.Message) error {
+func (c *typedConverter) assistant(path string, m *wire.Message) error {
 	var content, reasoning strings.Builder
 	hasReasoning := false
 	var calls []chatToolCall
@@ -329,7 +330,7 @@ func (c *typedConverter) assistant(path string, m *providers.Message) error {
 			if in := bytes.TrimSpace(b.Input); len(in) > 0 && string(in) != "null" {
 				var buf bytes.Buffer
 				if err := json.Compact(&buf, in); err != nil {
-					return providers.InvalidRequest(fmt.Sprintf("%s.content.%d.input: %v", path, j, err))
+					return wire.InvalidRequest(fmt.Sprintf("%s.content.%d.input: %v", path, j, err))
 				}
 				args = buf.String()
 			}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/thinkgate/thinkgate/internal/jsonbytes"
 	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/wire"
 )
 
 // An agent's request carries its whole history on every turn, and nearly
@@ -19,7 +20,7 @@ import (
 // reads (block types, tool names, sources, the signatures of history
 // thinking) are decoded.
 //
-// A message is read one block at a time (providers.HistoryReader), in as many
+// A message is read one block at a time (wire.HistoryReader), in as many
 // passes as the parts of its upstream form that come in another order
 // than its blocks (a user turn's tool messages before its text, an
 // assistant turn's content, reasoning and tool calls): nothing is kept
@@ -30,11 +31,11 @@ import (
 // byteConverter is one conversion from the client's bytes.
 type byteConverter struct {
 	*converter
-	h   *providers.HistoryReader
+	h   *wire.HistoryReader
 	out []byte // the upstream's body
 	// blk and sub are the block being read and, in a tool_result, its
 	// content's.
-	blk, sub providers.HistoryBlock
+	blk, sub wire.HistoryBlock
 	// details are an assistant turn's OpenRouter reasoning details,
 	// encoded, and consumed the indexes of the blocks they came from.
 	details  []byte
@@ -43,17 +44,17 @@ type byteConverter struct {
 }
 
 // str is one of the client's strings, as the shared reader reads it.
-type str = providers.RawString
+type str = wire.RawString
 
 // rawBlock is a block as the shared reader reads it.
-type rawBlock = providers.HistoryBlock
+type rawBlock = wire.HistoryBlock
 
 // typeOf is blk's type, decoded.
 func typeOf(blk *rawBlock) []byte { return blk.Type.Text(nil) }
 
 // sourceType is the type of a block's source, decoded; a plain string
 // source (a search result's) is type "string", as Source decodes it.
-func sourceType(src *providers.RawSource) string {
+func sourceType(src *wire.RawSource) string {
 	if src.IsString {
 		return "string"
 	}
@@ -64,9 +65,9 @@ func sourceType(src *providers.RawSource) string {
 // messages, converted from the client's bytes.
 func (b *byteConverter) convert(out *chatRequest) ([]byte, error) {
 	x := b.x
-	h, err := providers.NewHistoryReader(x.Body)
+	h, err := wire.NewHistoryReader(x.Body)
 	if err != nil {
-		return nil, providers.InvalidRequest("invalid request: " + err.Error())
+		return nil, wire.InvalidRequest("invalid request: " + err.Error())
 	}
 	b.h = h
 	b.out = x.NewBody(BodySizeHint(x.Body))
@@ -194,7 +195,7 @@ func (b *byteConverter) systemParts(content []byte, hint string) {
 }
 
 // message converts message m, the i-th.
-func (b *byteConverter) message(i int, m *providers.HistoryMessage) (err error) {
+func (b *byteConverter) message(i int, m *wire.HistoryMessage) (err error) {
 	role, content := m.Role, m.Content
 	switch string(role.Text(nil)) {
 	case "system":
@@ -600,12 +601,12 @@ func (b *byteConverter) assistant(i int, content []byte) error {
 // the gateway made from an OpenRouter reasoning detail, and adds the
 // detail it goes back as to b.details.
 func (b *byteConverter) openRouterDetail(j int, blk *rawBlock) bool {
-	var block providers.Block
+	var block wire.Block
 	switch typ := string(typeOf(blk)); typ {
 	case "thinking":
-		block = providers.Block{Type: typ, Thinking: blk.Thinking.TextString(), Signature: blk.Signature.TextString()}
+		block = wire.Block{Type: typ, Thinking: blk.Thinking.TextString(), Signature: blk.Signature.TextString()}
 	case "redacted_thinking":
-		block = providers.Block{Type: typ, Data: blk.Data.TextString()}
+		block = wire.Block{Type: typ, Data: blk.Data.TextString()}
 	default:
 		return false
 	}

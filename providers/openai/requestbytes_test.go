@@ -13,6 +13,7 @@ import (
 	"github.com/thinkgate/thinkgate/internal/golden"
 	"github.com/thinkgate/thinkgate/internal/providertest"
 	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/wire"
 )
 
 // goldenCases are TestConvertRequestGolden's: the converted body of each
@@ -134,7 +135,7 @@ func TestConvertRequestFromBytesEscapes(t *testing.T) {
 
 // hintJSON is the default thinking hint as a JSON string's body.
 func hintJSON(t *testing.T) string {
-	b, err := json.Marshal(testSettings().Hint(providers.ThinkingParam{}))
+	b, err := json.Marshal(testSettings().Hint(wire.ThinkingParam{}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,7 +173,7 @@ func TestConvertRequestFromBytesErrors(t *testing.T) {
 			t.Fatalf("%s: not scanned", tc.body)
 		}
 		_, _, err = ConvertRequest(x, Config{})
-		e, ok := err.(*providers.Error)
+		e, ok := err.(*wire.Error)
 		if !ok || e.Status != 400 || e.Type != "invalid_request_error" || e.Message != tc.want {
 			t.Errorf("%s:\ngot %#v\nwant 400 invalid_request_error %q", tc.body, err, tc.want)
 		}
@@ -250,7 +251,7 @@ func checkFastMatchesTyped(t *testing.T, body []byte, mode byte) {
 	if mode&0x40 != 0 {
 		s.DefaultThinking = false
 	}
-	parsed, perr := providers.ParseRequest(body)
+	parsed, perr := wire.ParseRequest(body)
 	fast, ferr := scannedExchange(t, s, body)
 	if (perr == nil) != (ferr == nil) || perr != nil && perr.Error() != ferr.Error() {
 		t.Fatalf("ParseRequest: %v\nScanRequest: %v", perr, ferr)
@@ -275,7 +276,7 @@ func checkFastMatchesTyped(t *testing.T, body []byte, mode byte) {
 	}
 	// The same conversion of the request as a thinkgate matcher reads it
 	// (ParseRequest, the history decoded): the same bytes.
-	reparsed, err := providers.ParseRequest(body)
+	reparsed, err := wire.ParseRequest(body)
 	if err != nil {
 		t.Fatal(err)
 	}

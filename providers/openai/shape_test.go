@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/thinkgate/thinkgate/internal/fuzzcheck"
-	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/emit"
 )
 
 // shapeSeeds are upstream streams that probe the shaped fast path: runs of
@@ -66,7 +66,7 @@ func sameAsGeneralPath(t *testing.T, upstream, splits []byte) {
 	t.Helper()
 	run := func(shaped bool) fuzzcheck.Run {
 		x := exchange(t, nil, streamRequest)
-		em := providers.NewEmitter(x.Settings.Form, x.Settings.Signer)
+		em := emit.NewEmitter(x.Settings.Form, x.Settings.Signer)
 		s := NewTranslator(x, &State{}, 0).NewStream(em).(*StreamTranslator)
 		write := s.Write
 		if !shaped {

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/wire"
 )
 
 // The parts of a request that the Chat Completions converter here and the
@@ -14,7 +14,7 @@ import (
 // Unsupported is the invalid_request_error for what the provider cannot
 // send upstream, at path in the request.
 func Unsupported(provider, path, what string) error {
-	return providers.InvalidRequest(fmt.Sprintf("%s: %s is not supported by the %s provider", path, what, provider))
+	return wire.InvalidRequest(fmt.Sprintf("%s: %s is not supported by the %s provider", path, what, provider))
 }
 
 // OfferedAsFunction reports whether the client tool t, at index i of tools,
@@ -22,7 +22,7 @@ func Unsupported(provider, path, what string) error {
 // side and cannot be offered: an error, except tool_search, left out, since
 // its job (making deferred tools available) is done by sending every tool
 // in full.
-func OfferedAsFunction(i int, t *providers.Tool, provider string) (bool, error) {
+func OfferedAsFunction(i int, t *wire.Tool, provider string) (bool, error) {
 	if t.IsCustom() {
 		return true, nil
 	}
@@ -35,7 +35,7 @@ func OfferedAsFunction(i int, t *providers.Tool, provider string) (bool, error) 
 // ToolChoice maps tool_choice: "auto", "required", "none", or "function"
 // for a named tool (tc.Name), with parallel_tool_calls false where the
 // client disables parallel tool use (nil: not sent).
-func ToolChoice(tc *providers.ToolChoice) (choice string, parallel *bool, err error) {
+func ToolChoice(tc *wire.ToolChoice) (choice string, parallel *bool, err error) {
 	if tc.DisableParallelToolUse && tc.Type != "none" {
 		f := false
 		parallel = &f
@@ -50,12 +50,12 @@ func ToolChoice(tc *providers.ToolChoice) (choice string, parallel *bool, err er
 	case "tool":
 		return "function", parallel, nil
 	}
-	return "", nil, providers.InvalidRequest(fmt.Sprintf("tool_choice.type: must be auto, any, tool or none, got %q", tc.Type))
+	return "", nil, wire.InvalidRequest(fmt.Sprintf("tool_choice.type: must be auto, any, tool or none, got %q", tc.Type))
 }
 
 // SystemText joins the text blocks of a system prompt or system message
 // with newlines, leaving out empty ones: both APIs take it as one string.
-func SystemText(c providers.Content, path, provider string) (string, error) {
+func SystemText(c wire.Content, path, provider string) (string, error) {
 	var b strings.Builder
 	for j, blk := range c.Blocks {
 		if blk.Type != "text" {

@@ -9,7 +9,9 @@ import (
 
 	"github.com/thinkgate/thinkgate/internal/jsonbytes"
 	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/emit"
 	"github.com/thinkgate/thinkgate/providers/sse"
+	"github.com/thinkgate/thinkgate/providers/wire"
 )
 
 // StreamTranslator translates a Chat Completions event stream: one `data:`
@@ -58,7 +60,7 @@ type chunk struct {
 
 // errNoDone is the end of a stream that never said [DONE]: the upstream
 // connection ended early, so the answer may be cut short.
-var errNoDone = providers.APIError(http.StatusBadGateway,
+var errNoDone = wire.APIError(http.StatusBadGateway,
 	"upstream stream ended without [DONE]: the response is incomplete")
 
 // errBadString is a chunk whose strings do not decode: an escape JSON does
@@ -69,7 +71,7 @@ var errBadString = malformed("chunk holds a malformed string escape")
 // message_start at once (id x.MessageID, the client's model name, zero
 // usage; the real usage follows in message_delta), so keepalive pings can
 // follow right away.
-func (t *Translator) NewStream(em *providers.Emitter) providers.StreamTranslator {
+func (t *Translator) NewStream(em *emit.Emitter) providers.StreamTranslator {
 	x := t.x
 	s := &StreamTranslator{scratch: make([]byte, 0, 512)}
 	s.dec.MaxEvent = x.Settings.MaxEventSize
@@ -83,7 +85,7 @@ func (t *Translator) NewStream(em *providers.Emitter) providers.StreamTranslator
 	s.onThink = s.thinkingChunk
 	s.onDetail = s.detail
 	s.onText = s.text
-	em.MessageStart(x.MessageID, x.ClientModel, providers.Usage{})
+	em.MessageStart(x.MessageID, x.ClientModel, emit.Usage{})
 	return s
 }
 
@@ -110,7 +112,7 @@ func (s *StreamTranslator) failQueue() error {
 	if max <= 0 {
 		max = DefaultMaxQueued
 	}
-	return s.fail(providers.APIError(http.StatusBadGateway, fmt.Sprintf(
+	return s.fail(wire.APIError(http.StatusBadGateway, fmt.Sprintf(
 		"upstream sent more than %d bytes of other output while a tool call's arguments were incomplete", max)))
 }
 
@@ -146,7 +148,7 @@ func (s *StreamTranslator) Close() error {
 
 // fail closes what is open and returns e, which the response writer turns
 // into an error event.
-func (s *StreamTranslator) fail(e *providers.Error) error {
+func (s *StreamTranslator) fail(e *wire.Error) error {
 	s.flushContent()
 	s.t.endAll()
 	s.t.done = true
@@ -399,7 +401,7 @@ func rawString(data []byte, keys ...string) ([]byte, bool) {
 // are prompt_tokens_details.cached_tokens (DeepSeek's
 // prompt_cache_hit_tokens), writes OpenRouter's
 // prompt_tokens_details.cache_write_tokens.
-func parseUsage(u []byte) providers.Usage {
+func parseUsage(u []byte) emit.Usage {
 	prompt, _ := jsonparser.GetInt(u, "prompt_tokens")
 	completion, _ := jsonparser.GetInt(u, "completion_tokens")
 	cached, err := jsonparser.GetInt(u, "prompt_tokens_details", "cached_tokens")
@@ -407,7 +409,7 @@ func parseUsage(u []byte) providers.Usage {
 		cached, _ = jsonparser.GetInt(u, "prompt_cache_hit_tokens") // DeepSeek
 	}
 	written, _ := jsonparser.GetInt(u, "prompt_tokens_details", "cache_write_tokens")
-	return providers.Usage{
+	return emit.Usage{
 		InputTokens:              max(prompt-cached-written, 0),
 		OutputTokens:             completion,
 		CacheCreationInputTokens: written,

@@ -7,6 +7,7 @@ import (
 
 	"github.com/thinkgate/thinkgate/internal/ssetest"
 	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/emit"
 	"github.com/thinkgate/thinkgate/providers/openai/openaitest"
 )
 
@@ -23,7 +24,7 @@ const (
 
 // sig is the gateway's signature of a thinking block it made.
 func sig(thinking string) string {
-	return providers.NewSigner([]byte(testSigningKey)).Sign(providers.OriginTags, "", thinking)
+	return emit.NewSigner([]byte(testSigningKey)).Sign(emit.OriginTags, "", thinking)
 }
 
 // q is s as the summary writes a text.
@@ -189,7 +190,7 @@ func TestStream(t *testing.T) {
 		},
 		{
 			name:     "thinking_block text",
-			settings: func(s *providers.Settings) { s.Form = providers.FormText },
+			settings: func(s *providers.Settings) { s.Form = emit.FormText },
 			upstream: openaitest.New().ReasoningContent("r1", 0).Content("<thinking>t</thinking>a", 0).Finish("stop").Done().Bytes(),
 			want: ssetest.Seq(line(messageStart), ssetest.TextBlock(0, "r1"), ssetest.TextBlock(1, "t"), ssetest.TextBlock(2, "a"),
 				line("message_delta end_turn null "+ssetest.UsageJSON(0, 0, 0), "message_stop")),
@@ -306,7 +307,7 @@ func TestStreamUsageRecorded(t *testing.T) {
 	if _, err := runStream(t, NewTranslator(x, nil, 0), openaitest.New().Content("a", 0).Finish("stop").Usage(100, 7, 40).Done().Bytes(), 5); err != nil {
 		t.Fatal(err)
 	}
-	if want := (providers.Usage{InputTokens: 60, OutputTokens: 7, CacheReadInputTokens: 40}); x.Usage != want {
+	if want := (emit.Usage{InputTokens: 60, OutputTokens: 7, CacheReadInputTokens: 40}); x.Usage != want {
 		t.Errorf("usage %+v, want %+v", x.Usage, want)
 	}
 }

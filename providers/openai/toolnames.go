@@ -1,12 +1,14 @@
 package openai
 
-import "github.com/thinkgate/thinkgate/providers"
+import (
+	"github.com/thinkgate/thinkgate/providers/wire"
+)
 
 // State is what the response translation needs to know about the request.
 type State struct {
 	// toolNames maps the names sent upstream back to the client's, for the
 	// names that had to be shortened.
-	toolNames providers.ToolNames
+	toolNames wire.ToolNames
 }
 
 // shorten returns the name to send upstream for a client tool name,

@@ -1,6 +1,8 @@
 package openai
 
-import "github.com/thinkgate/thinkgate/providers"
+import (
+	"github.com/thinkgate/thinkgate/providers/wire"
+)
 
 // validToolName: the tests check the names sent upstream by OpenAI's rule.
-func validToolName(name string) bool { return providers.ValidToolName(name) }
+func validToolName(name string) bool { return wire.ValidToolName(name) }

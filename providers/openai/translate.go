@@ -7,6 +7,8 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/emit"
+	"github.com/thinkgate/thinkgate/providers/wire"
 	"github.com/thinkgate/thinkgate/thinkparse"
 )
 
@@ -23,7 +25,7 @@ import (
 // ever reordered within one kind, and text is never moved ahead of text.
 type answerTranslator struct {
 	x      *providers.Exchange
-	em     *providers.Emitter
+	em     *emit.Emitter
 	state  *State
 	parser *thinkparse.Parser // nil when split_tags is off
 
@@ -43,7 +45,7 @@ type answerTranslator struct {
 	refused    bool
 	stopReason string // mapped finish_reason, "" if none came
 	stopSeq    string
-	usage      providers.Usage
+	usage      emit.Usage
 	done       bool
 
 	// OpenRouter's reasoning details (openrouter.go). Once one came, the
@@ -103,7 +105,7 @@ type toolCall struct {
 	args  jsonEnd
 }
 
-func (t *answerTranslator) init(x *providers.Exchange, st *State, em *providers.Emitter) {
+func (t *answerTranslator) init(x *providers.Exchange, st *State, em *emit.Emitter) {
 	t.x, t.em, t.open, t.state = x, em, -1, st
 	if x.Settings.SplitTags {
 		t.parser = thinkparse.New(x.Settings.Parse, em)
@@ -128,7 +130,7 @@ func (t *answerTranslator) emitReasoning(p []byte) {
 		t.em.ThinkingStart(nil)
 		t.src = srcReasoning
 		if len(t.detailSig) > 0 {
-			t.em.Signature(providers.OriginOpenRouter, t.detailSig)
+			t.em.Signature(emit.OriginOpenRouter, t.detailSig)
 		}
 	}
 	t.em.Thinking(p)
@@ -198,7 +200,7 @@ func (t *answerTranslator) endContent() {
 func (t *answerTranslator) toolDelta(index int64, hasIndex bool, id, name, args []byte) {
 	c := t.findCall(index, hasIndex, id)
 	if c < 0 {
-		t.calls = append(t.calls, toolCall{index: index, upID: string(id), id: providers.ToolUseID(id), name: append([]byte(nil), name...)})
+		t.calls = append(t.calls, toolCall{index: index, upID: string(id), id: wire.ToolUseID(id), name: append([]byte(nil), name...)})
 		c = len(t.calls) - 1
 	} else if call := &t.calls[c]; call.state == callWaiting && len(call.name) == 0 {
 		call.name = append(call.name, name...)

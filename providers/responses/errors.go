@@ -4,15 +4,15 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/thinkgate/thinkgate/providers"
 	"github.com/thinkgate/thinkgate/providers/openai"
+	"github.com/thinkgate/thinkgate/providers/wire"
 )
 
 // UpstreamError maps a non-2xx Responses answer. Its error body is OpenAI's
 // ({"error":{"message","type","param","code"}}), so the openai provider's
 // mapping applies as it is: the status kept, its type following it, a 502
 // or 503 naming overload turned into 529 overloaded_error.
-func UpstreamError(status int, header http.Header, body []byte) *providers.Error {
+func UpstreamError(status int, header http.Header, body []byte) *wire.Error {
 	return openai.UpstreamError(status, header, body)
 }
 
@@ -20,7 +20,7 @@ func UpstreamError(status int, header http.Header, body []byte) *providers.Error
 // a response.failed event's response.error, a failed response object — by
 // its code: the Anthropic type and the status a client would have got had
 // it come before the answer.
-func failure(code, message string) *providers.Error {
+func failure(code, message string) *wire.Error {
 	if message == "" {
 		message = "upstream reported an error"
 		if code != "" {
@@ -28,7 +28,7 @@ func failure(code, message string) *providers.Error {
 		}
 	}
 	lc := strings.ToLower(code + " " + message)
-	e := &providers.Error{Status: http.StatusBadGateway, Type: "api_error", Message: message}
+	e := &wire.Error{Status: http.StatusBadGateway, Type: "api_error", Message: message}
 	switch {
 	case strings.Contains(lc, "overload") || strings.Contains(lc, "capacity"):
 		e.Status, e.Type = 529, "overloaded_error"
@@ -56,6 +56,6 @@ func truncate(s string, n int) string {
 	return strings.ToValidUTF8(s, "\uFFFD")
 }
 
-func malformed(msg string) *providers.Error {
-	return providers.APIError(http.StatusBadGateway, "malformed upstream response: "+msg)
+func malformed(msg string) *wire.Error {
+	return wire.APIError(http.StatusBadGateway, "malformed upstream response: "+msg)
 }

@@ -4,8 +4,9 @@ import (
 	"testing"
 
 	"github.com/thinkgate/thinkgate/internal/fuzzcheck"
-	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/emit"
 	rt "github.com/thinkgate/thinkgate/providers/responses/responsestest"
+	"github.com/thinkgate/thinkgate/providers/wire"
 )
 
 // FuzzRewrite: the request converter never panics, rejects input only with
@@ -15,8 +16,8 @@ func FuzzRewrite(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	history := `{"model":"m","max_tokens":9,"thinking":{"type":"enabled","budget_tokens":5000},"messages":[{"role":"assistant","content":[` +
-		`{"type":"thinking","thinking":"t","signature":"` + providers.NewSigner([]byte("k")).Sign(providers.OriginResponses, "rs_1\nenc", "t") + `"},` +
-		`{"type":"redacted_thinking","data":"` + providers.NewSigner([]byte("k")).Sign(providers.OriginResponses, "rs_2\nenc", "") + `"},` +
+		`{"type":"thinking","thinking":"t","signature":"` + emit.NewSigner([]byte("k")).Sign(emit.OriginResponses, "rs_1\nenc", "t") + `"},` +
+		`{"type":"redacted_thinking","data":"` + emit.NewSigner([]byte("k")).Sign(emit.OriginResponses, "rs_2\nenc", "") + `"},` +
 		`{"type":"tool_use","id":"call_1","name":"f","input":{}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"call_1","content":[{"type":"image","source":{"type":"url","url":"u"}}]}]}]}`
 	f.Add([]byte(history))
 	p := New(Config{APIKey: "k"})
@@ -43,7 +44,7 @@ func FuzzMessage(f *testing.F) {
 		x := exchange(t, nil, messageRequest)
 		out, err := NewTranslator(x, nil).Message(body)
 		if err != nil {
-			if _, ok := err.(*providers.Error); !ok {
+			if _, ok := err.(*wire.Error); !ok {
 				t.Fatalf("error is not an Anthropic error: %#v", err)
 			}
 			return

@@ -45,7 +45,7 @@ func TestHandle(t *testing.T) {
 		}
 		if got != c.want || h.UpstreamHeader {
 			t.Errorf("stream %v, count_tokens %v, status %d, %s: %s (upstream header %v), want %s",
-				x.Stream, c.countTokens, c.status, c.header.Get("Content-Type"), got, h.UpstreamHeader, c.want)
+				x.Streaming, c.countTokens, c.status, c.header.Get("Content-Type"), got, h.UpstreamHeader, c.want)
 		}
 	}
 

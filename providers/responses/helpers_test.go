@@ -9,11 +9,12 @@ import (
 	"github.com/thinkgate/thinkgate/internal/providertest"
 	"github.com/thinkgate/thinkgate/internal/ssetest"
 	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/emit"
 )
 
 const testSigningKey = "test-signing-key"
 
-var testSigner = providers.NewSigner([]byte(testSigningKey))
+var testSigner = emit.NewSigner([]byte(testSigningKey))
 
 func testSettings() *providers.Settings {
 	return &providers.Settings{DefaultThinking: true, Signer: testSigner}
@@ -34,7 +35,7 @@ const streamRequest = `{"model":"claude-test","max_tokens":1024,"stream":true,"m
 // (providertest.RunStream).
 func runStream(t testing.TB, tr *Translator, upstream []byte, chunk int) ([]byte, error) {
 	t.Helper()
-	em := providers.NewEmitter(tr.x.Settings.Form, tr.x.Settings.Signer)
+	em := emit.NewEmitter(tr.x.Settings.Form, tr.x.Settings.Signer)
 	return providertest.RunStream(t, em, tr.NewStream(em), upstream, chunk)
 }
 
@@ -52,7 +53,7 @@ func q(s string) string { return ssetest.Quote(s) }
 
 // respSig is the gateway's signature of a thinking block from a reasoning item.
 func respSig(id, encrypted, thinking string) string {
-	return testSigner.Sign(providers.OriginResponses, id+"\n"+encrypted, thinking)
+	return testSigner.Sign(emit.OriginResponses, id+"\n"+encrypted, thinking)
 }
 
 func line(s ...string) []string { return s }

@@ -8,6 +8,7 @@ import (
 	"github.com/thinkgate/thinkgate/internal/providertest"
 	"github.com/thinkgate/thinkgate/internal/ssetest"
 	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/emit"
 	rt "github.com/thinkgate/thinkgate/providers/responses/responsestest"
 	"github.com/thinkgate/thinkgate/providers/sse"
 )
@@ -18,7 +19,7 @@ import (
 // ends when the upstream's does.
 func TestStreamEndlessReasoningStreams(t *testing.T) {
 	x := exchange(t, nil, streamRequest)
-	em := providers.NewEmitter(x.Settings.Form, x.Settings.Signer)
+	em := emit.NewEmitter(x.Settings.Form, x.Settings.Signer)
 	s := NewTranslator(x, nil).NewStream(em).(*StreamTranslator)
 	b := rt.New("resp_1", "gpt-5").Event("response.output_item.added", map[string]any{"output_index": 0,
 		"item": map[string]any{"id": "rs_1", "type": "reasoning", "summary": []any{}}})

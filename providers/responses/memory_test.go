@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/thinkgate/thinkgate/internal/providertest"
-	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/emit"
 )
 
 // signedHistory is a Claude Code–like history of n tool loops whose
@@ -19,7 +19,7 @@ func signedHistory(n int) []byte {
 	msgs := []any{obj{"role": "user", "content": "Fix the failing test."}}
 	for i := range n {
 		id := fmt.Sprintf("toolu_%d", i)
-		sig := testSigner.Sign(providers.OriginTags, "", thinking)
+		sig := testSigner.Sign(emit.OriginTags, "", thinking)
 		if i%4 == 0 {
 			sig = respSig(fmt.Sprintf("rs_%d", i), "enc", thinking)
 		}
@@ -37,7 +37,7 @@ func signedHistory(n int) []byte {
 }
 
 // TestSignedHistoryCostsItsBytes: the history's signatures are checked
-// from the client's bytes (providers.Opener), so converting a history of
+// from the client's bytes (emit.Opener), so converting a history of
 // signed thinking allocates little beyond the upstream body. Before, each
 // thinking block's text and signature were copied into Go strings and an
 // HMAC set up for it, twice per block: twice the body in garbage on a

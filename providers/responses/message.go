@@ -7,7 +7,7 @@ import (
 	"github.com/buger/jsonparser"
 
 	"github.com/thinkgate/thinkgate/internal/jsonbytes"
-	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/emit"
 )
 
 // convertMessage converts a non-streaming response object into an
@@ -22,9 +22,9 @@ func (tr *Translator) convertMessage(body []byte) ([]byte, error) {
 	if r.Status == "failed" || r.Error.Message != "" || r.Error.Code != "" {
 		return nil, failure(r.Error.Code, r.Error.Message)
 	}
-	em := providers.NewCollector(x.Settings.Form, x.Settings.Signer)
+	em := emit.NewCollector(x.Settings.Form, x.Settings.Signer)
 	em.SetThinkingDisplay(x.ThinkingDisplay())
-	em.MessageStart(x.MessageID, x.ClientModel, providers.Usage{})
+	em.MessageStart(x.MessageID, x.ClientModel, emit.Usage{})
 	var t answerTranslator
 	t.init(x, tr.state, em)
 	for i, it := range r.Output {

@@ -10,6 +10,7 @@ import (
 	"github.com/thinkgate/thinkgate/internal/golden"
 	"github.com/thinkgate/thinkgate/providers"
 	rt "github.com/thinkgate/thinkgate/providers/responses/responsestest"
+	"github.com/thinkgate/thinkgate/providers/wire"
 )
 
 const messageRequest = `{"model":"claude-test","max_tokens":1024,"messages":[{"role":"user","content":"Hi"}]}`
@@ -85,7 +86,7 @@ func TestConvertMessageErrors(t *testing.T) {
 	}
 	for _, tc := range cases {
 		_, err := NewTranslator(exchange(t, nil, messageRequest), nil).Message([]byte(tc.body))
-		e, ok := err.(*providers.Error)
+		e, ok := err.(*wire.Error)
 		if !ok || e.Status != tc.status || e.Type != tc.typ || e.Message != tc.message {
 			t.Errorf("%s: %#v, want %d %s %q", tc.body, err, tc.status, tc.typ, tc.message)
 		}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/thinkgate/thinkgate/providers"
 	"github.com/thinkgate/thinkgate/providers/openai"
+	"github.com/thinkgate/thinkgate/providers/wire"
 )
 
 // request is the Responses request body, fields in wire order.
@@ -133,7 +134,7 @@ func (c *converter) head() (*request, error) {
 		if req.MaxTokens > 0 {
 			out.MaxOutputTokens = max(req.MaxTokens, MinOutputTokens)
 		}
-		out.Stream = x.Stream
+		out.Stream = x.Streaming
 	}
 	return out, nil
 }
@@ -151,7 +152,7 @@ func unsupported(path, what string) error {
 
 // tools converts the client tools openai.OfferedAsFunction keeps to
 // function tools.
-func (c *converter) tools(tools []providers.Tool) ([]tool, error) {
+func (c *converter) tools(tools []wire.Tool) ([]tool, error) {
 	var out []tool
 	for i, t := range tools {
 		if offered, err := openai.OfferedAsFunction(i, &t, "responses"); !offered {
@@ -171,7 +172,7 @@ func (c *converter) tools(tools []providers.Tool) ([]tool, error) {
 	return out, nil
 }
 
-func (c *converter) toolChoice(tc *providers.ToolChoice) (any, *bool, error) {
+func (c *converter) toolChoice(tc *wire.ToolChoice) (any, *bool, error) {
 	choice, parallel, err := openai.ToolChoice(tc)
 	if err != nil {
 		return nil, nil, err

@@ -10,13 +10,15 @@ import (
 	"github.com/buger/jsonparser"
 	"github.com/thinkgate/thinkgate/internal/golden"
 	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/emit"
+	"github.com/thinkgate/thinkgate/providers/wire"
 )
 
 // historySignatures are the signatures the request files name by placeholder.
 var historySignatures = map[string]string{
-	"SIG_RS1":  testSigner.Sign(providers.OriginResponses, "rs_1\nencOne", "**Looking**\n\nA cat and a PDF."),
-	"SIG_RS2":  testSigner.Sign(providers.OriginResponses, "rs_2\nencTwo", ""),
-	"SIG_TAGS": testSigner.Sign(providers.OriginTags, "", "Split from tags."),
+	"SIG_RS1":  testSigner.Sign(emit.OriginResponses, "rs_1\nencOne", "**Looking**\n\nA cat and a PDF."),
+	"SIG_RS2":  testSigner.Sign(emit.OriginResponses, "rs_2\nencTwo", ""),
+	"SIG_TAGS": testSigner.Sign(emit.OriginTags, "", "Split from tags."),
 }
 
 func readRequest(t *testing.T, name string) string {
@@ -112,7 +114,7 @@ func TestConvertRequestErrors(t *testing.T) {
 	for _, tc := range cases {
 		x := exchange(t, nil, tc.body)
 		_, _, err := ConvertRequest(x, Config{})
-		e, ok := err.(*providers.Error)
+		e, ok := err.(*wire.Error)
 		if !ok || e.Status != 400 || e.Type != "invalid_request_error" || e.Message != tc.want {
 			t.Errorf("%s:\n got %#v\nwant 400 invalid_request_error %q", tc.body, err, tc.want)
 		}

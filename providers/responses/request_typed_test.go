@@ -8,7 +8,9 @@ import (
 
 	"github.com/thinkgate/thinkgate/internal/jsonbytes"
 	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/emit"
 	"github.com/thinkgate/thinkgate/providers/openai"
+	"github.com/thinkgate/thinkgate/providers/wire"
 )
 
 // The typed converter: the reference the production converter
@@ -80,7 +82,7 @@ func convertTyped(x *providers.Exchange, cfg Config) ([]byte, *State, error) {
 		if req.MaxTokens > 0 {
 			out.MaxOutputTokens = max(req.MaxTokens, MinOutputTokens)
 		}
-		out.Stream = x.Stream
+		out.Stream = x.Streaming
 		body = out
 	}
 	b, err := jsonbytes.Encode(body, len(x.Body))
@@ -97,11 +99,11 @@ type typedConverter struct {
 }
 
 // systemText joins the text blocks of a system prompt or system message.
-func systemText(c providers.Content, path string) (string, error) {
+func systemText(c wire.Content, path string) (string, error) {
 	return openai.SystemText(c, path, "responses")
 }
 
-func (c *typedConverter) message(i int, m *providers.Message) error {
+func (c *typedConverter) message(i int, m *wire.Message) error {
 	path := fmt.Sprintf("messages.%d", i)
 	switch m.Role {
 	case "system":
@@ -120,7 +122,7 @@ func (c *typedConverter) message(i int, m *providers.Message) error {
 
 // user converts a user turn: tool_result blocks become function_call_output
 // items, in order, ahead of one message item with the turn's other content.
-func (c *typedConverter) user(path string, m *providers.Message) error {
+func (c *typedConverter) user(path string, m *wire.Message) error {
 	var content []any
 	var outputs []any
 	for j, b := range m.Content.Blocks {
@@ -158,7 +160,7 @@ func (c *typedConverter) user(path string, m *providers.Message) error {
 
 // mediaPart converts an image or a document: base64 data as a data: URL,
 // a URL as it is, a plain-text document as text.
-func mediaPart(b providers.Block, path string) (any, error) {
+func mediaPart(b wire.Block, path string) (any, error) {
 	s := b.Source
 	typ := "missing"
 	if s != nil {
@@ -185,7 +187,7 @@ func mediaPart(b providers.Block, path string) (any, error) {
 
 // toolResult converts one tool_result: its text as the output string, or,
 // with images or files in it, a list of input parts.
-func (c *typedConverter) toolResult(path string, b providers.Block) (any, error) {
+func (c *typedConverter) toolResult(path string, b wire.Block) (any, error) {
 	var parts []any
 	var text strings.Builder
 	media := false
@@ -230,7 +232,7 @@ func (c *typedConverter) toolResult(path string, b providers.Block) (any, error)
 // assistant converts an assistant turn into items in the order of its
 // blocks: runs of text as one output_text message, history thinking as
 // reasoning items (see thinking), tool_use blocks as function_call items.
-func (c *typedConverter) assistant(path string, m *providers.Message) error {
+func (c *typedConverter) assistant(path string, m *wire.Message) error {
 	start := len(c.items)
 	var text strings.Builder
 	flush := func() {
@@ -259,7 +261,7 @@ func (c *typedConverter) assistant(path string, m *providers.Message) error {
 			if in := bytes.TrimSpace(b.Input); len(in) > 0 && string(in) != "null" {
 				var buf bytes.Buffer
 				if err := json.Compact(&buf, in); err != nil {
-					return providers.InvalidRequest(fmt.Sprintf("%s.content.%d.input: %v", path, j, err))
+					return wire.InvalidRequest(fmt.Sprintf("%s.content.%d.input: %v", path, j, err))
 				}
 				args = buf.String()
 			}
@@ -287,8 +289,8 @@ func (c *typedConverter) assistant(path string, m *providers.Message) error {
 // thinking text, id and encrypted_content come from the signature. Without
 // encrypted_content the item can only be found by id in the upstream's
 // store, so it goes back only with store on.
-func (c *typedConverter) reasoningItem(b providers.Block) (reasoningItem, bool) {
-	var origin providers.Origin
+func (c *typedConverter) reasoningItem(b wire.Block) (reasoningItem, bool) {
+	var origin emit.Origin
 	var foreign string
 	var ok bool
 	if b.Type == "thinking" {
@@ -296,7 +298,7 @@ func (c *typedConverter) reasoningItem(b providers.Block) (reasoningItem, bool) 
 	} else if c.x.Settings.Signer != nil {
 		origin, foreign, ok = c.x.Settings.Signer.Open(b.Data, "")
 	}
-	if !ok || origin != providers.OriginResponses {
+	if !ok || origin != emit.OriginResponses {
 		return reasoningItem{}, false
 	}
 	id, enc := splitForeign(foreign)

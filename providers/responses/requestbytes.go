@@ -6,38 +6,40 @@ import (
 
 	"github.com/thinkgate/thinkgate/internal/jsonbytes"
 	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/emit"
 	"github.com/thinkgate/thinkgate/providers/openai"
+	"github.com/thinkgate/thinkgate/providers/wire"
 )
 
 // byteConverter writes the Responses body's instructions and input items
 // straight from the client's bytes, as the openai provider's converter
 // writes its messages (see providers/openai/requestbytes.go): strings
 // copied as they are when the escaper would write the same bytes, a
-// message read one block at a time (providers.HistoryReader) in as many passes
+// message read one block at a time (wire.HistoryReader) in as many passes
 // as the order of its items needs, nothing kept per block. The typed
 // converter the tests keep (request_typed_test.go) is the reference it is
 // held to, byte for byte.
 type byteConverter struct {
 	*converter
-	h        *providers.HistoryReader
+	h        *wire.HistoryReader
 	out      []byte
-	blk, sub providers.HistoryBlock
+	blk, sub wire.HistoryBlock
 	items    int  // items written: the next needs a comma
 	inText   bool // an assistant output_text is open
 	// opener checks the history's signatures from the client's bytes,
 	// decoded into sig and text when they hold escapes: a block's text is
 	// not copied into a Go string to be checked.
-	opener    *providers.Opener
+	opener    *emit.Opener
 	sig, text []byte
 }
 
-type rawBlock = providers.HistoryBlock
+type rawBlock = wire.HistoryBlock
 
 func typeOf(blk *rawBlock) []byte { return blk.Type.Text(nil) }
 
 // sourceType is the type of a block's source, decoded; a plain string
 // source is type "string", as Source decodes it.
-func sourceType(src *providers.RawSource) string {
+func sourceType(src *wire.RawSource) string {
 	if src.IsString {
 		return "string"
 	}
@@ -48,9 +50,9 @@ func sourceType(src *providers.RawSource) string {
 // input items.
 func (b *byteConverter) convert(out *request) ([]byte, error) {
 	x := b.x
-	h, err := providers.NewHistoryReader(x.Body)
+	h, err := wire.NewHistoryReader(x.Body)
 	if err != nil {
-		return nil, providers.InvalidRequest("invalid request: " + err.Error())
+		return nil, wire.InvalidRequest("invalid request: " + err.Error())
 	}
 	b.h = h
 	system := h.System()
@@ -128,7 +130,7 @@ func (b *byteConverter) systemTexts(content []byte, path string, write bool) (in
 }
 
 // message converts message m, the i-th.
-func (b *byteConverter) message(i int, m *providers.HistoryMessage) (err error) {
+func (b *byteConverter) message(i int, m *wire.HistoryMessage) (err error) {
 	role, content := m.Role, m.Content
 	switch string(role.Text(nil)) {
 	case "system":
@@ -228,7 +230,7 @@ func (b *byteConverter) user(i int, content []byte) error {
 }
 
 // inputText writes an input_text part of s.
-func (b *byteConverter) inputText(s providers.RawString) {
+func (b *byteConverter) inputText(s wire.RawString) {
 	b.out = append(b.out, `{"type":"input_text","text":"`...)
 	b.appendStr(s)
 	b.out = append(b.out, `"}`...)
@@ -473,7 +475,7 @@ func (b *byteConverter) flush() {
 // came from. Without encrypted_content the item can only be found by id
 // in the upstream's store, so it goes back only with store on.
 func (b *byteConverter) reasoningItem(blk *rawBlock) (id, enc string, ok bool) {
-	var origin providers.Origin
+	var origin emit.Origin
 	var foreign []byte
 	if b.opener == nil {
 		b.opener = b.x.Settings.Signer.NewOpener()
@@ -483,14 +485,14 @@ func (b *byteConverter) reasoningItem(blk *rawBlock) (id, enc string, ok bool) {
 	// decoding the block's text.
 	if string(typeOf(blk)) == "thinking" {
 		sig := blk.Signature.TextInto(&b.sig)
-		if !providers.IsGatewaySignature(string(sig)) {
+		if !wire.IsGatewaySignature(sig) {
 			return "", "", false
 		}
 		origin, foreign, ok = b.opener.Open(sig, blk.Thinking.TextInto(&b.text))
-	} else if sig := blk.Data.TextInto(&b.sig); providers.IsGatewaySignature(string(sig)) {
+	} else if sig := blk.Data.TextInto(&b.sig); wire.IsGatewaySignature(sig) {
 		origin, foreign, ok = b.opener.Open(sig, nil)
 	}
-	if !ok || origin != providers.OriginResponses {
+	if !ok || origin != emit.OriginResponses {
 		return "", "", false
 	}
 	id, enc = splitForeign(string(foreign))
@@ -523,7 +525,7 @@ func (b *byteConverter) writeReasoning(blk *rawBlock, id, enc string) {
 
 // appendStr writes one of the client's strings as the escaper writes its
 // value.
-func (b *byteConverter) appendStr(s providers.RawString) {
+func (b *byteConverter) appendStr(s wire.RawString) {
 	if s.Canonical {
 		b.out = append(b.out, s.Raw...)
 		return

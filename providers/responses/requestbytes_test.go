@@ -11,6 +11,7 @@ import (
 	"github.com/thinkgate/thinkgate/internal/fuzzcheck"
 	"github.com/thinkgate/thinkgate/internal/providertest"
 	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/wire"
 )
 
 // diffConfigs are the configurations FuzzResponsesMatchesTyped picks from.
@@ -72,12 +73,12 @@ func checkMatchesTyped(t *testing.T, body []byte, mode byte) {
 	if mode&0x20 != 0 {
 		opts.Path = "/v1/messages/count_tokens"
 	}
-	parsed, perr := providers.ParseRequest(body)
+	parsed, perr := wire.ParseRequest(body)
 	if perr != nil {
 		return
 	}
 	want, wantState, werr := convertTyped(providers.NewExchange(s, parsed, body, opts), cfg)
-	for _, read := range []func([]byte) (*providers.Request, error){providers.ScanRequest, providers.ParseRequest} {
+	for _, read := range []func([]byte) (*wire.Request, error){wire.ScanRequest, wire.ParseRequest} {
 		req, err := read(body)
 		if err != nil {
 			t.Fatalf("body %s: read again: %v", body, err)

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/emit"
 	"github.com/thinkgate/thinkgate/providers/openai"
 )
 
@@ -60,7 +61,7 @@ func (t *Translator) Handle(status int, header http.Header) providers.Handling {
 	switch {
 	case status >= 300:
 		return providers.Handling{Error: UpstreamError}
-	case t.x.Stream && !t.x.CountTokens && providers.IsSSE(header.Get("Content-Type")):
+	case t.x.Streaming && !t.x.CountTokens && emit.IsSSE(header.Get("Content-Type")):
 		return providers.Handling{NewStream: t.NewStream}
 	}
 	return providers.Handling{Body: t.Message}

@@ -9,7 +9,9 @@ import (
 
 	"github.com/thinkgate/thinkgate/internal/jsonbytes"
 	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/emit"
 	"github.com/thinkgate/thinkgate/providers/sse"
+	"github.com/thinkgate/thinkgate/providers/wire"
 )
 
 // StreamTranslator translates a Responses event stream: typed events (`event:
@@ -27,19 +29,19 @@ type StreamTranslator struct {
 
 // errNoEnd is the end of a stream that never said how the response ended:
 // the upstream connection ended early, so the answer may be cut short.
-var errNoEnd = providers.APIError(http.StatusBadGateway,
+var errNoEnd = wire.APIError(http.StatusBadGateway,
 	"upstream stream ended without response.completed: the response is incomplete")
 
 // NewStream returns a stream translator writing to em. It sends message_start at
 // once (id x.MessageID, the client's model name, zero usage; the usage
 // follows in message_delta), so keepalive pings can follow right away.
-func (t *Translator) NewStream(em *providers.Emitter) providers.StreamTranslator {
+func (t *Translator) NewStream(em *emit.Emitter) providers.StreamTranslator {
 	x := t.x
 	s := &StreamTranslator{}
 	s.dec.MaxEvent = x.Settings.MaxEventSize
 	s.t.init(x, t.state, em)
 	s.onEvent = s.event
-	em.MessageStart(x.MessageID, x.ClientModel, providers.Usage{})
+	em.MessageStart(x.MessageID, x.ClientModel, emit.Usage{})
 	return s
 }
 
@@ -69,7 +71,7 @@ func (s *StreamTranslator) Close() error {
 
 // fail closes what is open and returns e, which the response writer turns
 // into an error event.
-func (s *StreamTranslator) fail(e *providers.Error) error {
+func (s *StreamTranslator) fail(e *wire.Error) error {
 	_ = s.t.end() // what is held goes out before the error: it arrived
 	s.t.done = true
 	s.t.x.Usage = s.t.usage
@@ -190,7 +192,7 @@ func (s *StreamTranslator) event(name, data []byte) error {
 		err = s.t.release()
 	}
 	if err != nil {
-		return s.fail(providers.AsError(err))
+		return s.fail(wire.AsError(err))
 	}
 	return nil
 }
@@ -226,7 +228,7 @@ func (s *StreamTranslator) str(data []byte, key string) ([]byte, bool) {
 
 // missing is the error for a string field str could not read: absent or
 // not a string (msg), or holding a bad escape.
-func (s *StreamTranslator) missing(msg string) *providers.Error {
+func (s *StreamTranslator) missing(msg string) *wire.Error {
 	if s.badString {
 		return errBadString
 	}
@@ -237,7 +239,7 @@ func (s *StreamTranslator) missing(msg string) *providers.Error {
 // does not define (a lone surrogate is not one: it decodes to U+FFFD).
 var errBadString = malformed("event holds a malformed string escape")
 
-func itemOf(data []byte) (streamItem, *providers.Error) {
+func itemOf(data []byte) (streamItem, *wire.Error) {
 	var ev struct {
 		Item *streamItem `json:"item"`
 	}
@@ -283,7 +285,7 @@ type responseEnd struct {
 	Usage usage `json:"usage"`
 }
 
-func responseOf(data []byte) (responseEnd, *providers.Error) {
+func responseOf(data []byte) (responseEnd, *wire.Error) {
 	var ev struct {
 		Response *responseEnd `json:"response"`
 	}
@@ -306,9 +308,9 @@ type usage struct {
 
 // anthropic maps usage: Anthropic's input_tokens leaves out cache reads,
 // OpenAI's includes them.
-func (u usage) anthropic() providers.Usage {
+func (u usage) anthropic() emit.Usage {
 	cached := u.InputTokensDetails.CachedTokens
-	return providers.Usage{
+	return emit.Usage{
 		InputTokens:          max(u.InputTokens-cached, 0),
 		OutputTokens:         u.OutputTokens,
 		CacheReadInputTokens: cached,

@@ -7,6 +7,7 @@ import (
 	"github.com/thinkgate/thinkgate/internal/jsonbytes"
 	"github.com/thinkgate/thinkgate/internal/ssetest"
 	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/emit"
 	rt "github.com/thinkgate/thinkgate/providers/responses/responsestest"
 )
 
@@ -43,7 +44,7 @@ func TestStream(t *testing.T) {
 			name: "reasoning without summary but encrypted: redacted_thinking",
 			upstream: rt.New("resp_1", "o4-mini").Reasoning("rs_2", "gAAAAsecret", nil, 0).
 				Call("fc_1", "call_abc", "get_weather", `{"city":`, `"Paris"}`).Completed(rt.Usage(50, 0, 30, 20)).Bytes(),
-			want: ssetest.Seq(ssetest.RedactedBlock(0, testSigner.Sign(providers.OriginResponses, "rs_2\ngAAAAsecret", "")),
+			want: ssetest.Seq(ssetest.RedactedBlock(0, testSigner.Sign(emit.OriginResponses, "rs_2\ngAAAAsecret", "")),
 				ssetest.ToolBlock(1, "call_abc", "get_weather", `{"city":"Paris"}`), line("message_delta tool_use null "+ssetest.UsageJSON(50, 30, 0), done)),
 		},
 		{
@@ -115,7 +116,7 @@ func TestStream(t *testing.T) {
 		{
 			name:     "cut inside a reasoning item: the block closes unsigned by the upstream",
 			upstream: []byte(strings.SplitAfter(string(rt.New("r", "m").Reasoning("rs_1", enc1, []string{"Half"}, 0).Bytes()), "response.reasoning_summary_text.done")[0]),
-			want: ssetest.Seq(ssetest.ThinkingBlock(0, "Half", testSigner.Sign(providers.OriginTags, "", "Half")),
+			want: ssetest.Seq(ssetest.ThinkingBlock(0, "Half", testSigner.Sign(emit.OriginTags, "", "Half")),
 				line(`error {"type":"api_error","message":"upstream stream ended without response.completed: the response is incomplete"}`)),
 			wantErr: "without response.completed",
 		},
@@ -148,12 +149,12 @@ func TestStream(t *testing.T) {
 			name:     "split_tags on: tags in the text become thinking",
 			settings: func(s *providers.Settings) { s.SplitTags = true },
 			upstream: rt.New("resp_1", "gpt-4.1").Message("msg_1", "Hm <thinking>plan</thinking>Done.", 2).Completed(nil).Bytes(),
-			want: ssetest.Seq(ssetest.TextBlock(0, "Hm "), ssetest.ThinkingBlock(1, "plan", testSigner.Sign(providers.OriginTags, "", "plan")), ssetest.TextBlock(2, "Done."),
+			want: ssetest.Seq(ssetest.TextBlock(0, "Hm "), ssetest.ThinkingBlock(1, "plan", testSigner.Sign(emit.OriginTags, "", "plan")), ssetest.TextBlock(2, "Done."),
 				line("message_delta end_turn null "+ssetest.UsageJSON(0, 0, 0), done)),
 		},
 		{
 			name:     "thinking_block text: summaries as text, no signature",
-			settings: func(s *providers.Settings) { s.Form = providers.FormText },
+			settings: func(s *providers.Settings) { s.Form = emit.FormText },
 			upstream: rt.New("resp_1", "gpt-5").Reasoning("rs_1", enc1, []string{"A", "B"}, 0).Reasoning("rs_2", enc1, nil, 0).Message("msg_1", "C", 0).Completed(nil).Bytes(),
 			want:     ssetest.Seq(ssetest.TextBlock(0, "A\n\nB"), ssetest.TextBlock(1, "C"), line("message_delta end_turn null "+ssetest.UsageJSON(0, 0, 0), done)),
 		},

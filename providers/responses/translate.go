@@ -6,6 +6,8 @@ import (
 
 	"github.com/thinkgate/thinkgate/internal/jsonbytes"
 	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/emit"
+	"github.com/thinkgate/thinkgate/providers/wire"
 	"github.com/thinkgate/thinkgate/thinkparse"
 )
 
@@ -32,7 +34,7 @@ import (
 //     open; text already sent is never sent again.
 type answerTranslator struct {
 	x      *providers.Exchange
-	em     *providers.Emitter
+	em     *emit.Emitter
 	state  *State
 	parser *thinkparse.Parser // nil when split_tags is off
 
@@ -43,7 +45,7 @@ type answerTranslator struct {
 	held providers.HeldEvents[*item]
 
 	toolUsed, refused bool
-	usage             providers.Usage
+	usage             emit.Usage
 	done              bool
 }
 
@@ -91,7 +93,7 @@ const MaxItems = 4096
 
 var (
 	errTooManyItems = malformed(fmt.Sprintf("more than %d output items in one response", MaxItems))
-	errHeld         = providers.APIError(http.StatusBadGateway,
+	errHeld         = wire.APIError(http.StatusBadGateway,
 		fmt.Sprintf("malformed upstream response: more than %d bytes of other items arrived while a function call was open", providers.MaxHeld))
 	errCallNotOpen = malformed("function call arguments for an item that is not open")
 )
@@ -100,7 +102,7 @@ var (
 // as OpenAI separates them when it shows a summary.
 const summarySeparator = "\n\n"
 
-func (t *answerTranslator) init(x *providers.Exchange, st *State, em *providers.Emitter) {
+func (t *answerTranslator) init(x *providers.Exchange, st *State, em *emit.Emitter) {
 	t.x, t.em, t.state = x, em, st
 	if x.Settings.SplitTags {
 		t.parser = thinkparse.New(x.Settings.Parse, em)
@@ -227,7 +229,7 @@ func (t *answerTranslator) closeBlock(upstream bool) {
 	switch it.kind {
 	case itemReasoning:
 		if upstream && it.thought > 0 {
-			t.em.Signature(providers.OriginResponses, joinForeign([]byte(it.id), it.encrypted))
+			t.em.Signature(emit.OriginResponses, joinForeign([]byte(it.id), it.encrypted))
 		}
 		t.em.ThinkingEnd()
 	case itemMessage:
@@ -431,13 +433,13 @@ func (t *answerTranslator) reasoningDone(it *item, encrypted []byte, summaries [
 		}
 	}
 	signer := t.x.Settings.Signer
-	if len(it.encrypted) == 0 || signer == nil || t.x.Settings.Form != providers.FormThinking {
+	if len(it.encrypted) == 0 || signer == nil || t.x.Settings.Form != emit.FormThinking {
 		return
 	}
 	t.closeCur()
 	it.shown = true
 	foreign := joinForeign([]byte(it.id), it.encrypted)
-	block := append([]byte(`{"type":"redacted_thinking","data":`), jsonbytes.AppendString(nil, signer.Sign(providers.OriginResponses, string(foreign), ""))...)
+	block := append([]byte(`{"type":"redacted_thinking","data":`), jsonbytes.AppendString(nil, signer.Sign(emit.OriginResponses, string(foreign), ""))...)
 	_ = t.em.RawBlockStart(append(block, '}'))
 	t.em.CloseBlock()
 }

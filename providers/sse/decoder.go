@@ -3,7 +3,7 @@ package sse
 import (
 	"bytes"
 
-	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/wire"
 )
 
 // Decoder is a push-based Server-Sent Events decoder. reverse_proxy hands
@@ -38,10 +38,10 @@ type Decoder struct {
 const DefaultMaxEvent = 16 << 20
 
 // ErrLineTooLong reports an upstream line over Decoder.MaxLine.
-var ErrLineTooLong = &providers.Error{Status: 502, Type: "api_error", Message: "upstream event-stream line too long"}
+var ErrLineTooLong = &wire.Error{Status: 502, Type: "api_error", Message: "upstream event-stream line too long"}
 
 // ErrEventTooLarge reports an upstream event whose data passed Decoder.MaxEvent.
-var ErrEventTooLarge = &providers.Error{Status: 502, Type: "api_error", Message: "upstream event-stream event too large"}
+var ErrEventTooLarge = &wire.Error{Status: 502, Type: "api_error", Message: "upstream event-stream event too large"}
 
 // Handler receives one dispatched event. Slices are valid only during the call.
 type Handler func(event, data []byte) error

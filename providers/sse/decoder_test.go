@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/thinkgate/thinkgate/internal/ssetest"
-	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/wire"
 )
 
 // sseEvent is one dispatched event, copied out of the handler.
@@ -270,7 +270,7 @@ func TestDecoderMaxLine(t *testing.T) {
 			}
 		})
 	}
-	var e *providers.Error
+	var e *wire.Error
 	if !errors.As(error(ErrLineTooLong), &e) || e.Status != 502 || e.Type != "api_error" || e.Message != "upstream event-stream line too long" {
 		t.Errorf("ErrLineTooLong = %#v", ErrLineTooLong)
 	}

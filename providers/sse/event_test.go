@@ -6,7 +6,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/wire"
 )
 
 // An event is bounded as a whole, not only line by line: data lines that
@@ -49,7 +49,7 @@ func TestDecoderMaxEvent(t *testing.T) {
 			}
 		})
 	}
-	var e *providers.Error
+	var e *wire.Error
 	if !errors.As(error(ErrEventTooLarge), &e) || e.Status != 502 || e.Type != "api_error" || e.Message != "upstream event-stream event too large" {
 		t.Errorf("ErrEventTooLarge = %#v", ErrEventTooLarge)
 	}

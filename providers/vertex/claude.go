@@ -10,6 +10,7 @@ import (
 	"github.com/thinkgate/thinkgate/providers"
 	"github.com/thinkgate/thinkgate/providers/anthropic"
 	"github.com/thinkgate/thinkgate/providers/gemini"
+	"github.com/thinkgate/thinkgate/providers/wire"
 )
 
 // AnthropicVersion is the anthropic_version Vertex AI requires in a Claude
@@ -50,7 +51,7 @@ func (p *Provider) rewriteClaude(x *providers.Exchange, out *providers.Outbound)
 		if err := req.SetField("model", x.UpstreamModel); err != nil {
 			return nil, err
 		}
-	case x.Stream:
+	case x.Streaming:
 		method = ":streamRawPredict"
 	}
 	if err := req.SetField("anthropic_version", AnthropicVersion); err != nil {
@@ -86,7 +87,7 @@ func (t *claudeTranslator) Handle(status int, header http.Header) providers.Hand
 }
 
 // ClaudeError maps an error response of a Claude model on Vertex.
-func ClaudeError(status int, header http.Header, body []byte) *providers.Error {
+func ClaudeError(status int, header http.Header, body []byte) *wire.Error {
 	if typ, err := jsonparser.GetString(body, "type"); err == nil && typ == "error" {
 		return anthropic.KeepAnthropicError(status, header, body)
 	}

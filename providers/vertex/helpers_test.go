@@ -7,6 +7,7 @@ import (
 
 	"github.com/thinkgate/thinkgate/internal/providertest"
 	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/emit"
 )
 
 // fixedTokens hands out one token and counts the requests for it.
@@ -26,7 +27,7 @@ func (f *fixedTokens) AccessToken() (string, error) {
 }
 
 func testSettings() *providers.Settings {
-	return &providers.Settings{DefaultThinking: true, Signer: providers.NewSigner([]byte("test-signing-key"))}
+	return &providers.Settings{DefaultThinking: true, Signer: emit.NewSigner([]byte("test-signing-key"))}
 }
 
 func newTestProvider(cfg Config) (*Provider, *fixedTokens) {

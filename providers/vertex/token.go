@@ -16,7 +16,7 @@ import (
 	"golang.org/x/oauth2/google"
 	"golang.org/x/sync/singleflight"
 
-	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/wire"
 )
 
 // Scope is the OAuth scope of Vertex AI calls.
@@ -140,7 +140,7 @@ func (t *sharedTokens) AccessToken() (string, error) {
 	}
 }
 
-func (t *sharedTokens) waitedTooLong() *providers.Error {
+func (t *sharedTokens) waitedTooLong() *wire.Error {
 	return TokenError(fmt.Errorf("no access token within %v", t.timeout))
 }
 
@@ -153,10 +153,10 @@ const credentialFailed = "vertex: the Google credential failed: "
 // the gateway could not authenticate, through no fault of the client's.
 // The message carries the endpoint's error code and description, never
 // the credential.
-func TokenError(err error) *providers.Error {
+func TokenError(err error) *wire.Error {
 	var re *oauth2.RetrieveError
 	if !errors.As(err, &re) || re.Response == nil {
-		return providers.APIError(http.StatusBadGateway, credentialFailed+err.Error())
+		return wire.APIError(http.StatusBadGateway, credentialFailed+err.Error())
 	}
 	status := re.Response.StatusCode
 	msg := fmt.Sprintf("%sthe token endpoint answered %d", credentialFailed, status)
@@ -179,11 +179,11 @@ func TokenError(err error) *providers.Error {
 	}
 	switch status {
 	case http.StatusBadRequest, http.StatusUnauthorized:
-		return &providers.Error{Status: http.StatusUnauthorized, Type: "authentication_error", Message: msg}
+		return &wire.Error{Status: http.StatusUnauthorized, Type: "authentication_error", Message: msg}
 	case http.StatusForbidden:
-		return &providers.Error{Status: http.StatusForbidden, Type: "permission_error", Message: msg}
+		return &wire.Error{Status: http.StatusForbidden, Type: "permission_error", Message: msg}
 	}
-	return providers.APIError(http.StatusBadGateway, msg)
+	return wire.APIError(http.StatusBadGateway, msg)
 }
 
 // maxErrorText bounds each part of the token endpoint's error quoted to the

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/thinkgate/thinkgate/internal/googletest"
-	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/wire"
 )
 
 func loadTokens(t *testing.T, ts *googletest.TokenServer, timeout string) Tokens {
@@ -131,7 +131,7 @@ func TestTokenFailures(t *testing.T) {
 			if tok != "" {
 				t.Errorf("token %q with an error", tok)
 			}
-			e := providers.AsError(err)
+			e := wire.AsError(err)
 			want := c.wantMsg
 			if strings.Contains(want, "%s") {
 				want = fmt.Sprintf(want, url, addr)

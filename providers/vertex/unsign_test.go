@@ -3,7 +3,7 @@ package vertex
 import (
 	"testing"
 
-	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/emit"
 )
 
 // Claude on Vertex gets the history as the anthropic provider rewrites it:
@@ -12,8 +12,8 @@ import (
 // changes.
 func TestClaudeHistoryUnsigned(t *testing.T) {
 	s := testSettings()
-	tagSig := s.Signer.Sign(providers.OriginTags, "foreign", "Need the weather.")
-	gemSig := s.Signer.Sign(providers.OriginGemini, "foreign", "Gemini's thought.")
+	tagSig := s.Signer.Sign(emit.OriginTags, "foreign", "Need the weather.")
+	gemSig := s.Signer.Sign(emit.OriginGemini, "foreign", "Gemini's thought.")
 	body := `{"model":"claude-sonnet-4@20250514","max_tokens":5,"messages":[{"role":"user","content":"weather?"},` +
 		`{"role":"assistant","content":[{"type":"thinking","thinking":"Gemini's thought.","signature":"` + gemSig + `"},` +
 		`{"type":"text","text":"Intro. "},{"type":"thinking","thinking":"Need the weather.","signature":"` + tagSig + `"},{"type":"text","text":"Sunny."}]},` +

@@ -12,6 +12,7 @@ import (
 
 	"github.com/thinkgate/thinkgate/providers"
 	"github.com/thinkgate/thinkgate/providers/gemini"
+	"github.com/thinkgate/thinkgate/providers/wire"
 )
 
 // Provider is the Vertex AI provider.
@@ -96,7 +97,7 @@ func (p *Provider) rewriteGemini(x *providers.Exchange, out *providers.Outbound)
 	case x.CountTokens:
 		method = ":countTokens"
 		out.Body, err = p.conv.CountTokensContents(x, model)
-	case x.Stream:
+	case x.Streaming:
 		method = ":streamGenerateContent"
 		out.RawQuery = "alt=sse"
 		fallthrough
@@ -118,7 +119,7 @@ func (p *Provider) rewriteGemini(x *providers.Exchange, out *providers.Outbound)
 // "..". None of these leaves the path segment.
 func ClaudeModelName(name string) (string, error) {
 	if !idChars(name, "._-@") {
-		return "", providers.InvalidRequest(fmt.Sprintf(
+		return "", wire.InvalidRequest(fmt.Sprintf(
 			"model: %q is not a valid Vertex AI model id (letters, digits, '.', '_', '-' and '@' only)", name))
 	}
 	return name, nil

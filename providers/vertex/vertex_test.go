@@ -8,6 +8,7 @@ import (
 
 	"github.com/thinkgate/thinkgate/internal/golden"
 	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/wire"
 )
 
 const geminiBody = `{"model":"gemini-2.5-pro","max_tokens":1024,"system":"Be brief.",` +
@@ -137,7 +138,7 @@ func TestBadModelNames(t *testing.T) {
 		{"gemini-2.5@x", `model: "gemini-2.5@x" is not a valid Gemini model name (letters, digits, '.', '_' and '-' only)`},
 	} {
 		_, _, err := rewrite(t, p, testSettings(), "/v1/messages", `{"model":"`+c.model+`","max_tokens":5,"messages":[{"role":"user","content":"hi"}]}`, nil)
-		e := providers.AsError(err)
+		e := wire.AsError(err)
 		if e.Status != 400 || e.Type != "invalid_request_error" || e.Message != c.want {
 			t.Errorf("%s: %d %s %q, want 400 invalid_request_error %q", c.model, e.Status, e.Type, e.Message, c.want)
 		}
@@ -150,9 +151,9 @@ func TestBadModelNames(t *testing.T) {
 // A token failure is the request's error, after the body was converted.
 func TestTokenFailureIsTheRequestsError(t *testing.T) {
 	p, tokens := newTestProvider(Config{})
-	tokens.err = &providers.Error{Status: 502, Type: "api_error", Message: "vertex: the Google credential failed: x"}
+	tokens.err = &wire.Error{Status: 502, Type: "api_error", Message: "vertex: the Google credential failed: x"}
 	_, _, err := rewrite(t, p, testSettings(), "/v1/messages", `{"model":"gemini-2.5-pro","max_tokens":5,"messages":[{"role":"user","content":"hi"}]}`, nil)
-	if e := providers.AsError(err); e != tokens.err {
+	if e := wire.AsError(err); e != tokens.err {
 		t.Errorf("error %v, want the token's", err)
 	}
 }
@@ -272,9 +273,9 @@ func TestGooglePublisherScans(t *testing.T) {
 	p, _ := newTestProvider(Config{Publisher: PublisherGoogle})
 	body := []byte(strings.Replace(geminiBody, "%s", `,"stream":true`, 1))
 	var bodies [2][]byte
-	for i, read := range []func([]byte) (*providers.Request, error){
-		func(b []byte) (*providers.Request, error) { return providers.ParseRequestFor(p, b) },
-		providers.ParseRequest,
+	for i, read := range []func([]byte) (*wire.Request, error){
+		func(b []byte) (*wire.Request, error) { return providers.ParseRequestFor(p, b) },
+		wire.ParseRequest,
 	} {
 		req, err := read(body)
 		if err != nil {

@@ -9,6 +9,8 @@ import (
 	"github.com/thinkgate/thinkgate/internal/fuzzcheck"
 	"github.com/thinkgate/thinkgate/internal/providertest"
 	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/emit"
+	"github.com/thinkgate/thinkgate/providers/wire"
 )
 
 // sameOptions are the options every body is converted with in the
@@ -28,14 +30,14 @@ var sameOptions = []Options{
 // sameOptions.
 func checkSame(t testing.TB, body []byte) {
 	t.Helper()
-	if _, err := providers.ParseRequest(body); err != nil {
+	if _, err := wire.ParseRequest(body); err != nil {
 		return
 	}
 	s := testSettings()
 	s.SplitTags = true
 	for _, path := range []string{"/v1/messages", "/v1/messages/count_tokens"} {
 		for _, opts := range sameOptions {
-			run := func(read func([]byte) (*providers.Request, error), conv func(*providers.Exchange, Options, []string) ([]byte, *State, error)) ([]byte, error) {
+			run := func(read func([]byte) (*wire.Request, error), conv func(*providers.Exchange, Options, []string) ([]byte, *State, error)) ([]byte, error) {
 				req, err := read(body)
 				if err != nil {
 					t.Fatalf("the request parse refused what it accepted: %v", err)
@@ -44,11 +46,11 @@ func checkSame(t testing.TB, body []byte) {
 				out, _, err := conv(x, opts, []string{"interleaved-thinking-2025-05-14"})
 				return out, err
 			}
-			typed, typedErr := run(providers.ParseRequest, typedConvert)
+			typed, typedErr := run(wire.ParseRequest, typedConvert)
 			for _, got := range []struct {
 				how  string
-				read func([]byte) (*providers.Request, error)
-			}{{"scanned", providers.ScanRequest}, {"parsed", providers.ParseRequest}} {
+				read func([]byte) (*wire.Request, error)
+			}{{"scanned", wire.ScanRequest}, {"parsed", wire.ParseRequest}} {
 				out, err := run(got.read, convert)
 				if (err == nil) != (typedErr == nil) || err != nil && err.Error() != typedErr.Error() {
 					t.Fatalf("%s %+v, %s: errors differ:\ngot   %v\ntyped %v\nbody %s", path, opts, got.how, err, typedErr, body)
@@ -76,8 +78,8 @@ func historyRequest(turns int) []byte {
 		thought := strings.Repeat("I should look at the file. ", i+1)
 		assistant := []any{
 			obj{"type": "thinking", "thinking": thought, "signature": bedrockSig("EqQBCkgIBxAB", thought)},
-			obj{"type": "thinking", "thinking": "tagged", "signature": testSigner.Sign(providers.OriginTags, "", "tagged")},
-			obj{"type": "redacted_thinking", "data": testSigner.Sign(providers.OriginBedrock, "cmVkYWN0ZWQ=", "")},
+			obj{"type": "thinking", "thinking": "tagged", "signature": testSigner.Sign(emit.OriginTags, "", "tagged")},
+			obj{"type": "redacted_thinking", "data": testSigner.Sign(emit.OriginBedrock, "cmVkYWN0ZWQ=", "")},
 			obj{"type": "text", "text": "Let me read the file."},
 			obj{"type": "text", "text": " \n"},
 			obj{"type": "tool_use", "id": "tooluse_" + strings.Repeat("x", i), "name": "read_file", "input": obj{"path": "pkg/<file>.go"}, "cache_control": cc},
@@ -188,7 +190,7 @@ func FuzzConvertMatchesTyped(f *testing.F) {
 // history into Go values.
 func TestConvertLeavesHistoryUndecoded(t *testing.T) {
 	body := historyRequest(3)
-	req, err := providers.ScanRequest(body)
+	req, err := wire.ScanRequest(body)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,8 @@ import (
 
 	"github.com/thinkgate/thinkgate/internal/fuzzcheck"
 	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/emit"
+	"github.com/thinkgate/thinkgate/providers/wire"
 )
 
 // fuzzProvider runs the conversion as the bedrock provider does, for the
@@ -38,16 +40,16 @@ func FuzzConvertRequest(f *testing.F) {
 	for _, s := range fuzzcheck.Seeds {
 		f.Add([]byte(s))
 	}
-	signer := providers.NewSigner([]byte("k"))
+	signer := emit.NewSigner([]byte("k"))
 	f.Add([]byte(`{"model":"us.anthropic.claude-x","max_tokens":9,"thinking":{"type":"enabled","budget_tokens":5000},"messages":[{"role":"user","content":"q"},{"role":"assistant","content":[` +
-		`{"type":"thinking","thinking":"t","signature":"` + signer.Sign(providers.OriginBedrock, "sig", "t") + `"},` +
-		`{"type":"redacted_thinking","data":"` + signer.Sign(providers.OriginBedrock, "cmVk", "") + `"},` +
+		`{"type":"thinking","thinking":"t","signature":"` + signer.Sign(emit.OriginBedrock, "sig", "t") + `"},` +
+		`{"type":"redacted_thinking","data":"` + signer.Sign(emit.OriginBedrock, "cmVk", "") + `"},` +
 		`{"type":"tool_use","id":"t1","name":"f","input":{}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","is_error":true,"content":[{"type":"image","source":{"type":"base64","media_type":"image/png","data":"x"}}]}]},` +
 		`{"role":"user","content":[{"type":"document","source":{"type":"text","data":"d"},"cache_control":{"type":"ephemeral"}}]}],"tools":[{"name":"f","cache_control":{"type":"ephemeral"}}],"tool_choice":{"type":"none"}}`))
 	f.Add([]byte(`{"model":"us.amazon.nova-2-lite-v1:0","max_tokens":100,"thinking":{"type":"enabled","budget_tokens":30000},"messages":[{"role":"assistant","content":"a"},{"role":"system","content":"s"},{"role":"assistant","content":[{"type":"text","text":""}]}]}`))
 	f.Fuzz(func(t *testing.T, body []byte) {
 		fuzzcheck.Rewrite(t, fuzzProvider{}, body)
-		req, err := providers.ParseRequest(body)
+		req, err := wire.ParseRequest(body)
 		if err != nil {
 			return
 		}
@@ -107,11 +109,11 @@ func FuzzMessage(f *testing.F) {
 	f.Add([]byte(`{"message":"no","__type":"ValidationException"}`))
 	f.Add(new(frames).start().text(0, "x").stop("end_turn").bytes())
 	f.Fuzz(func(t *testing.T, body []byte) {
-		s := &providers.Settings{SplitTags: true, DefaultThinking: true, Signer: providers.NewSigner([]byte("k"))}
+		s := &providers.Settings{SplitTags: true, DefaultThinking: true, Signer: emit.NewSigner([]byte("k"))}
 		x := exchange(t, s, "", messageRequest)
 		out, err := NewTranslator(x, nil).(*Translator).Message(body)
 		if err != nil {
-			if _, ok := err.(*providers.Error); !ok {
+			if _, ok := err.(*wire.Error); !ok {
 				t.Fatalf("error is not an Anthropic error: %#v", err)
 			}
 			return
@@ -133,9 +135,9 @@ func FuzzStreamFastPath(f *testing.F) {
 	f.Add(new(frames).start().frame(map[string]string{":event-type": "contentBlockDelta", ":message-type": "event"}, []byte(`{"contentBlockIndex":0,"delta":{"text":"bad \q"}}`)).bytes(), []byte{9})
 	f.Fuzz(func(t *testing.T, upstream, splits []byte) {
 		run := func(general bool) fuzzcheck.Run {
-			s := &providers.Settings{SplitTags: true, DefaultThinking: true, Signer: providers.NewSigner([]byte("k"))}
+			s := &providers.Settings{SplitTags: true, DefaultThinking: true, Signer: emit.NewSigner([]byte("k"))}
 			x := exchange(t, s, "", streamRequest)
-			em := providers.NewEmitter(s.Form, s.Signer)
+			em := emit.NewEmitter(s.Form, s.Signer)
 			st := NewTranslator(x, nil).(*Translator).NewStream(em).(*StreamTranslator)
 			st.general = general
 			return fuzzcheck.Run{Write: st.Write, Close: st.Close, Em: em}

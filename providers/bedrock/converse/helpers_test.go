@@ -9,9 +9,10 @@ import (
 	"github.com/thinkgate/thinkgate/internal/providertest"
 	"github.com/thinkgate/thinkgate/internal/ssetest"
 	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/emit"
 )
 
-var testSigner = providers.NewSigner([]byte("test-signing-key"))
+var testSigner = emit.NewSigner([]byte("test-signing-key"))
 
 func testSettings() *providers.Settings {
 	return &providers.Settings{DefaultThinking: true, Signer: testSigner}
@@ -31,7 +32,7 @@ func exchange(t testing.TB, s *providers.Settings, path, body string) *providers
 
 // bedrockSig is the gateway's signature of a thinking block from Bedrock.
 func bedrockSig(signature, thinking string) string {
-	return testSigner.Sign(providers.OriginBedrock, signature, thinking)
+	return testSigner.Sign(emit.OriginBedrock, signature, thinking)
 }
 
 // summary renders events one per line and accumulates them with the

@@ -8,8 +8,9 @@ import (
 	"github.com/buger/jsonparser"
 
 	"github.com/thinkgate/thinkgate/internal/jsonbytes"
-	"github.com/thinkgate/thinkgate/providers"
 	"github.com/thinkgate/thinkgate/providers/awsstream"
+	"github.com/thinkgate/thinkgate/providers/emit"
+	"github.com/thinkgate/thinkgate/providers/wire"
 )
 
 // Message converts a whole 2xx answer: a Converse response into an
@@ -21,7 +22,7 @@ func (t *Translator) Message(body []byte) ([]byte, error) {
 		return CountTokens(body)
 	}
 	x := t.x
-	em := providers.NewCollector(x.Settings.Form, x.Settings.Signer)
+	em := emit.NewCollector(x.Settings.Form, x.Settings.Signer)
 	em.SetThinkingDisplay(x.ThinkingDisplay())
 	if len(body) > 0 && body[0] <= 1 {
 		s := t.NewStream(em)
@@ -69,7 +70,7 @@ type contentBlock struct {
 }
 
 // convertMessage feeds a Converse response's blocks to the translator.
-func (t *Translator) convertMessage(em *providers.Emitter, body []byte) error {
+func (t *Translator) convertMessage(em *emit.Emitter, body []byte) error {
 	var r response
 	if err := json.Unmarshal(body, &r); err != nil || r.Output == nil || r.Output.Message == nil {
 		var aws struct {
@@ -129,6 +130,6 @@ func CountTokens(body []byte) ([]byte, error) {
 	return append(jsonbytes.AppendJSONInt([]byte(`{"input_tokens":`), n), '}'), nil
 }
 
-func malformed(msg string) *providers.Error {
-	return providers.APIError(http.StatusBadGateway, "malformed upstream response: "+msg)
+func malformed(msg string) *wire.Error {
+	return wire.APIError(http.StatusBadGateway, "malformed upstream response: "+msg)
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/thinkgate/thinkgate/internal/golden"
 	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/wire"
 )
 
 const messageRequest = `{"model":"us.anthropic.claude-sonnet-4-5-20250929-v1:0","max_tokens":1024,"messages":[{"role":"user","content":"Hi"}]}`
@@ -78,7 +79,7 @@ func TestMessageErrors(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := translateWhole(t, nil, "application/json", []byte(tc.body))
-			e, ok := err.(*providers.Error)
+			e, ok := err.(*wire.Error)
 			if !ok || e.Status != tc.status || string(e.Body()) != tc.want {
 				t.Fatalf("got %#v\nwant %d %s", err, tc.status, tc.want)
 			}
@@ -95,7 +96,7 @@ func TestCountTokens(t *testing.T) {
 	}
 	for _, bad := range []string{`{"tokens":1}`, `[]`, ``, `{"inputTokens":-1}`} {
 		_, err := h.Body([]byte(bad))
-		e, ok := err.(*providers.Error)
+		e, ok := err.(*wire.Error)
 		if !ok || e.Status != 502 || e.Type != "api_error" {
 			t.Errorf("%q: got %#v", bad, err)
 		}

@@ -14,10 +14,12 @@ import (
 
 	"github.com/thinkgate/thinkgate/internal/jsonbytes"
 	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/emit"
+	"github.com/thinkgate/thinkgate/providers/wire"
 )
 
 // The converter writes the Converse body from the client's bytes in one
-// walk of the history (providers.HistoryReader, which reads them as
+// walk of the history (wire.HistoryReader, which reads them as
 // encoding/json decodes them): each string is copied as it is, or with
 // only its escapes rewritten, one block at a time, so that nothing is kept
 // per block and a request costs about its body again whatever its shape.
@@ -160,7 +162,7 @@ func (c *conversion) settings(tc *toolConfig, toolLoop bool) (settings, error) {
 }
 
 func unsupported(path, what string) error {
-	return providers.InvalidRequest(fmt.Sprintf("%s: %s is not supported by Bedrock's Converse API", path, what))
+	return wire.InvalidRequest(fmt.Sprintf("%s: %s is not supported by Bedrock's Converse API", path, what))
 }
 
 // Framing the Converse body adds to the client's at the most: a tool's
@@ -203,7 +205,7 @@ func hasCacheControl(raw []byte) bool {
 // tools converts client tools to toolSpecs. Server tools run only on
 // Anthropic's side, except tool_search, whose job (making deferred tools
 // available) is done by sending every tool in full.
-func (c *conversion) tools(tools []providers.Tool) ([]any, error) {
+func (c *conversion) tools(tools []wire.Tool) ([]any, error) {
 	var out []any
 	for i, t := range tools {
 		if !t.IsCustom() {
@@ -226,7 +228,7 @@ func (c *conversion) tools(tools []providers.Tool) ([]any, error) {
 
 // toolConfig builds toolConfig from the tools and tool_choice. Converse
 // has no toolChoice none: none sends no tools.
-func (c *conversion) toolConfig(tools []any, choice *providers.ToolChoice) (*toolConfig, error) {
+func (c *conversion) toolConfig(tools []any, choice *wire.ToolChoice) (*toolConfig, error) {
 	if len(tools) == 0 {
 		return nil, nil
 	}
@@ -244,7 +246,7 @@ func (c *conversion) toolConfig(tools []any, choice *providers.ToolChoice) (*too
 	case "none":
 		return nil, nil
 	default:
-		return nil, providers.InvalidRequest(fmt.Sprintf("tool_choice.type: must be auto, any, tool or none, got %q", choice.Type))
+		return nil, wire.InvalidRequest(fmt.Sprintf("tool_choice.type: must be auto, any, tool or none, got %q", choice.Type))
 	}
 	return tc, nil
 }
@@ -277,17 +279,17 @@ const noContent = "(no content)"
 // converter writes one request's Converse body.
 type converter struct {
 	conversion
-	h   *providers.HistoryReader
+	h   *wire.HistoryReader
 	out []byte
 	sys []byte // the system prompt's blocks, written after the messages
 	// nsys counts the system prompt's text blocks.
 	nsys int
 	// block and sub are the block being written and a block of its own
 	// content.
-	block, sub providers.HistoryBlock
+	block, sub wire.HistoryBlock
 	stage      []byte    // a string rewritten as the escaper writes it
 	buf        [2][]byte // decoded text, when a string has escapes
-	opener     *providers.Opener
+	opener     *emit.Opener
 
 	// The turn being written: role is empty when none is open.
 	role  []byte
@@ -322,9 +324,9 @@ type turnFacts struct {
 
 // convert writes the Converse (or count-tokens) body of x's request.
 func convert(x *providers.Exchange, opts Options, betas []string) ([]byte, *State, error) {
-	h, err := providers.NewHistoryReader(x.Body)
+	h, err := wire.NewHistoryReader(x.Body)
 	if err != nil {
-		return nil, nil, providers.InvalidRequest("invalid request: " + err.Error())
+		return nil, nil, wire.InvalidRequest("invalid request: " + err.Error())
 	}
 	c := &converter{conversion: newConversion(x, opts, betas), h: h, msg: -1}
 	tc, err := c.toolSettings()
@@ -384,14 +386,14 @@ func (c *converter) toolLoopWithoutReasoning() bool {
 
 // textOf returns f's text, decoded into buf n unless its bytes are the
 // text.
-func (c *converter) textOf(f *providers.RawString, n int) []byte {
+func (c *converter) textOf(f *wire.RawString, n int) []byte {
 	return f.TextInto(&c.buf[n])
 }
 
 // escaped returns f's escaped form, without quotes: its bytes as they are
 // when they are what the escaper writes, which is almost always; else
 // rewritten into the stage, valid until the next call.
-func (c *converter) escaped(f *providers.RawString) []byte {
+func (c *converter) escaped(f *wire.RawString) []byte {
 	if f.Canonical {
 		return f.Raw
 	}
@@ -401,7 +403,7 @@ func (c *converter) escaped(f *providers.RawString) []byte {
 
 // blank reports whether f's text is empty or only white space: Converse
 // refuses such a text block.
-func (c *converter) blank(f *providers.RawString) bool {
+func (c *converter) blank(f *wire.RawString) bool {
 	return blankText(c.textOf(f, 0))
 }
 
@@ -439,11 +441,11 @@ func (c *converter) where(j, k int) string {
 }
 
 // typeName is b's type as an error names it.
-func typeName(b *providers.HistoryBlock) string { return strconv.Quote(b.Type.TextString()) }
+func typeName(b *wire.HistoryBlock) string { return strconv.Quote(b.Type.TextString()) }
 
 // systemBlocks appends a system prompt's text blocks to the system.
 func (c *converter) systemBlocks(content []byte) error {
-	return c.h.EachBlock(content, &c.block, func(j int, b *providers.HistoryBlock) error {
+	return c.h.EachBlock(content, &c.block, func(j int, b *wire.HistoryBlock) error {
 		if !b.Type.Is("text") {
 			return unsupported(c.where(j, -1), "content block type "+typeName(b)+" in a system prompt")
 		}
@@ -472,7 +474,7 @@ func (c *converter) sysBlock() {
 // message converts one turn. Converse wants user and assistant turns to
 // alternate: a turn of the same role as the one before joins it. A system
 // message (Claude Code sends them inside messages) joins the system prompt.
-func (c *converter) message(i int, m *providers.HistoryMessage) error {
+func (c *converter) message(i int, m *wire.HistoryMessage) error {
 	c.msg, c.blocks = i, 0
 	switch {
 	case m.Role.Is("system"):
@@ -486,7 +488,7 @@ func (c *converter) message(i int, m *providers.HistoryMessage) error {
 // beginBlock starts a block of message m's turn: in a new turn unless the
 // open one has m's role (a message with nothing Converse takes opens
 // none).
-func (c *converter) beginBlock(m *providers.HistoryMessage) {
+func (c *converter) beginBlock(m *wire.HistoryMessage) {
 	c.blocks++
 	role := c.textOf(&m.Role, 1)
 	if c.turns > 0 && bytes.Equal(role, c.role) {
@@ -507,7 +509,7 @@ func (c *converter) beginBlock(m *providers.HistoryMessage) {
 
 // begin starts a block of message m, or, m nil, of the content of the
 // toolResult being written.
-func (c *converter) begin(m *providers.HistoryMessage) {
+func (c *converter) begin(m *wire.HistoryMessage) {
 	if m != nil {
 		c.beginBlock(m)
 		return
@@ -519,7 +521,7 @@ func (c *converter) begin(m *providers.HistoryMessage) {
 }
 
 // textBlock writes a text block of text, escaped, in m (see begin).
-func (c *converter) textBlock(m *providers.HistoryMessage, escaped []byte) {
+func (c *converter) textBlock(m *wire.HistoryMessage, escaped []byte) {
 	c.begin(m)
 	c.out = append(c.out, `{"text":"`...)
 	c.out = append(c.out, escaped...)
@@ -527,14 +529,14 @@ func (c *converter) textBlock(m *providers.HistoryMessage, escaped []byte) {
 }
 
 // cachePoint writes a cache breakpoint after the message's last block.
-func (c *converter) cachePoint(m *providers.HistoryMessage) {
+func (c *converter) cachePoint(m *wire.HistoryMessage) {
 	c.beginBlock(m)
 	c.out = append(c.out, cachePointJSON...)
 }
 
 // user converts a user turn's blocks in order.
-func (c *converter) user(m *providers.HistoryMessage) error {
-	return c.h.EachBlock(m.Content, &c.block, func(j int, b *providers.HistoryBlock) error {
+func (c *converter) user(m *wire.HistoryMessage) error {
+	return c.h.EachBlock(m.Content, &c.block, func(j int, b *wire.HistoryBlock) error {
 		switch {
 		case b.Type.Is("text"):
 			if !c.blank(&b.Text) {
@@ -562,7 +564,7 @@ func (c *converter) user(m *providers.HistoryMessage) error {
 // (base64, or a plain-text document's text) into a block of m (see
 // begin). Converse takes no URLs but its own S3 locations, and the
 // gateway fetches nothing.
-func (c *converter) media(m *providers.HistoryMessage, b *providers.RawBlock, j, k int) error {
+func (c *converter) media(m *wire.HistoryMessage, b *wire.RawBlock, j, k int) error {
 	s := &b.Source
 	image := b.Type.Is("image")
 	kind := "document"
@@ -617,7 +619,7 @@ func (c *converter) media(m *providers.HistoryMessage, b *providers.RawBlock, j,
 // Converse wants each document named, by letters, digits, single spaces,
 // hyphens, parentheses and brackets, and no two alike within a request:
 // the names are numbered.
-func (c *converter) document(m *providers.HistoryMessage, format string) {
+func (c *converter) document(m *wire.HistoryMessage, format string) {
 	c.docs++
 	c.begin(m)
 	c.out = append(c.out, `{"document":{"format":"`...)
@@ -630,7 +632,7 @@ func (c *converter) document(m *providers.HistoryMessage, format string) {
 // toolResult converts a tool_result: a toolResult block, or, when the
 // tools go as text, a text that heads its content. Its status is Claude's
 // alone; other models get an error as a first text part.
-func (c *converter) toolResult(m *providers.HistoryMessage, b *providers.HistoryBlock, j int) error {
+func (c *converter) toolResult(m *wire.HistoryMessage, b *wire.HistoryBlock, j int) error {
 	c.beginBlock(m)
 	if c.toolsAsText {
 		c.out = append(c.out, `{"text":"[tool result for `...)
@@ -666,8 +668,8 @@ func (c *converter) toolResult(m *providers.HistoryMessage, b *providers.History
 
 // toolResultContent converts a tool_result's content blocks into blocks
 // of m (see begin).
-func (c *converter) toolResultContent(m *providers.HistoryMessage, b *providers.HistoryBlock, j int) error {
-	return c.h.EachBlock(b.ContentRaw, &c.sub, func(k int, rb *providers.HistoryBlock) error {
+func (c *converter) toolResultContent(m *wire.HistoryMessage, b *wire.HistoryBlock, j int) error {
+	return c.h.EachBlock(b.ContentRaw, &c.sub, func(k int, rb *wire.HistoryBlock) error {
 		switch {
 		case rb.Type.Is("text"):
 			if !c.blank(&rb.Text) {
@@ -683,8 +685,8 @@ func (c *converter) toolResultContent(m *providers.HistoryMessage, b *providers.
 
 // assistant converts an assistant turn: runs of text as one text block,
 // history thinking (see reasoning), tool_use blocks as toolUse blocks.
-func (c *converter) assistant(m *providers.HistoryMessage) error {
-	err := c.h.EachBlock(m.Content, &c.block, func(j int, b *providers.HistoryBlock) error {
+func (c *converter) assistant(m *wire.HistoryMessage) error {
+	err := c.h.EachBlock(m.Content, &c.block, func(j int, b *wire.HistoryBlock) error {
 		switch {
 		case b.Type.Is("text"):
 			c.addText(m, &b.Text)
@@ -749,7 +751,7 @@ func (c *converter) assistant(m *providers.HistoryMessage) error {
 // openRun begins a text block for a run of text of m, unless one is open:
 // the run's texts are written into it as they come, and flush ends it, or
 // takes it back when it is all white space (Converse refuses blank text).
-func (c *converter) openRun(m *providers.HistoryMessage) {
+func (c *converter) openRun(m *wire.HistoryMessage) {
 	if c.run.open {
 		return
 	}
@@ -760,7 +762,7 @@ func (c *converter) openRun(m *providers.HistoryMessage) {
 }
 
 // addText adds f's text to the run of text of m.
-func (c *converter) addText(m *providers.HistoryMessage, f *providers.RawString) {
+func (c *converter) addText(m *wire.HistoryMessage, f *wire.RawString) {
 	c.openRun(m)
 	if c.run.blank && !c.blank(f) {
 		c.run.blank = false
@@ -788,7 +790,7 @@ func (c *converter) flush() {
 // issued (the gateway's signature, origin Bedrock, verifies) as the
 // reasoningContent it came from, and reports whether it did. A model of
 // no reasoning family gets none: it may refuse the block.
-func (c *converter) reasoning(m *providers.HistoryMessage, b *providers.HistoryBlock) bool {
+func (c *converter) reasoning(m *wire.HistoryMessage, b *wire.HistoryBlock) bool {
 	s := c.x.Settings
 	if c.family == FamilyNone || s.Signer == nil {
 		return false
@@ -798,7 +800,7 @@ func (c *converter) reasoning(m *providers.HistoryMessage, b *providers.HistoryB
 	}
 	thinking := b.Type.Is("thinking")
 	var (
-		origin  providers.Origin
+		origin  emit.Origin
 		foreign []byte
 		ok      bool
 	)
@@ -807,7 +809,7 @@ func (c *converter) reasoning(m *providers.HistoryMessage, b *providers.HistoryB
 	} else {
 		origin, foreign, ok = c.opener.Open(c.textOf(&b.Data, 1), nil)
 	}
-	if !ok || origin != providers.OriginBedrock || (!thinking && len(foreign) == 0) {
+	if !ok || origin != emit.OriginBedrock || (!thinking && len(foreign) == 0) {
 		return false
 	}
 	c.flush()

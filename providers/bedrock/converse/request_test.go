@@ -6,6 +6,8 @@ import (
 
 	"github.com/thinkgate/thinkgate/internal/golden"
 	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/emit"
+	"github.com/thinkgate/thinkgate/providers/wire"
 )
 
 const claude = "us.anthropic.claude-sonnet-4-5-20250929-v1:0"
@@ -48,8 +50,8 @@ func TestConvertRequest(t *testing.T) {
 		`{"type":"document","source":{"type":"text","media_type":"text/plain","data":"plain notes"},"cache_control":{"type":"ephemeral"}}]},` +
 		`{"role":"assistant","content":[` +
 		`{"type":"thinking","thinking":"` + thought + `","signature":"` + bedrockSig("EqQBCkgIBxAB", thought) + `"},` +
-		`{"type":"redacted_thinking","data":"` + testSigner.Sign(providers.OriginBedrock, "cmVkYWN0ZWQ=", "") + `"},` +
-		`{"type":"thinking","thinking":"from Gemini","signature":"` + testSigner.Sign(providers.OriginGemini, "g", "from Gemini") + `"},` +
+		`{"type":"redacted_thinking","data":"` + testSigner.Sign(emit.OriginBedrock, "cmVkYWN0ZWQ=", "") + `"},` +
+		`{"type":"thinking","thinking":"from Gemini","signature":"` + testSigner.Sign(emit.OriginGemini, "g", "from Gemini") + `"},` +
 		`{"type":"thinking","thinking":"Anthropic's own","signature":"EqQBAnthropic"},` +
 		`{"type":"redacted_thinking","data":"EmwKAhgBEgy3va3pzix"},` +
 		`{"type":"text","text":"Let me look."},` +
@@ -76,7 +78,7 @@ func TestConvertRequest(t *testing.T) {
 			golden:   "tags_back_in_text",
 			settings: func(s *providers.Settings) { s.SplitTags = true },
 			body: `{"model":"meta.llama3-3-70b-instruct-v1:0","max_tokens":100,"thinking":{"type":"enabled","budget_tokens":2000},"messages":[{"role":"user","content":"Hi"},` +
-				`{"role":"assistant","content":[{"type":"thinking","thinking":"greet back","signature":"` + testSigner.Sign(providers.OriginTags, "", "greet back") + `"},{"type":"text","text":"Hello!"}]},` +
+				`{"role":"assistant","content":[{"type":"thinking","thinking":"greet back","signature":"` + testSigner.Sign(emit.OriginTags, "", "greet back") + `"},{"type":"text","text":"Hello!"}]},` +
 				`{"role":"user","content":"Again"}]}`,
 		},
 		{
@@ -177,7 +179,7 @@ func TestConvertRequestErrors(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, _, err := ConvertRequest(exchange(t, nil, "", tc.body), Options{}, nil)
-			e, ok := err.(*providers.Error)
+			e, ok := err.(*wire.Error)
 			if !ok || e.Status != 400 || e.Type != "invalid_request_error" || e.Message != tc.want {
 				t.Fatalf("got %#v\nwant 400 invalid_request_error %q", err, tc.want)
 			}

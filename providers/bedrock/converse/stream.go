@@ -13,6 +13,8 @@ import (
 	"github.com/thinkgate/thinkgate/internal/jsonbytes"
 	"github.com/thinkgate/thinkgate/providers"
 	"github.com/thinkgate/thinkgate/providers/awsstream"
+	"github.com/thinkgate/thinkgate/providers/emit"
+	"github.com/thinkgate/thinkgate/providers/wire"
 )
 
 // StreamTranslator translates a ConverseStream answer: an AWS event
@@ -30,12 +32,12 @@ type StreamTranslator struct {
 
 // errNoEnd is the end of a stream that never said how the answer ended:
 // the upstream connection ended early, so the answer may be cut short.
-var errNoEnd = providers.APIError(http.StatusBadGateway,
+var errNoEnd = wire.APIError(http.StatusBadGateway,
 	"upstream stream ended without messageStop: the response is incomplete")
 
 // NewStream returns a stream translator writing to em (a streaming emitter
 // or a collector). message_start waits for the first content.
-func (t *Translator) NewStream(em *providers.Emitter) providers.StreamTranslator {
+func (t *Translator) NewStream(em *emit.Emitter) providers.StreamTranslator {
 	s := &StreamTranslator{}
 	s.t.init(t.x, em)
 	s.dec = awsstream.NewDecoder(s.onFrame)

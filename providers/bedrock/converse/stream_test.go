@@ -10,6 +10,8 @@ import (
 	"github.com/thinkgate/thinkgate/internal/providertest"
 	"github.com/thinkgate/thinkgate/internal/ssetest"
 	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/emit"
+	"github.com/thinkgate/thinkgate/providers/wire"
 )
 
 const streamRequest = `{"model":"us.anthropic.claude-sonnet-4-5-20250929-v1:0","max_tokens":1024,"stream":true,"messages":[{"role":"user","content":"Hi"}]}`
@@ -18,7 +20,7 @@ const streamRequest = `{"model":"us.anthropic.claude-sonnet-4-5-20250929-v1:0","
 // through providertest.OpenStream: upstream bytes in writes of chunk
 // bytes, a failed Write or Close ended by Fail. httpErr is the error Fail
 // returned for the client to get as an HTTP status (nothing was sent).
-func runStream(t testing.TB, x *providers.Exchange, upstream []byte, chunk int) (out []byte, streamErr error, httpErr *providers.Error) {
+func runStream(t testing.TB, x *providers.Exchange, upstream []byte, chunk int) (out []byte, streamErr error, httpErr *wire.Error) {
 	t.Helper()
 	h := NewTranslator(x, &State{}).Handle(200, http.Header{"Content-Type": {EventStreamType}})
 	if h.NewStream == nil {
@@ -68,7 +70,7 @@ func TestStream(t *testing.T) {
 		{
 			name:     "redacted reasoning: redacted_thinking wrapping its content",
 			upstream: new(frames).start().redacted(0, "EmwKAhgBEgy3va3pzix/LafPsn4=").text(1, "Done.").stop("end_turn").metadata(5, 9, 0, 0).bytes(),
-			want: ssetest.Seq(ssetest.RedactedBlock(0, testSigner.Sign(providers.OriginBedrock, "EmwKAhgBEgy3va3pzix/LafPsn4=", "")), ssetest.TextBlock(1, "Done."),
+			want: ssetest.Seq(ssetest.RedactedBlock(0, testSigner.Sign(emit.OriginBedrock, "EmwKAhgBEgy3va3pzix/LafPsn4=", "")), ssetest.TextBlock(1, "Done."),
 				line("message_delta end_turn null "+usageJSON(5, 9, 0, 0), done)),
 		},
 		{
@@ -81,12 +83,12 @@ func TestStream(t *testing.T) {
 			name:     "split_tags on: tags in the text become thinking",
 			settings: func(s *providers.Settings) { s.SplitTags = true },
 			upstream: new(frames).start().text(0, "Hm <thin", "king>plan</thinking>Done.").stop("end_turn").metadata(1, 2, 0, 0).bytes(),
-			want: ssetest.Seq(ssetest.TextBlock(0, "Hm "), ssetest.ThinkingBlock(1, "plan", testSigner.Sign(providers.OriginTags, "", "plan")), ssetest.TextBlock(2, "Done."),
+			want: ssetest.Seq(ssetest.TextBlock(0, "Hm "), ssetest.ThinkingBlock(1, "plan", testSigner.Sign(emit.OriginTags, "", "plan")), ssetest.TextBlock(2, "Done."),
 				line("message_delta end_turn null "+usageJSON(1, 2, 0, 0), done)),
 		},
 		{
 			name:     "thinking as text: no signature, no redacted block",
-			settings: func(s *providers.Settings) { s.Form = providers.FormText },
+			settings: func(s *providers.Settings) { s.Form = emit.FormText },
 			upstream: new(frames).start().reasoning(0, claudeSig, "A").redacted(1, "eA==").text(2, "B").stop("end_turn").metadata(1, 2, 0, 0).bytes(),
 			want:     ssetest.Seq(ssetest.TextBlock(0, "A"), ssetest.TextBlock(1, "B"), line("message_delta end_turn null "+usageJSON(1, 2, 0, 0), done)),
 		},
@@ -315,7 +317,7 @@ func TestStreamSplitAtEveryByte(t *testing.T) {
 		msg.Usage.CacheReadInputTokens != 1000 || msg.Usage.CacheCreationInputTokens != 200 {
 		t.Fatalf("SDK accumulated %+v", msg)
 	}
-	if x := exchange(t, nil, "", streamRequest); x.Usage != (providers.Usage{}) {
+	if x := exchange(t, nil, "", streamRequest); x.Usage != (emit.Usage{}) {
 		t.Fatal("a fresh exchange has usage")
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"github.com/thinkgate/thinkgate/internal/jsonbytes"
 	"github.com/thinkgate/thinkgate/providers"
 	"github.com/thinkgate/thinkgate/providers/awsstream"
+	"github.com/thinkgate/thinkgate/providers/emit"
+	"github.com/thinkgate/thinkgate/providers/wire"
 	"github.com/thinkgate/thinkgate/thinkparse"
 )
 
@@ -28,7 +30,7 @@ func (t *Translator) Handle(status int, header http.Header) providers.Handling {
 	switch {
 	case status >= 300:
 		return providers.Handling{Error: awsstream.UpstreamError}
-	case t.x.Stream && !t.x.CountTokens && isEventStream(header.Get("Content-Type")):
+	case t.x.Streaming && !t.x.CountTokens && isEventStream(header.Get("Content-Type")):
 		return providers.Handling{NewStream: t.NewStream}
 	}
 	return providers.Handling{Body: t.Message}
@@ -58,7 +60,7 @@ var _ providers.Translator = (*Translator)(nil)
 // contentBlockStop.
 type answerTranslator struct {
 	x      *providers.Exchange
-	em     *providers.Emitter
+	em     *emit.Emitter
 	parser *thinkparse.Parser // nil when split_tags is off
 
 	started bool
@@ -72,7 +74,7 @@ type answerTranslator struct {
 	stopReason   string
 	stopSequence string
 	stopped      bool // messageStop arrived
-	usage        providers.Usage
+	usage        emit.Usage
 	done         bool
 }
 
@@ -105,12 +107,12 @@ const MaxBlocks = 4096
 
 var (
 	errTooManyBlocks = awsstream.Malformed("more than 4096 content blocks in one answer")
-	errHeld          = providers.APIError(http.StatusBadGateway,
+	errHeld          = wire.APIError(http.StatusBadGateway,
 		"malformed upstream response: more than 4 MiB of other blocks arrived while a tool call was open")
 	errToolInput = awsstream.Malformed("tool input for a content block that is not a tool call")
 )
 
-func (t *answerTranslator) init(x *providers.Exchange, em *providers.Emitter) {
+func (t *answerTranslator) init(x *providers.Exchange, em *emit.Emitter) {
 	t.x, t.em = x, em
 	if x.Settings.SplitTags {
 		t.parser = thinkparse.New(x.Settings.Parse, em)
@@ -122,7 +124,7 @@ func (t *answerTranslator) init(x *providers.Exchange, em *providers.Emitter) {
 func (t *answerTranslator) start() {
 	if !t.started {
 		t.started = true
-		t.em.MessageStart(t.x.MessageID, t.x.ClientModel, providers.Usage{})
+		t.em.MessageStart(t.x.MessageID, t.x.ClientModel, emit.Usage{})
 	}
 }
 
@@ -195,7 +197,7 @@ func (t *answerTranslator) enter(b *block) {
 		// Bedrock's reasoning, signature or not (DeepSeek-R1 sends none):
 		// it goes back to Bedrock as reasoningContent.
 		t.em.ThinkingStart(nil)
-		t.em.Signature(providers.OriginBedrock, b.signature)
+		t.em.Signature(emit.OriginBedrock, b.signature)
 	case blockTool:
 		t.toolUsed = true
 		t.em.ToolUseStart(b.toolID, b.name)
@@ -241,7 +243,7 @@ func (t *answerTranslator) reasoningText(index int, p []byte) error {
 // back to the client inside its signature. Bedrock's are a few kilobytes.
 const MaxForeign = 4 << 20
 
-var errForeignTooLarge = providers.APIError(http.StatusBadGateway,
+var errForeignTooLarge = wire.APIError(http.StatusBadGateway,
 	"malformed upstream response: a reasoning block's signature or redacted content passed 4 MiB")
 
 // reasoningSignature takes (a piece of) a reasoning block's signature,
@@ -255,7 +257,7 @@ func (t *answerTranslator) reasoningSignature(index int, p []byte) error {
 	}
 	return t.collect(b, &b.signature, p, func() {
 		if t.cur == b {
-			t.em.Signature(providers.OriginBedrock, b.signature)
+			t.em.Signature(emit.OriginBedrock, b.signature)
 		}
 	})
 }
@@ -370,9 +372,9 @@ func (t *answerTranslator) closeCur() {
 func (t *answerTranslator) redactedBlock(b *block) {
 	b.shown = true
 	signer := t.x.Settings.Signer
-	if len(b.redacted) > 0 && signer != nil && t.x.Settings.Form == providers.FormThinking {
+	if len(b.redacted) > 0 && signer != nil && t.x.Settings.Form == emit.FormThinking {
 		t.start()
-		data := signer.Sign(providers.OriginBedrock, string(b.redacted), "")
+		data := signer.Sign(emit.OriginBedrock, string(b.redacted), "")
 		raw := append([]byte(`{"type":"redacted_thinking","data":`), jsonbytes.AppendString(nil, data)...)
 		_ = t.em.RawBlockStart(append(raw, '}'))
 		t.em.CloseBlock()
@@ -460,8 +462,8 @@ type usage struct {
 	CacheWriteInputTokens int64 `json:"cacheWriteInputTokens"`
 }
 
-func (u usage) anthropic() providers.Usage {
-	return providers.Usage{
+func (u usage) anthropic() emit.Usage {
+	return emit.Usage{
 		InputTokens:              u.InputTokens,
 		OutputTokens:             u.OutputTokens,
 		CacheCreationInputTokens: u.CacheWriteInputTokens,

@@ -9,6 +9,8 @@ import (
 
 	"github.com/thinkgate/thinkgate/internal/jsonbytes"
 	"github.com/thinkgate/thinkgate/providers"
+	"github.com/thinkgate/thinkgate/providers/emit"
+	"github.com/thinkgate/thinkgate/providers/wire"
 )
 
 // The typed converter: the request decoded into Go (Request.Complete),
@@ -156,7 +158,7 @@ func typedConvert(x *providers.Exchange, opts Options, betas []string) ([]byte, 
 }
 
 // systemBlocks appends a system prompt's text blocks to system.
-func (c *typedConverter) systemBlocks(content providers.Content, path string) error {
+func (c *typedConverter) systemBlocks(content wire.Content, path string) error {
 	for j, b := range content.Blocks {
 		if b.Type != "text" {
 			return unsupported(fmt.Sprintf("%s.%d", path, j), fmt.Sprintf("content block type %q in a system prompt", b.Type))
@@ -174,7 +176,7 @@ func (c *typedConverter) systemBlocks(content providers.Content, path string) er
 // message converts one turn. Converse wants user and assistant turns to
 // alternate: a turn of the same role as the one before joins it. A system
 // message (Claude Code sends them inside messages) joins the system prompt.
-func (c *typedConverter) message(i int, m *providers.Message) error {
+func (c *typedConverter) message(i int, m *wire.Message) error {
 	path := fmt.Sprintf("messages.%d", i)
 	var content []any
 	var err error
@@ -199,7 +201,7 @@ func (c *typedConverter) message(i int, m *providers.Message) error {
 }
 
 // user converts a user turn's blocks in order.
-func (c *typedConverter) user(path string, m *providers.Message) ([]any, error) {
+func (c *typedConverter) user(path string, m *wire.Message) ([]any, error) {
 	var out []any
 	for j, b := range m.Content.Blocks {
 		bpath := fmt.Sprintf("%s.content.%d", path, j)
@@ -238,7 +240,7 @@ func (c *typedConverter) user(path string, m *providers.Message) ([]any, error) 
 // media converts an image or a document whose bytes the request holds
 // (base64, or a plain-text document's text). Converse takes no URLs but
 // its own S3 locations, and the gateway fetches nothing.
-func (c *typedConverter) media(b providers.Block, path string) (any, error) {
+func (c *typedConverter) media(b wire.Block, path string) (any, error) {
 	s := b.Source
 	if s == nil {
 		return nil, unsupported(path+".source", b.Type+" without a source")
@@ -280,7 +282,7 @@ func blank(s string) bool { return strings.TrimSpace(s) == "" }
 
 // toolResultContent converts a tool_result's content. Its status is
 // Claude's alone; other models get an error as a first text part.
-func (c *typedConverter) toolResultContent(path string, b providers.Block) (content []any, status string, err error) {
+func (c *typedConverter) toolResultContent(path string, b wire.Block) (content []any, status string, err error) {
 	content = []any{}
 	if b.IsError && c.family != FamilyClaude && !c.toolsAsText {
 		content = append(content, textBlock{Text: "Error:"})
@@ -317,7 +319,7 @@ func (c *typedConverter) toolResultContent(path string, b providers.Block) (cont
 
 // toolResultText is the text that heads a tool result sent as text; its
 // content follows it.
-func toolResultText(b providers.Block) textBlock {
+func toolResultText(b wire.Block) textBlock {
 	head := "[tool result for " + b.ToolUseID
 	if b.IsError {
 		head += ", an error"
@@ -327,7 +329,7 @@ func toolResultText(b providers.Block) textBlock {
 
 // assistant converts an assistant turn: runs of text as one text block,
 // history thinking (see reasoning), tool_use blocks as toolUse blocks.
-func (c *typedConverter) assistant(path string, m *providers.Message) ([]any, error) {
+func (c *typedConverter) assistant(path string, m *wire.Message) ([]any, error) {
 	var out []any
 	var text strings.Builder
 	flush := func() {
@@ -357,7 +359,7 @@ func (c *typedConverter) assistant(path string, m *providers.Message) ([]any, er
 			if c.toolsAsText {
 				var compact bytes.Buffer
 				if json.Compact(&compact, input) != nil {
-					return nil, providers.InvalidRequest(fmt.Sprintf("%s.content.%d.input: not valid JSON", path, j))
+					return nil, wire.InvalidRequest(fmt.Sprintf("%s.content.%d.input: not valid JSON", path, j))
 				}
 				text.WriteString("[called tool " + b.Name + " (" + b.ID + ") with " + compact.String() + "]")
 				break
@@ -382,14 +384,14 @@ func (c *typedConverter) assistant(path string, m *providers.Message) ([]any, er
 // issued (the gateway's signature, origin Bedrock, verifies) as the
 // reasoningContent it came from. A model of no reasoning family gets none:
 // it may refuse the block.
-func (c *typedConverter) reasoning(b providers.Block) (any, bool) {
+func (c *typedConverter) reasoning(b wire.Block) (any, bool) {
 	s := c.x.Settings
 	if c.family == FamilyNone {
 		return nil, false
 	}
 	if b.Type == "thinking" {
 		origin, foreign, ok := s.ThinkingOrigin(b)
-		if !ok || origin != providers.OriginBedrock {
+		if !ok || origin != emit.OriginBedrock {
 			return nil, false
 		}
 		return reasoningBlock{ReasoningContent: reasoningContent{ReasoningText: &reasoningText{Text: b.Thinking, Signature: foreign}}}, true
@@ -398,7 +400,7 @@ func (c *typedConverter) reasoning(b providers.Block) (any, bool) {
 		return nil, false
 	}
 	origin, foreign, ok := s.Signer.Open(b.Data, "")
-	if !ok || origin != providers.OriginBedrock || foreign == "" {
+	if !ok || origin != emit.OriginBedrock || foreign == "" {
 		return nil, false
 	}
 	return reasoningBlock{ReasoningContent: reasoningContent{RedactedContent: foreign}}, true
