@@ -7,6 +7,7 @@ import (
 	"go/parser"
 	"go/token"
 	"math"
+	"math/rand"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -196,6 +197,108 @@ func TestSchemaWriterTakes(t *testing.T) {
 		var w schemaWriter
 		if _, _, err := w.appendSchema(nil, []byte(s), DefaultSchemaExpansion); err != nil {
 			t.Errorf("%v: %s", err, s)
+		}
+	}
+}
+
+// randomSchema builds a schema of the keywords the reduction reads, with
+// values of every kind, for TestSchemaWriterMatchesMapsRandom.
+func randomSchema(r *rand.Rand, depth int) string {
+	if depth > 4 || r.Intn(8) == 0 {
+		return []string{`{}`, `true`, `null`, `1`, `"string"`, `[]`, `{"type":"null"}`, `{"type":"string"}`}[r.Intn(8)]
+	}
+	keys := []string{"type", "description", "nullable", "enum", "const", "format", "minimum", "maximum", "items",
+		"minItems", "maxItems", "properties", "required", "anyOf", "oneOf", "allOf", "$ref", "$defs", "title",
+		`\u0074ype`, "a", "b", "é"}
+	names := []string{"a", "b", "c", `a\"<`, `\u0061`, "é", "a~b/c", "$defs"}
+	value := func(k string) string {
+		switch k {
+		case "type", `\u0074ype`:
+			types := []string{`"string"`, `"number"`, `"integer"`, `"boolean"`, `"array"`, `"object"`, `"null"`, `"any"`}
+			if r.Intn(3) == 0 {
+				return "[" + types[r.Intn(8)] + "," + types[r.Intn(8)] + "," + types[r.Intn(8)] + "]"
+			}
+			return types[r.Intn(8)]
+		case "description", "title":
+			return []string{`""`, `"d"`, `"x <b> \u2028 \ud800"`, `3`}[r.Intn(4)]
+		case "nullable":
+			return []string{`true`, `false`, `"true"`}[r.Intn(3)]
+		case "enum":
+			return []string{`["a","b"]`, `["a",null]`, `[1,"a"]`, `[]`, `"a"`, `[null]`}[r.Intn(6)]
+		case "const":
+			return []string{`"c"`, `1`, `null`, `"\u0063"`}[r.Intn(4)]
+		case "format":
+			return []string{`"date-time"`, `"enum"`, `"int32"`, `"double"`, `"uri"`}[r.Intn(5)]
+		case "minimum", "maximum", "minItems", "maxItems":
+			return []string{`1`, `-2.5`, `1e3`, `"1"`, `99999999999999999999`}[r.Intn(5)]
+		case "items":
+			if r.Intn(3) == 0 {
+				return "[" + randomSchema(r, depth+1) + "," + randomSchema(r, depth+1) + "]"
+			}
+			return randomSchema(r, depth+1)
+		case "properties", "$defs":
+			var b strings.Builder
+			b.WriteByte('{')
+			for j, n := 0, r.Intn(4); j < n; j++ {
+				if j > 0 {
+					b.WriteByte(',')
+				}
+				b.WriteString(`"` + names[r.Intn(len(names))] + `":` + randomSchema(r, depth+1))
+			}
+			b.WriteByte('}')
+			return b.String()
+		case "required":
+			return []string{`["a","b","a"]`, `["c",1]`, `[]`, `"a"`, `["a~b/c","\u0061"]`}[r.Intn(5)]
+		case "anyOf", "oneOf", "allOf":
+			var b strings.Builder
+			b.WriteByte('[')
+			for j, n := 0, r.Intn(4); j < n; j++ {
+				if j > 0 {
+					b.WriteByte(',')
+				}
+				b.WriteString(randomSchema(r, depth+1))
+			}
+			b.WriteByte(']')
+			return b.String()
+		case "$ref":
+			return []string{`"#"`, `"#/$defs/a"`, `"#/$defs/b"`, `"#/properties/a"`, `"#/properties/a~0b~1c"`, `"#x"`, `"y"`, `"#/$defs/$defs"`, `1`}[r.Intn(9)]
+		}
+		return randomSchema(r, depth+1)
+	}
+	var b strings.Builder
+	b.WriteByte('{')
+	for j, n := 0, r.Intn(6); j < n; j++ {
+		if j > 0 {
+			b.WriteByte(',')
+		}
+		k := keys[r.Intn(len(keys))]
+		b.WriteString(`"` + k + `":` + value(k))
+	}
+	b.WriteByte('}')
+	return b.String()
+}
+
+// TestSchemaWriterMatchesMapsRandom: schemas built from every keyword
+// the reduction reads, nested and repeated, are written as the map
+// reducer writes them, at bounds that refuse some.
+func TestSchemaWriterMatchesMapsRandom(t *testing.T) {
+	r := rand.New(rand.NewSource(30))
+	n := 20000
+	if testing.Short() {
+		n = 2000
+	}
+	for i := 0; i < n; i++ {
+		s := randomSchema(r, 0)
+		if s == "null" {
+			continue // no parameters, before any reduction
+		}
+		expansion := []int{DefaultSchemaExpansion, 1, 3, 8}[i%4]
+		var w schemaWriter
+		got, none, err := w.appendSchema(nil, []byte(s), expansion)
+		want, wantErr := reduceSchemaOracle([]byte(s), expansion)
+		if (err == nil) != (wantErr == nil) || err != nil && err.Error() != wantErr.Error() ||
+			err == nil && (none != (want == nil) || string(got) != string(want)) {
+			t.Fatalf("%s (expansion %d):\nwriter %s (none %v), %v\nmaps   %s, %v", s, expansion, got, none, err, want, wantErr)
 		}
 	}
 }
