@@ -64,8 +64,8 @@ type schemaMember struct {
 // mergedValue is the properties (objects, united, the first with a name
 // winning) or required (arrays, concatenated) of an allOf.
 type mergedValue struct {
-	sources []int
-	n       int // required: the elements of all sources
+	start, end int // of its sources in schemaWriter.sources
+	n          int // required: the elements of all sources
 }
 
 // schemaWriter writes reduced schemas; its buffers serve one schema after
@@ -81,8 +81,12 @@ type schemaWriter struct {
 	text    []byte         // a decoded string
 	refs    [][]byte       // the $refs being expanded, for the cycle cut-off
 	merged  []mergedValue
-	used    []bool // the required names written, by property
-	scratch []byte // a node's members while they are spliced
+	// mergedSources hold the sources of every mergedValue; lists are
+	// the member lists of merges, kept for the next.
+	mergedSources []int
+	lists         [][]schemaMember
+	used          []bool // the required names written, by property
+	scratch       []byte // a node's members while they are spliced
 	// ends are the objects and arrays of the schema down to indexDepth,
 	// in the order they open, with the index past each: a member's value
 	// is stepped over by looking up its end, not by walking it again at
@@ -149,7 +153,7 @@ func (w *schemaWriter) appendSchema(dst, raw []byte, expansion int) (_ []byte, n
 	start := len(dst)
 	w.data, w.out, w.spent, w.budget = raw, dst, 0, budget
 	w.small = len(raw) <= maxResolvedSchema
-	w.members, w.refs, w.merged = w.members[:0], w.refs[:0], w.merged[:0]
+	w.members, w.refs, w.merged, w.mergedSources = w.members[:0], w.refs[:0], w.merged[:0], w.mergedSources[:0]
 	props, err := w.root()
 	out := w.out
 	w.data, w.out = nil, nil
@@ -335,7 +339,7 @@ func (w *schemaWriter) skip(i int) (int, error) {
 // merged required an array).
 func (w *schemaWriter) kind(at int) byte {
 	if at < 0 {
-		if len(w.merged[^at].sources) > 0 && w.data[w.merged[^at].sources[0]] == '[' {
+		if w.data[w.mergedSources[w.merged[^at].start]] == '[' {
 			return '['
 		}
 		return '{'
@@ -424,8 +428,8 @@ func (w *schemaWriter) readMembers(i int) ([]schemaMember, error) {
 }
 
 // lookup returns the value of the member named name, or -1 and false.
-func lookup(ms []schemaMember, name string) (int, bool) {
-	j, found := slices.BinarySearchFunc(ms, name, compareName)
+func lookup[S ~string | ~[]byte](ms []schemaMember, name S) (int, bool) {
+	j, found := slices.BinarySearchFunc(ms, name, compareName[S])
 	if !found {
 		return -1, false
 	}
@@ -433,7 +437,7 @@ func lookup(ms []schemaMember, name string) (int, bool) {
 }
 
 // compareName orders a member by its name against name.
-func compareName(m schemaMember, name string) int {
+func compareName[S ~string | ~[]byte](m schemaMember, name S) int {
 	for j := 0; j < len(m.name) && j < len(name); j++ {
 		if c := int(m.name[j]) - int(name[j]); c != 0 {
 			return c
@@ -515,6 +519,7 @@ func (w *schemaWriter) node(i, depth int) (c nodeCharges, err error) {
 	if err != nil {
 		return c, err
 	}
+	defer w.release(ms, v)
 	if w.over() {
 		return c, errSchemaOver
 	}
@@ -925,7 +930,7 @@ func (w *schemaWriter) propertyMembers(at int) ([]schemaMember, error) {
 		return w.readMembers(at)
 	}
 	start := len(w.members)
-	for _, s := range w.merged[^at].sources {
+	for _, s := range w.sources(at) {
 		if _, err := w.readMembers(s); err != nil {
 			return nil, err
 		}
@@ -984,7 +989,7 @@ func (w *schemaWriter) required(at int, props []schemaMember, first *bool, c *no
 	one := [1]int{at}
 	sources := one[:]
 	if at < 0 {
-		sources = w.merged[^at].sources
+		sources = w.sources(at)
 	}
 	w.used = append(w.used[:0], make([]bool, len(props))...)
 	n, names := 0, 0
@@ -1039,7 +1044,10 @@ func (w *schemaWriter) ref(ms []schemaMember, at, depth int) (c nodeCharges, err
 	if err != nil {
 		return c, err
 	}
-	ref := append([]byte(nil), t...)
+	ref := t
+	if len(t) > 0 && &t[0] != &w.data[at+1] {
+		ref = append([]byte(nil), t...) // decoded into w.text
+	}
 	var desc, descRaw []byte
 	if dat, ok := lookup(ms, "description"); ok && w.data[dat] == '"' {
 		if desc, descRaw, err = w.str(dat); err != nil {
@@ -1088,10 +1096,18 @@ func (w *schemaWriter) resolve(ref []byte) (at int, found bool, err error) {
 	if len(ref) == 0 || ref[0] != '#' {
 		return -1, false, nil
 	}
-	toks := strings.Split(string(ref[1:]), "/")[1:]
+	path := ref[1:]
+	slash := bytes.IndexByte(path, '/')
 	at = 0
-	for _, tok := range toks {
-		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+	for slash >= 0 {
+		path = path[slash+1:]
+		tok := path
+		if slash = bytes.IndexByte(path, '/'); slash >= 0 {
+			tok = path[:slash]
+		}
+		if bytes.IndexByte(tok, '~') >= 0 {
+			tok = []byte(strings.ReplaceAll(strings.ReplaceAll(string(tok), "~1", "/"), "~0", "~"))
+		}
 		if w.data[at] != '{' {
 			return -1, false, nil
 		}
@@ -1119,13 +1135,17 @@ func (w *schemaWriter) mergeAllOf(ms []schemaMember, depth int) ([]schemaMember,
 	if !ok || w.data[all] != '[' || w.data[jsonbytes.SkipSpace(w.data, all+1)] == ']' {
 		return ms, nil
 	}
-	acc := make([]schemaMember, 0, len(ms)+8)
+	var acc []schemaMember
+	if n := len(w.lists); n > 0 {
+		acc, w.lists = w.lists[n-1][:0], w.lists[:n-1]
+	}
 	for _, m := range ms {
 		if string(m.name) != "allOf" {
 			acc = append(acc, m)
 		}
 	}
-	var props, req []int
+	var propsBuf, reqBuf [8]int
+	props, req := propsBuf[:0], reqBuf[:0]
 	propsSet, reqN := false, 0
 	if at, ok := lookup(ms, "properties"); ok && w.data[at] == '{' {
 		props, propsSet = append(props, at), true
@@ -1179,6 +1199,7 @@ func (w *schemaWriter) mergeAllOf(ms []schemaMember, depth int) ([]schemaMember,
 		if err != nil {
 			return -1, err
 		}
+		defer w.release(sms, sv)
 		w.spent += len(sv)
 		for _, m := range sv {
 			switch string(m.name) {
@@ -1191,13 +1212,13 @@ func (w *schemaWriter) mergeAllOf(ms []schemaMember, depth int) ([]schemaMember,
 					}
 					w.spent += len(p)
 					w.members = w.members[:pbase]
-					props, propsSet = append(props, w.sources(m.at)...), true
+					props, propsSet = w.appendSources(props, m.at), true
 				}
 			case "required":
 				if w.kind(m.at) == '[' {
 					n := w.arrayLen(m.at)
 					w.spent += n
-					req, reqN = append(req, w.sources(m.at)...), reqN+n
+					req, reqN = w.appendSources(req, m.at), reqN+n
 				}
 			default:
 				acc = append(acc, m)
@@ -1221,9 +1242,11 @@ func (w *schemaWriter) mergeAllOf(ms []schemaMember, depth int) ([]schemaMember,
 		n++
 	}
 	acc = acc[:n]
-	set := func(name string, v mergedValue) {
-		w.merged = append(w.merged, v)
-		m := schemaMember{name: []byte(name), at: ^(len(w.merged) - 1)}
+	set := func(name []byte, sources []int, n int) {
+		start := len(w.mergedSources)
+		w.mergedSources = append(w.mergedSources, sources...)
+		w.merged = append(w.merged, mergedValue{start: start, end: len(w.mergedSources), n: n})
+		m := schemaMember{name: name, at: ^(len(w.merged) - 1)}
 		j, found := slices.BinarySearchFunc(acc, m, compareMembers)
 		if found {
 			acc[j] = m
@@ -1232,20 +1255,36 @@ func (w *schemaWriter) mergeAllOf(ms []schemaMember, depth int) ([]schemaMember,
 		}
 	}
 	if propsSet {
-		set("properties", mergedValue{sources: props})
+		set(nameProperties, props, 0)
 	}
 	if reqN > 0 {
-		set("required", mergedValue{sources: req, n: reqN})
+		set(nameRequired, req, reqN)
 	}
 	return acc, nil
 }
 
-// sources are the objects or arrays a value at stands for.
+var nameProperties, nameRequired = []byte("properties"), []byte("required")
+
+// sources are the objects or arrays a merged value stands for.
 func (w *schemaWriter) sources(at int) []int {
-	if at < 0 {
-		return w.merged[^at].sources
+	v := w.merged[^at]
+	return w.mergedSources[v.start:v.end]
+}
+
+// appendSources appends the objects or arrays a value at stands for.
+func (w *schemaWriter) appendSources(dst []int, at int) []int {
+	if at >= 0 {
+		return append(dst, at)
 	}
-	return []int{at}
+	return append(dst, w.sources(at)...)
+}
+
+// release keeps the member list of a merge (v, when not the schema's own
+// members ms) for the next.
+func (w *schemaWriter) release(ms, v []schemaMember) {
+	if len(v) > 0 && (len(ms) == 0 || &v[0] != &ms[0]) {
+		w.lists = append(w.lists, v)
+	}
 }
 
 // arrayLen counts the elements of the array at (or of those an allOf
