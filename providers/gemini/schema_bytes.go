@@ -85,6 +85,8 @@ type schemaWriter struct {
 	// the member lists of merges, kept for the next.
 	mergedSources []int
 	lists         [][]schemaMember
+	paths         map[int][2]int // pathMembers': spans of pathArena
+	pathArena     []schemaMember
 	used          []bool // the required names written, by property
 	scratch       []byte // a node's members while they are spliced
 	// ends are the objects and arrays of the schema down to indexDepth,
@@ -159,6 +161,8 @@ func (w *schemaWriter) appendSchema(dst, raw []byte, expansion int) (_ []byte, n
 	w.data, w.out = nil, nil
 	clear(w.refs)
 	clear(w.merged)
+	clear(w.paths)
+	w.pathArena = w.pathArena[:0]
 	switch {
 	case err == nil:
 	case !w.small:
@@ -1111,19 +1115,40 @@ func (w *schemaWriter) resolve(ref []byte) (at int, found bool, err error) {
 		if w.data[at] != '{' {
 			return -1, false, nil
 		}
-		base := len(w.members)
-		ms, err := w.readMembers(at)
+		ms, err := w.pathMembers(at)
 		if err != nil {
 			return -1, false, err
 		}
 		next, ok := lookup(ms, tok)
-		w.members = w.members[:base]
 		if !ok {
 			return -1, false, nil
 		}
 		at = next
 	}
 	return at, w.data[at] == '{', nil
+}
+
+// pathMembers returns the members of the object at on the path of a
+// $ref, read once per schema: a schema of thousands of $refs into
+// thousands of definitions would otherwise sort the definitions at every
+// $ref.
+func (w *schemaWriter) pathMembers(at int) ([]schemaMember, error) {
+	if span, ok := w.paths[at]; ok {
+		return w.pathArena[span[0]:span[1]], nil
+	}
+	base := len(w.members)
+	ms, err := w.readMembers(at)
+	if err != nil {
+		return nil, err
+	}
+	start := len(w.pathArena)
+	w.pathArena = append(w.pathArena, ms...)
+	w.members = w.members[:base]
+	if w.paths == nil {
+		w.paths = map[int][2]int{}
+	}
+	w.paths[at] = [2]int{start, len(w.pathArena)}
+	return w.pathArena[start:], nil
 }
 
 // mergeAllOf folds the allOf subschemas of the schema whose members are

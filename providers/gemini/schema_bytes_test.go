@@ -101,7 +101,7 @@ func schemaSeeds(t testing.TB) []string {
 	if err := json.Unmarshal(requestshapes.ManyTools(64<<10), &tools); err != nil {
 		t.Fatal(err)
 	}
-	seeds = append(seeds, string(tools.Tools[0].InputSchema), bombSchema(4, 3), bombSchema(3, 5), resolvedSchema(4096),
+	seeds = append(seeds, string(tools.Tools[0].InputSchema), bombSchema(4, 3), bombSchema(3, 5), resolvedSchema(4096), manyRefsSchema(50),
 		strings.Repeat(`{"type":"object","properties":{"a":`, 40)+`{"type":"string"}`+strings.Repeat(`}}`, 40),
 		strings.Repeat(`{"anyOf":[{"type":"null"},`, 40)+`{"type":"string"}`+strings.Repeat(`]}`, 40))
 	return seeds
