@@ -796,23 +796,50 @@ func (w *schemaWriter) node(i, depth int) (c nodeCharges, err error) {
 }
 
 // isNullSchema reports {"type":"null"}, with at most one other member.
+// It stops at a third name, so a large branch met at every use of a
+// definition is not read whole each time.
 func (w *schemaWriter) isNullSchema(i int) (bool, error) {
 	if w.data[i] != '{' {
 		return false, nil
 	}
-	base := len(w.members)
-	defer func() { w.members = w.members[:base] }()
-	ms, err := w.readMembers(i)
-	if err != nil || len(ms) > 2 {
-		return false, err
+	var (
+		names [2][]byte
+		n     int
+		typ   = -1
+	)
+	_, err := jsonbytes.ScanObjectAt(w.data, i, func(key []byte, at int) (int, error) {
+		name := key
+		if !plainName(key) {
+			var err error
+			if name, err = jsonbytes.AppendDecoded(nil, key); err != nil {
+				return -1, errSchemaSyntax
+			}
+		}
+		if !slices.ContainsFunc(names[:n], func(m []byte) bool { return bytes.Equal(m, name) }) {
+			if n == len(names) {
+				return -1, errNotNull
+			}
+			names[n] = name
+			n++
+		}
+		at = jsonbytes.SkipSpace(w.data, at)
+		if string(name) == "type" {
+			typ = at
+		}
+		return w.skip(at)
+	})
+	if err != nil && err != errNotNull {
+		return false, errSchemaSyntax
 	}
-	at, ok := lookup(ms, "type")
-	if !ok || w.data[at] != '"' {
+	if err != nil || typ < 0 || w.data[typ] != '"' {
 		return false, nil
 	}
-	t, _, err := w.str(at)
+	t, _, err := w.str(typ)
 	return string(t) == "null", err
 }
+
+// errNotNull stops isNullSchema at a third member name.
+var errNotNull = errors.New("not a null schema")
 
 // typeKeywords writes the members for type t from the schema v (format,
 // items, maxItems, maximum, minItems, minimum, nullable when asked,
