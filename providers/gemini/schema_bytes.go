@@ -387,6 +387,15 @@ func plainName(name []byte) bool {
 
 func compareMembers(a, b schemaMember) int { return bytes.Compare(a.name, b.name) }
 
+// compareMembersInOrder orders an object's members by name, then as
+// written (a value's index grows with its member's place).
+func compareMembersInOrder(a, b schemaMember) int {
+	if c := bytes.Compare(a.name, b.name); c != 0 {
+		return c
+	}
+	return a.at - b.at
+}
+
 // readMembers pushes the members of the object at i onto w.members,
 // sorted by decoded name, the last of a repeated name kept, and returns
 // them.
@@ -418,7 +427,7 @@ func (w *schemaWriter) readMembers(i int) ([]schemaMember, error) {
 		return nil, err
 	}
 	ms := w.members[start:]
-	slices.SortStableFunc(ms, compareMembers)
+	slices.SortFunc(ms, compareMembersInOrder)
 	n := 0
 	for j := range ms {
 		if j+1 < len(ms) && bytes.Equal(ms[j].name, ms[j+1].name) {
@@ -433,6 +442,91 @@ func (w *schemaWriter) readMembers(i int) ([]schemaMember, error) {
 	w.members = w.members[:start+n]
 	return w.members[start:], nil
 }
+
+// schemaKey names a keyword the reduction reads.
+type schemaKey int
+
+const (
+	kwRef schemaKey = iota
+	kwAllOf
+	kwAnyOf
+	kwOneOf
+	kwConst
+	kwDescription
+	kwNullable
+	kwType
+	kwEnum
+	kwFormat
+	kwMinimum
+	kwMaximum
+	kwItems
+	kwMinItems
+	kwMaxItems
+	kwProperties
+	kwRequired
+	schemaKeyCount
+)
+
+// schemaKeys are the values of a schema's keywords (absentKey when
+// missing), found in one pass over its members.
+type schemaKeys [schemaKeyCount]int
+
+// absentKey is no value: a member's value is an index or ^ a merged
+// value's.
+const absentKey = math.MinInt
+
+func readKeys(ms []schemaMember) schemaKeys {
+	var k schemaKeys
+	for i := range k {
+		k[i] = absentKey
+	}
+	for _, m := range ms {
+		var n schemaKey
+		switch string(m.name) {
+		case "$ref":
+			n = kwRef
+		case "allOf":
+			n = kwAllOf
+		case "anyOf":
+			n = kwAnyOf
+		case "oneOf":
+			n = kwOneOf
+		case "const":
+			n = kwConst
+		case "description":
+			n = kwDescription
+		case "nullable":
+			n = kwNullable
+		case "type":
+			n = kwType
+		case "enum":
+			n = kwEnum
+		case "format":
+			n = kwFormat
+		case "minimum":
+			n = kwMinimum
+		case "maximum":
+			n = kwMaximum
+		case "items":
+			n = kwItems
+		case "minItems":
+			n = kwMinItems
+		case "maxItems":
+			n = kwMaxItems
+		case "properties":
+			n = kwProperties
+		case "required":
+			n = kwRequired
+		default:
+			continue
+		}
+		k[n] = m.at
+	}
+	return k
+}
+
+// get returns the value of keyword n, or false.
+func (k *schemaKeys) get(n schemaKey) (int, bool) { return k[n], k[n] != absentKey }
 
 // lookup returns the value of the member named name, or -1 and false.
 func lookup[S ~string | ~[]byte](ms []schemaMember, name S) (int, bool) {
@@ -501,38 +595,48 @@ func (w *schemaWriter) node(i, depth int) (c nodeCharges, err error) {
 		return c, nil
 	}
 	base := len(w.members)
-	defer func() { w.members = w.members[:base] }()
+	c, err = w.object(i, depth)
+	w.members = w.members[:base]
+	return c, err
+}
+
+// object is node for an object; node pops the members it pushes.
+func (w *schemaWriter) object(i, depth int) (c nodeCharges, err error) {
 	ms, err := w.readMembers(i)
 	if err != nil {
 		return c, err
 	}
 	w.spent += len(ms) // the keywords looked at, dropped or not
-	if at, ok := lookup(ms, "$ref"); ok {
+	keys := readKeys(ms)
+	if at, ok := keys.get(kwRef); ok {
 		if !w.small {
 			return c, errLeftToResolve
 		}
 		if w.data[at] == '"' {
-			return w.ref(ms, at, depth)
+			return w.ref(&keys, at, depth)
 		}
 	}
 	if !w.small {
-		for _, name := range []string{"allOf", "anyOf", "oneOf", "const"} {
-			if _, ok := lookup(ms, name); ok {
+		for _, name := range []schemaKey{kwAllOf, kwAnyOf, kwOneOf, kwConst} {
+			if _, ok := keys.get(name); ok {
 				return c, errLeftToResolve
 			}
 		}
 	}
-	v, err := w.mergeAllOf(ms, depth)
+	v, err := w.mergeAllOf(ms, keys, depth)
 	if err != nil {
 		return c, err
 	}
-	defer w.release(ms, v)
+	if len(v) > 0 && (len(ms) == 0 || &v[0] != &ms[0]) {
+		keys = readKeys(v)
+		defer w.release(ms, v)
+	}
 	if w.over() {
 		return c, errSchemaOver
 	}
 
 	var descRaw []byte
-	if at, ok := lookup(v, "description"); ok && w.data[at] == '"' {
+	if at, ok := keys.get(kwDescription); ok && w.data[at] == '"' {
 		t, raw, err := w.str(at)
 		if err != nil {
 			return c, err
@@ -542,7 +646,7 @@ func (w *schemaWriter) node(i, depth int) (c nodeCharges, err error) {
 			c[kDescription] = keyCharge(kDescription) + jsonStringLen(t)
 		}
 	}
-	at, ok := lookup(v, "nullable")
+	at, ok := keys.get(kwNullable)
 	nullable := ok && w.data[at] == 't'
 
 	// Types: a string or a list; "null" among them means nullable.
@@ -560,7 +664,7 @@ func (w *schemaWriter) node(i, depth int) (c nodeCharges, err error) {
 		}
 		return nil
 	}
-	if at, ok := lookup(v, "type"); ok {
+	if at, ok := keys.get(kwType); ok {
 		switch w.data[at] {
 		case '"':
 			if err := keep(at); err != nil {
@@ -584,7 +688,7 @@ func (w *schemaWriter) node(i, depth int) (c nodeCharges, err error) {
 
 	// enum / const: Gemini's enum is a list of strings on a STRING.
 	enumOK, enumCount, enumCharge := true, 0, 0
-	constAt, hasConst := lookup(v, "const")
+	constAt, hasConst := keys.get(kwConst)
 	if hasConst {
 		if w.data[constAt] == '"' {
 			t, _, err := w.str(constAt)
@@ -597,7 +701,7 @@ func (w *schemaWriter) node(i, depth int) (c nodeCharges, err error) {
 			enumOK = false
 		}
 	}
-	enumAt, hasEnum := lookup(v, "enum")
+	enumAt, hasEnum := keys.get(kwEnum)
 	if hasEnum && w.data[enumAt] == '[' {
 		if _, err := jsonbytes.ScanArrayAt(w.data, enumAt, func(e int) (int, error) {
 			end, err := w.skip(e)
@@ -633,8 +737,8 @@ func (w *schemaWriter) node(i, depth int) (c nodeCharges, err error) {
 	// are reduced when the schema has no type of its own.
 	var branches [2]int
 	nb := 0
-	for _, name := range []string{"anyOf", "oneOf"} {
-		if at, ok := lookup(v, name); ok && w.data[at] == '[' {
+	for _, name := range []schemaKey{kwAnyOf, kwOneOf} {
+		if at, ok := keys.get(name); ok && w.data[at] == '[' {
 			branches[nb] = at
 			nb++
 			if _, err := jsonbytes.ScanArrayAt(w.data, at, func(e int) (int, error) {
@@ -669,7 +773,7 @@ func (w *schemaWriter) node(i, depth int) (c nodeCharges, err error) {
 			w.out = append(w.out, '{')
 			bfirst := true
 			var bc nodeCharges
-			if err := w.typeKeywords(v, t, depth, &bfirst, &bc, false); err != nil {
+			if err := w.typeKeywords(&keys, t, depth, &bfirst, &bc, false); err != nil {
 				return c, err
 			}
 			w.out = append(w.out, '}')
@@ -740,9 +844,9 @@ func (w *schemaWriter) node(i, depth int) (c nodeCharges, err error) {
 	}
 	if len(kept) == 0 && !union {
 		// Untyped but shaped like an object or array: say so.
-		if _, ok := lookup(v, "properties"); ok {
+		if _, ok := keys.get(kwProperties); ok {
 			kept = append(kept, "OBJECT")
-		} else if _, ok := lookup(v, "items"); ok {
+		} else if _, ok := keys.get(kwItems); ok {
 			kept = append(kept, "ARRAY")
 		}
 	}
@@ -782,7 +886,7 @@ func (w *schemaWriter) node(i, depth int) (c nodeCharges, err error) {
 		w.out = append(w.out, ']')
 	}
 	if len(kept) == 1 {
-		if err := w.typeKeywords(v, kept[0], depth, &first, &c, nullable); err != nil {
+		if err := w.typeKeywords(&keys, kept[0], depth, &first, &c, nullable); err != nil {
 			return c, err
 		}
 	} else if nullable {
@@ -847,8 +951,8 @@ var errNotNull = errors.New("not a null schema")
 // typeKeywords writes the members for type t from the schema v (format,
 // items, maxItems, maximum, minItems, minimum, nullable when asked,
 // properties, required and type, in that order).
-func (w *schemaWriter) typeKeywords(v []schemaMember, t string, depth int, first *bool, c *nodeCharges, nullable bool) error {
-	if at, ok := lookup(v, "format"); ok && w.data[at] == '"' {
+func (w *schemaWriter) typeKeywords(keys *schemaKeys, t string, depth int, first *bool, c *nodeCharges, nullable bool) error {
+	if at, ok := keys.get(kwFormat); ok && w.data[at] == '"' {
 		f, _, err := w.str(at)
 		if err != nil {
 			return err
@@ -859,8 +963,8 @@ func (w *schemaWriter) typeKeywords(v []schemaMember, t string, depth int, first
 			w.out = appendText(w.out, f)
 		}
 	}
-	bound := func(k outKey, name string, integer bool) {
-		at, ok := lookup(v, name)
+	bound := func(k outKey, name schemaKey, integer bool) {
+		at, ok := keys.get(name)
 		if !ok || !w.number(at) {
 			return
 		}
@@ -878,7 +982,7 @@ func (w *schemaWriter) typeKeywords(v []schemaMember, t string, depth int, first
 	case "ARRAY":
 		c[kItems] = keyCharge(kItems) + 2
 		w.key(first, kItems)
-		at, ok := lookup(v, "items")
+		at, ok := keys.get(kwItems)
 		switch {
 		case ok && w.data[at] == '{':
 			if _, err := w.node(at, depth+1); err != nil {
@@ -894,11 +998,11 @@ func (w *schemaWriter) typeKeywords(v []schemaMember, t string, depth int, first
 		default:
 			w.out = append(w.out, "{}"...) // Gemini: "items: missing field"
 		}
-		bound(kMaxItems, "maxItems", true)
-		bound(kMinItems, "minItems", true)
+		bound(kMaxItems, kwMaxItems, true)
+		bound(kMinItems, kwMinItems, true)
 	case "NUMBER", "INTEGER":
-		bound(kMaximum, "maximum", false)
-		bound(kMinimum, "minimum", false)
+		bound(kMaximum, kwMaximum, false)
+		bound(kMinimum, kwMinimum, false)
 	}
 	if nullable {
 		c[kNullable] = keyCharge(kNullable) + 5
@@ -906,11 +1010,11 @@ func (w *schemaWriter) typeKeywords(v []schemaMember, t string, depth int, first
 		w.out = append(w.out, "true"...)
 	}
 	if t == "OBJECT" {
-		at, ok := lookup(v, "properties")
+		at, ok := keys.get(kwProperties)
 		if !ok || w.kind(at) != '{' {
 			return nil
 		}
-		written, err := w.properties(at, depth, first, c, v)
+		written, err := w.properties(at, depth, first, c, keys)
 		if err != nil || !written {
 			// Gemini: "properties: should be non-empty for OBJECT type". A
 			// free-form object becomes a schema that accepts any value.
@@ -985,7 +1089,7 @@ func (w *schemaWriter) propertyMembers(at int) ([]schemaMember, error) {
 
 // properties writes the properties at, each reduced, and the required
 // names of v that name one; written is false when there are none.
-func (w *schemaWriter) properties(at, depth int, first *bool, c *nodeCharges, v []schemaMember) (written bool, err error) {
+func (w *schemaWriter) properties(at, depth int, first *bool, c *nodeCharges, keys *schemaKeys) (written bool, err error) {
 	base := len(w.members)
 	defer func() { w.members = w.members[:base] }()
 	props, err := w.propertyMembers(at)
@@ -1009,7 +1113,7 @@ func (w *schemaWriter) properties(at, depth int, first *bool, c *nodeCharges, v 
 	}
 	w.out = append(w.out, '}')
 	c[kProperties] = charge
-	if rat, ok := lookup(v, "required"); ok && w.kind(rat) == '[' {
+	if rat, ok := keys.get(kwRequired); ok && w.kind(rat) == '[' {
 		if err := w.required(rat, props, first, c); err != nil {
 			return false, err
 		}
@@ -1073,7 +1177,7 @@ func (w *schemaWriter) required(at int, props []schemaMember, first *bool, c *no
 // ref writes the schema a local $ref (at) names, with the description of
 // its siblings over the target's; a $ref that names nothing, or one being
 // expanded (a cycle), is an untyped schema.
-func (w *schemaWriter) ref(ms []schemaMember, at, depth int) (c nodeCharges, err error) {
+func (w *schemaWriter) ref(keys *schemaKeys, at, depth int) (c nodeCharges, err error) {
 	t, _, err := w.str(at)
 	if err != nil {
 		return c, err
@@ -1083,7 +1187,7 @@ func (w *schemaWriter) ref(ms []schemaMember, at, depth int) (c nodeCharges, err
 		ref = append([]byte(nil), t...) // decoded into w.text
 	}
 	var desc, descRaw []byte
-	if dat, ok := lookup(ms, "description"); ok && w.data[dat] == '"' {
+	if dat, ok := keys.get(kwDescription); ok && w.data[dat] == '"' {
 		if desc, descRaw, err = w.str(dat); err != nil {
 			return c, err
 		}
@@ -1185,8 +1289,8 @@ func (w *schemaWriter) pathMembers(at int) ([]schemaMember, error) {
 // ms into one member list: properties united and required concatenated
 // (as merged values), other members taken from the first that has them.
 // Without an allOf it is ms.
-func (w *schemaWriter) mergeAllOf(ms []schemaMember, depth int) ([]schemaMember, error) {
-	all, ok := lookup(ms, "allOf")
+func (w *schemaWriter) mergeAllOf(ms []schemaMember, keys schemaKeys, depth int) ([]schemaMember, error) {
+	all, ok := keys.get(kwAllOf)
 	if !ok || w.data[all] != '[' || w.data[jsonbytes.SkipSpace(w.data, all+1)] == ']' {
 		return ms, nil
 	}
@@ -1202,10 +1306,10 @@ func (w *schemaWriter) mergeAllOf(ms []schemaMember, depth int) ([]schemaMember,
 	var propsBuf, reqBuf [8]int
 	props, req := propsBuf[:0], reqBuf[:0]
 	propsSet, reqN := false, 0
-	if at, ok := lookup(ms, "properties"); ok && w.data[at] == '{' {
+	if at, ok := keys.get(kwProperties); ok && w.data[at] == '{' {
 		props, propsSet = append(props, at), true
 	}
-	if at, ok := lookup(ms, "required"); ok && w.data[at] == '[' {
+	if at, ok := keys.get(kwRequired); ok && w.data[at] == '[' {
 		req, reqN = append(req, at), w.arrayLen(at)
 	}
 	_, err := jsonbytes.ScanArrayAt(w.data, all, func(e int) (int, error) {
@@ -1232,7 +1336,7 @@ func (w *schemaWriter) mergeAllOf(ms []schemaMember, depth int) ([]schemaMember,
 				}
 				if depth < maxSchemaDepth && !slices.ContainsFunc(w.refs, func(r []byte) bool { return bytes.Equal(r, t) }) {
 					w.spent += len(t)
-					target, found, err := w.resolve(append([]byte(nil), t...))
+					target, found, err := w.resolve(t) // resolve leaves w.text as it is
 					if err != nil {
 						return -1, err
 					}
@@ -1250,7 +1354,7 @@ func (w *schemaWriter) mergeAllOf(ms []schemaMember, depth int) ([]schemaMember,
 		if err != nil {
 			return -1, err
 		}
-		sv, err := w.mergeAllOf(sms, depth+1)
+		sv, err := w.mergeAllOf(sms, readKeys(sms), depth+1)
 		if err != nil {
 			return -1, err
 		}
