@@ -1105,8 +1105,14 @@ func (w *schemaWriter) properties(at, depth int, first *bool, c *nodeCharges, ke
 			w.out = append(w.out, ',')
 		}
 		charge += jsonStringLen(m.name) + 2
-		w.out = appendText(w.out, m.name)
-		w.out = append(w.out, ':')
+		if plainName(m.name) && bytes.IndexByte(m.name, '"') < 0 {
+			w.out = append(w.out, '"')
+			w.out = append(w.out, m.name...)
+			w.out = append(w.out, '"', ':')
+		} else {
+			w.out = appendText(w.out, m.name)
+			w.out = append(w.out, ':')
+		}
 		if _, err := w.node(m.at, depth+1); err != nil {
 			return false, err
 		}
