@@ -475,6 +475,7 @@ type schemaKeys [schemaKeyCount]int
 // value's.
 const absentKey = math.MinInt
 
+// readKeys finds the keywords among a schema's members.
 func readKeys(ms []schemaMember) schemaKeys {
 	var k schemaKeys
 	for i := range k {
@@ -948,7 +949,7 @@ func (w *schemaWriter) isNullSchema(i int) (bool, error) {
 // errNotNull stops isNullSchema at a third member name.
 var errNotNull = errors.New("not a null schema")
 
-// typeKeywords writes the members for type t from the schema v (format,
+// typeKeywords writes the members for type t from the schema's keys (format,
 // items, maxItems, maximum, minItems, minimum, nullable when asked,
 // properties, required and type, in that order).
 func (w *schemaWriter) typeKeywords(keys *schemaKeys, t string, depth int, first *bool, c *nodeCharges, nullable bool) error {
@@ -1087,8 +1088,8 @@ func (w *schemaWriter) propertyMembers(at int) ([]schemaMember, error) {
 	return w.members[start:], nil
 }
 
-// properties writes the properties at, each reduced, and the required
-// names of v that name one; written is false when there are none.
+// properties writes the properties at, each reduced, and the schema's
+// required names that name one; written is false when there are none.
 func (w *schemaWriter) properties(at, depth int, first *bool, c *nodeCharges, keys *schemaKeys) (written bool, err error) {
 	base := len(w.members)
 	defer func() { w.members = w.members[:base] }()
