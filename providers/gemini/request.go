@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"math"
 
 	"github.com/thinkgate/thinkgate/internal/jsonbytes"
 	"github.com/thinkgate/thinkgate/providers"
@@ -91,9 +90,8 @@ func eachFunctionDeclaration(tools []wire.Tool, expansion int, fn func(*function
 
 // appendFunctionDeclarations appends the tools' functionDeclarations
 // member (`,"tools":[{"functionDeclarations":[…]}]`) to dst, as
-// functionDeclarations encodes them, when there is one: each schema the
-// schema writer takes is reduced straight into dst, the others through
-// ReduceSchemaWithin. It returns how many it wrote.
+// functionDeclarations encodes them, when there is one: each schema is
+// reduced straight into dst. It returns how many it wrote.
 func appendFunctionDeclarations(dst []byte, tools []wire.Tool, expansion int) (_ []byte, decls int, err error) {
 	var w schemaWriter
 	for i := range tools {
@@ -115,20 +113,11 @@ func appendFunctionDeclarations(dst []byte, tools []wire.Tool, expansion int) (_
 		}
 		raw := bytes.TrimSpace(t.InputSchema)
 		if len(raw) > 0 && string(raw) != "null" {
-			budget := expansion * len(raw)
-			if budget/len(raw) != expansion {
-				budget = math.MaxInt // no bound an operator could mean
-			}
 			at := len(dst)
 			dst = append(dst, `,"parameters":`...)
-			var none, ok bool
-			if dst, none, ok = w.appendSchema(dst, raw, budget); !ok {
-				params, err := ReduceSchemaWithin(raw, expansion)
-				if err != nil {
-					return nil, 0, wire.InvalidRequest(fmt.Sprintf("tools.%d.input_schema: %v", i, err))
-				}
-				none = params == nil
-				dst = append(dst, params...)
+			var none bool
+			if dst, none, err = w.appendSchema(dst, raw, expansion); err != nil {
+				return nil, 0, wire.InvalidRequest(fmt.Sprintf("tools.%d.input_schema: %v", i, err))
 			}
 			if none {
 				dst = dst[:at]
