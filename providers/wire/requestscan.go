@@ -361,8 +361,12 @@ func (w *walker) scanBlock(i int) (end int, gatewaySigned, otherSigned, ok bool)
 	var thinking, redacted, envelope, dataEnvelope, escapedType, odd, walkThinking bool
 	var sigLen, dataLen int // -1: with an escape
 	end, ok = w.object(i, func(name []byte, i int) (int, bool) {
-		if string(name) == "type" || bytes.IndexByte(name, '\\') >= 0 {
+		if escaped := bytes.IndexByte(name, '\\') >= 0; escaped || string(name) == "type" {
 			walkThinking = walkThinking || jsonbytes.HasAt(data, i, `"thinking"`) || jsonbytes.HasAt(data, i, `"redacted_thinking"`)
+			// A walk may read an escaped name otherwise than encoding/json
+			// (or not at all: a lone surrogate), and with it the members
+			// after it: the block is settled only if it cannot be thinking.
+			odd = odd || escaped
 		}
 		f, plain := rawBlockField(name)
 		if !plain {
