@@ -185,9 +185,9 @@ func readRawString(data []byte, i int, s *RawString) (int, error) {
 // HistoryReader reads the history of one request body.
 type HistoryReader struct {
 	name []byte // a member name with escapes, decoded
-	// messages are the top-level messages arrays, in the body's order,
-	// from the last that is null on (encoding/json merges them).
-	messages [][]byte
+	// messages is the top-level messages array after the last null (the
+	// request parse refuses two arrays with no null between).
+	messages []byte
 	system   []byte
 }
 
@@ -219,10 +219,13 @@ func NewHistoryReader(body []byte) (*HistoryReader, error) {
 		null := body[at] == 'n'
 		switch {
 		case h.nameIs(key, "messages"):
-			if null {
-				h.messages = h.messages[:0]
-			} else {
-				h.messages = append(h.messages, v)
+			switch {
+			case null:
+				h.messages = nil
+			case h.messages != nil:
+				return -1, errHistoryShape
+			default:
+				h.messages = v
 			}
 		case h.nameIs(key, "system"):
 			h.system = v
@@ -262,59 +265,25 @@ func (h *HistoryReader) nameIs(raw []byte, field string) bool {
 
 // EachMessage calls fn with each message, in order.
 func (h *HistoryReader) EachMessage(fn func(i int, m *HistoryMessage) error) error {
-	switch len(h.messages) {
-	case 0:
+	if h.messages == nil {
 		return nil
-	case 1:
-		var m HistoryMessage
-		data := h.messages[0]
-		n := 0
-		_, err := jsonbytes.ScanArrayAt(data, 0, func(at int) (int, error) {
-			m = HistoryMessage{}
-			end, err := h.readMessage(data, at, &m)
-			if err != nil {
-				return -1, err
-			}
-			if err := fn(n, &m); err != nil {
-				return -1, err
-			}
-			n++
-			return end, nil
-		})
-		return err
 	}
-	// The messages given more than once: encoding/json decodes each array
-	// into the elements the one before left, so that an element's role
-	// and content are the last its place was given, also past a shorter
-	// array between (it shortens the slice, not its backing array); an
-	// empty array makes a new slice.
-	var merged []HistoryMessage
-	for _, data := range h.messages {
-		n := 0
-		if _, err := jsonbytes.ScanArrayAt(data, 0, func(at int) (int, error) {
-			switch {
-			case n < len(merged):
-			case n < cap(merged):
-				merged = merged[:n+1]
-			default:
-				merged = append(merged, HistoryMessage{})
-			}
-			end, err := h.readMessage(data, at, &merged[n])
-			n++
-			return end, err
-		}); err != nil {
-			return errHistoryShape
+	var m HistoryMessage
+	data := h.messages
+	n := 0
+	_, err := jsonbytes.ScanArrayAt(data, 0, func(at int) (int, error) {
+		m = HistoryMessage{}
+		end, err := h.readMessage(data, at, &m)
+		if err != nil {
+			return -1, err
 		}
-		if merged = merged[:n]; n == 0 {
-			merged = nil
+		if err := fn(n, &m); err != nil {
+			return -1, err
 		}
-	}
-	for i := range merged {
-		if err := fn(i, &merged[i]); err != nil {
-			return err
-		}
-	}
-	return nil
+		n++
+		return end, nil
+	})
+	return err
 }
 
 // readMessage reads the message object at at in data into m, as

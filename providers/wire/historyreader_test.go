@@ -72,20 +72,15 @@ func TestHistoryReaderBlocks(t *testing.T) {
 
 // decodedBodies are requests whose history encoding/json reads by rules of
 // its own: names in another case or escaped, repeated members, nulls,
-// sources merged, messages given twice.
+// sources merged, messages given again after a null.
 var decodedBodies = []string{
 	`{"model":"m","messages":[{"ROLE":"user","Content":[{"TYPE":"text","T\u0065xt":"hi"},{"type":"text","text":"a","text":null},{"type":"text","text":null}]}]}`,
 	`{"model":"m","messages":[{"role":"user","content":"x","content":null},{"role":"user","content":[null,{"type":"image","source":{"type":"base64","data":"AA=="},"source":{"media_type":"image/png"}},{"type":"image","source":{"type":"url","url":"u"},"source":null},{"type":"document","source":"s","source":{"url":"v"}}]}]}`,
-	`{"model":"m","messages":[{"role":"user","content":"a"}],"Messages":[{"content":"b"},{"role":"assistant","content":"c"}]}`,
+	`{"model":"m","messages":[{"role":"user","content":"a"}],"Messages":null,"Messages":[{"content":"b"},{"role":"assistant","content":"c"}]}`,
 	`{"model":"m","messages":[{"role":"user","content":"\ud800 ÿ\u00e9"}],"SYSTEM":[{"type":"text","text":"s\/"}],"system":"\u2028"}`,
 	`{"model":"m","messages":[{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":[{"type":"text","text":"r"},null],"is_error":true,"is_error":null,"Is_Error":false}]}]}`,
 	`{"model":"m","messages":[{"role":"user","content":[{"type":"image","source":{"type":"url","media_type":"a/b","media_type":null,"url":"x","url":"y","extra":[null]}}]}]}`,
 	`{"model":"m","messages":[{"r\u006fle":"\u0075ser","content":[{"\u0074ype":"text","text":"k"},{"type":"te\u0078t","text":"K","input":{"a":1},"input":null}]}],"messages":null,"messages":[{"role":"assistant"}]}`,
-	// A shorter array leaves the elements past it, which a longer one
-	// after it decodes into; an empty array leaves none.
-	`{"model":"m","messages":[{"role":"user","content":"a"},{"role":"assistant","content":"b"},{"role":"user","content":"c"}],"messages":[{"role":"user","content":"x"}],"messages":[{"content":"y"},{"content":"z"},{"content":"w"}]}`,
-	`{"model":"m","messages":[{"role":"user","content":"a"},{"role":"assistant","content":"b"}],"messages":[],"messages":[{"content":"y"},{"content":"z"}]}`,
-	`{"model":"m","messages":[{"role":"user","content":"a"},{"role":"assistant","content":"b"}],"messages":[null],"messages":[null,null]}`,
 }
 
 // sameAsDecoded requires the reader to read body's history as
@@ -184,4 +179,17 @@ func FuzzHistoryReaderAsDecoded(f *testing.F) {
 		f.Add([]byte(body))
 	}
 	f.Fuzz(func(t *testing.T, body []byte) { sameAsDecoded(t, body) })
+}
+
+// TestHistoryReaderRefusesMessagesTwice: two messages arrays with no null
+// between are a body the request parse refuses; the reader does not merge
+// them either.
+func TestHistoryReaderRefusesMessagesTwice(t *testing.T) {
+	body := []byte(`{"model":"m","messages":[{"role":"user","content":"a"}],"Messages":[{"content":"b"}]}`)
+	if _, err := ParseRequest(body); err == nil {
+		t.Fatal("ParseRequest accepted messages given twice")
+	}
+	if _, err := NewHistoryReader(body); err != errHistoryShape {
+		t.Fatalf("NewHistoryReader: %v, want errHistoryShape", err)
+	}
 }
