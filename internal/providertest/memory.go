@@ -36,14 +36,22 @@ func pickShapes(names ...string) []requestshapes.Shape {
 // allocated; its error fails t.
 func Allocated(t testing.TB, convert func() ([]byte, error)) ([]byte, uint64) {
 	t.Helper()
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	out, err := convert()
-	runtime.ReadMemStats(&after)
+	var out []byte
+	var err error
+	n := AllocatedBy(func() { out, err = convert() })
 	if err != nil {
 		t.Fatal(err)
 	}
-	return out, after.TotalAlloc - before.TotalAlloc
+	return out, n
+}
+
+// AllocatedBy is the number of bytes f allocates on the heap.
+func AllocatedBy(f func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	f()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
 }
 
 // ConversionCost is a memory test of a provider's request conversion:

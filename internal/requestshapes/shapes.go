@@ -43,8 +43,13 @@ const (
 
 // TinyBlocks is one user turn of tiny text blocks.
 func TinyBlocks(size int) []byte {
-	const blk = `{"type":"text","text":"a"}`
-	b := bytes.NewBufferString(head + `{"role":"user","content":[`)
+	return oneTurnOf(head, `{"type":"text","text":"a"}`, size)
+}
+
+// oneTurnOf is one user turn of blk repeated, after the request's start
+// (everything before the turn), to about size bytes.
+func oneTurnOf(start, blk string, size int) []byte {
+	b := bytes.NewBufferString(start + `{"role":"user","content":[`)
 	for i := 0; b.Len() < size-len(tail)-4 || i == 0; i++ {
 		if i > 0 {
 			b.WriteByte(',')
@@ -60,16 +65,8 @@ func TinyBlocks(size int) []byte {
 // a null, a repeat) and at the top level: the shapes a byte-level reader
 // may hand to a full parse.
 func OddMembers(size int) []byte {
-	const blk = `{"Type":"text","text":null,"text":"a"}`
-	b := bytes.NewBufferString(`{"Model":"x","model":"claude-sonnet-4-5","max_tokens":null,"Max_Tokens":1024,"stream":true,"messages":[{"role":"user","content":[`)
-	for i := 0; b.Len() < size-len(tail)-4 || i == 0; i++ {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteString(blk)
-	}
-	b.WriteString(`]}` + tail)
-	return b.Bytes()
+	return oneTurnOf(`{"Model":"x","model":"claude-sonnet-4-5","max_tokens":null,"Max_Tokens":1024,"stream":true,"messages":[`,
+		`{"Type":"text","text":null,"text":"a"}`, size)
 }
 
 // ManyMessages is alternating turns of one string each: as many as the

@@ -2,7 +2,6 @@ package azure
 
 import (
 	"bytes"
-	"runtime"
 	"testing"
 
 	"github.com/thinkgate/thinkgate/internal/providertest"
@@ -21,22 +20,17 @@ import (
 func TestOddMembersSentWhole(t *testing.T) {
 	body := requestshapes.OddMembers(4 << 20)
 	p := New(Config{APIKey: "k"})
-	var out []byte
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	req, err := wire.ScanRequest(body)
-	if err == nil {
-		out, _, err = p.Clean(providers.NewExchange(testSettings(), req, body, providers.ExchangeOptions{}))
-	}
-	runtime.ReadMemStats(&after)
-	if err != nil {
-		t.Fatal(err)
-	}
+	out, alloc := providertest.Allocated(t, func() ([]byte, error) {
+		req, err := wire.ScanRequest(body)
+		if err != nil {
+			return nil, err
+		}
+		out, _, err := p.Clean(providers.NewExchange(testSettings(), req, body, providers.ExchangeOptions{}))
+		return out, err
+	})
 	if !bytes.Equal(out, body) {
 		t.Errorf("Clean changed the body (%d bytes, the client's %d)", len(out), len(body))
 	}
-	alloc := after.TotalAlloc - before.TotalAlloc
 	t.Logf("body %d, allocated %d", len(body), alloc)
 	if !providertest.RaceEnabled && alloc > uint64(len(body)) {
 		t.Errorf("reading and cleaning %d bytes allocated %d, want less than the body", len(body), alloc)

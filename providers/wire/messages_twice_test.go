@@ -5,6 +5,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/thinkgate/thinkgate/internal/providertest"
 	"github.com/thinkgate/thinkgate/internal/requestshapes"
 	"github.com/thinkgate/thinkgate/providers/wire"
 )
@@ -61,7 +62,7 @@ func TestScanMemoryOnMessagesTwice(t *testing.T) {
 	body := append(append(append([]byte(nil), tiny[:len(tiny)-1]...), ','), history...)
 	body = append(body, '}')
 	var err error
-	allocated := allocatedBy(func() { _, err = wire.ScanRequest(body) })
+	allocated := providertest.AllocatedBy(func() { _, err = wire.ScanRequest(body) })
 	if err == nil || err.Error() != "invalid_request_error: messages: given more than once; a request gives it once" {
 		t.Fatalf("ScanRequest: %v", err)
 	}

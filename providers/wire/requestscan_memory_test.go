@@ -2,10 +2,10 @@ package wire_test
 
 import (
 	"bytes"
-	"runtime"
 	"strings"
 	"testing"
 
+	"github.com/thinkgate/thinkgate/internal/providertest"
 	"github.com/thinkgate/thinkgate/internal/requestshapes"
 	"github.com/thinkgate/thinkgate/providers/wire"
 )
@@ -41,7 +41,7 @@ func TestScanMemoryOnOddMessages(t *testing.T) {
 			body := bytes.Replace(base, []byte(turn), []byte(c.turn), 1)
 			var req *wire.Request
 			var err error
-			allocated := allocatedBy(func() { req, err = wire.ScanRequest(body) })
+			allocated := providertest.AllocatedBy(func() { req, err = wire.ScanRequest(body) })
 			if c.err == "" && err != nil || c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)) {
 				t.Fatalf("ScanRequest: %v, want error %q", err, c.err)
 			}
@@ -93,7 +93,7 @@ func TestScanMemoryOnOddMembers(t *testing.T) {
 			body := bytes.Replace(base, []byte(c.old), []byte(c.new), n)
 			var req *wire.Request
 			var err error
-			allocated := allocatedBy(func() { req, err = wire.ScanRequest(body) })
+			allocated := providertest.AllocatedBy(func() { req, err = wire.ScanRequest(body) })
 			if err != nil {
 				t.Fatalf("ScanRequest: %v", err)
 			}
@@ -111,7 +111,7 @@ func TestScanMemoryOnOddMembers(t *testing.T) {
 		body := requestshapes.OddMembers(4 << 20)
 		var req *wire.Request
 		var err error
-		allocated := allocatedBy(func() { req, err = wire.ScanRequest(body) })
+		allocated := providertest.AllocatedBy(func() { req, err = wire.ScanRequest(body) })
 		if err != nil || !req.Scanned() || req.Model != "claude-sonnet-4-5" || req.Fields["Max_Tokens"] == nil {
 			t.Fatalf("ScanRequest: %v, %+v", err, req)
 		}
@@ -119,14 +119,4 @@ func TestScanMemoryOnOddMembers(t *testing.T) {
 			t.Errorf("ScanRequest allocated %d bytes for a %d-byte body, want at most 2×", allocated, len(body))
 		}
 	})
-}
-
-// allocatedBy is the number of bytes f allocates on the heap.
-func allocatedBy(f func()) uint64 {
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	f()
-	runtime.ReadMemStats(&after)
-	return after.TotalAlloc - before.TotalAlloc
 }
